@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "WatchLink",
+    products: [
+        .executable(name: "phoned", targets: ["phoned"]),
+        .executable(name: "watchd", targets: ["watchd"]),
+        .executable(name: "linkctl", targets: ["linkctl"]),
+    ],
+    targets: [
+        // C libraries of the system, found by pkg-config.
+        .systemLibrary(name: "CCrypto", path: "Sources/Shared/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/Shared/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
+
+        // Frames, codec, handshake messages, payload encoding: pure values.
+        .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol"),
+        // The WCSession rules as a state machine: no sockets, no clock.
+        .target(name: "LinkSession", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkSession"),
+        // Durable queues and state in SQLite.
+        .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore"),
+        // Event loop, sockets, timers, signals, logging.
+        .target(name: "LinkRuntime", dependencies: ["CSystem"], path: "Sources/Shared/LinkRuntime"),
+        // The control protocol: JSON lines, values, client.
+        .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl"),
+        // One daemon: runtime + session + control wired together.
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkSession", "LinkRuntime", "LinkControl"],
+                path: "Sources/Shared/LinkDaemon"),
+
+        .executableTarget(name: "phoned", dependencies: ["LinkDaemon"], path: "Sources/phoned"),
+        .executableTarget(name: "watchd", dependencies: ["LinkDaemon"], path: "Sources/watchd"),
+        .executableTarget(name: "linkctl", dependencies: ["LinkControl"], path: "Sources/linkctl"),
+
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "WireProtocol"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
+        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/LinkControlTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/IntegrationTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

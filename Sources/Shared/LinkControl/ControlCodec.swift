@@ -1,0 +1,86 @@
+import Foundation
+
+/// Reads requests and writes responses and events of the control protocol, one JSON object a line.
+public enum ControlCodec {
+    /// The members a request may have.
+    public static let requestKeys: [String] = ["id", "op", "args"]
+
+    /// Reads one request line (without its `"\n"`).
+    ///
+    /// Every failure is a `badRequest` error naming what was wrong, together with the request's
+    /// id when it could be read, so the error response can echo it. `args` may be missing or `null`,
+    /// which reads as no arguments.
+    public static func parseRequest(line: some Collection<UInt8>) -> Result<ControlRequest, ControlRequestFailure> {
+        let value: JSONValue
+        do {
+            value = try JSON.parse(line)
+        } catch {
+            return .failure(ControlRequestFailure(id: nil, error: .control(.badRequest, "invalid JSON: \(error)")))
+        }
+        guard case .object(let object) = value else {
+            return .failure(ControlRequestFailure(id: nil, error: .control(.badRequest, "a request must be a JSON object, got \(value.typeName)")))
+        }
+        guard let id = object["id"] else {
+            return .failure(ControlRequestFailure(id: nil, error: .control(.badRequest, "missing 'id' (a number or a string)")))
+        }
+        switch id {
+        case .int, .double, .string:
+            break
+        default:
+            return .failure(ControlRequestFailure(id: nil, error: .control(.badRequest, "'id' must be a number or a string, got \(id.typeName)")))
+        }
+        func bad(_ message: String) -> Result<ControlRequest, ControlRequestFailure> {
+            .failure(ControlRequestFailure(id: id, error: .control(.badRequest, message)))
+        }
+        if let unknown = object.keys.first(where: { !requestKeys.contains($0) }) {
+            return bad("unknown request member '\(unknown)' (expected: \(requestKeys.joined(separator: ", ")))")
+        }
+        guard let opValue = object["op"] else {
+            return bad("missing 'op' (the operation name)")
+        }
+        guard case .string(let op) = opValue else {
+            return bad("'op' must be a string, got \(opValue.typeName)")
+        }
+        guard !op.isEmpty else {
+            return bad("'op' must not be empty")
+        }
+        var args = JSONObject()
+        switch object["args"] {
+        case nil, .null?:
+            break
+        case .object(let given)?:
+            args = given
+        case let other?:
+            return bad("'args' must be an object, got \(other.typeName)")
+        }
+        return .success(ControlRequest(id: id, op: op, args: args))
+    }
+
+    /// A success response line, including its `"\n"`: `{"id":7,"ok":true,"result":{...}}`.
+    public static func success(id: JSONValue, result: JSONObject) -> [UInt8] {
+        line(["id": id, "ok": true, "result": .object(result)])
+    }
+
+    /// An error response line, including its `"\n"`: `{"id":7,"ok":false,"error":{...}}`;
+    /// the id is `null` when the request's id could not be read.
+    public static func failure(id: JSONValue?, error: ControlError) -> [UInt8] {
+        line(["id": id ?? .null, "ok": false, "error": error.json])
+    }
+
+    /// An event line, including its `"\n"`: `{"event":"...","at":"<ISO 8601>","data":{...}}`.
+    public static func event(name: String, at date: Date, data: JSONObject) -> [UInt8] {
+        line(["event": .string(name), "at": .string(ISO8601Timestamp.string(from: date)), "data": .object(data)])
+    }
+
+    /// A request line, including its `"\n"`.
+    public static func request(_ request: ControlRequest) -> [UInt8] {
+        line(request.json)
+    }
+
+    private static func line(_ value: JSONValue) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSON.serialize(value, into: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// One event of a subscribed control connection.
+public struct ControlEvent: Sendable, Hashable {
+    /// The event name, e.g. `session.reachabilityDidChange`.
+    public var name: String
+    /// When it happened, as sent (ISO 8601).
+    public var at: String
+    /// What happened.
+    public var data: JSONObject
+
+    public init(name: String, at: String, data: JSONObject) {
+        self.name = name
+        self.at = at
+        self.data = data
+    }
+
+    /// ``at`` as a date, when it is a valid timestamp.
+    public var date: Date? { ISO8601Timestamp.date(from: at) }
+
+    /// The event as its JSON object: `{"event", "at", "data"}`.
+    public var json: JSONValue {
+        ["event": .string(name), "at": .string(at), "data": .object(data)]
+    }
+}

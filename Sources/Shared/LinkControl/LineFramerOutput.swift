@@ -1,0 +1,8 @@
+/// What ``LineFramer`` yields.
+public enum LineFramerOutput: Sendable, Hashable {
+    /// A complete line, without its `"\n"` or `"\r\n"`; never empty.
+    case line([UInt8])
+    /// A line longer than the limit; carries the bytes seen when it was detected. The rest of
+    /// that line is discarded.
+    case tooLong(Int)
+}

@@ -1,0 +1,127 @@
+import Foundation
+import WireProtocol
+
+/// Property-list values written as JSON.
+///
+/// Strings, numbers, booleans, arrays and objects stand for themselves; an object with the
+/// single member `"$data"` (standard base64 with padding) is `Data`, one with the single member
+/// `"$date"` (ISO 8601) is a `Date`. `null` has no property-list equivalent. A dictionary
+/// whose only key is `"$data"` or `"$date"` cannot be written in this form.
+public enum PlistJSON {
+    /// The JSON member that marks `Data`.
+    public static let dataKey = "$data"
+    /// The JSON member that marks a `Date`.
+    public static let dateKey = "$date"
+
+    /// The property-list value that `json` stands for.
+    ///
+    /// - Parameter path: where `json` sits, used in error messages (`message.items[2].when`).
+    /// - Throws: ``PlistJSONError`` naming the path of the first value that is not a
+    ///   property-list value.
+    public static func propertyList(from json: JSONValue, path: String = "") throws -> PropertyListValue {
+        switch json {
+        case .null:
+            throw PlistJSONError(path: path, message: "null at \(describe(path)) is not a property-list type")
+        case .bool(let flag):
+            return .boolean(flag)
+        case .int(let number):
+            return .integer(number)
+        case .double(let number):
+            return .real(number)
+        case .string(let text):
+            return .string(text)
+        case .array(let elements):
+            var values: [PropertyListValue] = []
+            values.reserveCapacity(elements.count)
+            for (position, element) in elements.enumerated() {
+                values.append(try propertyList(from: element, path: "\(path)[\(position)]"))
+            }
+            return .array(values)
+        case .object(let object):
+            if object.count == 1, let key = object.keys.first, let member = object[key] {
+                if key == dataKey {
+                    return .data(try data(from: member, path: path))
+                }
+                if key == dateKey {
+                    return .date(try date(from: member, path: path))
+                }
+            }
+            return .dictionary(try members(of: object, path: path))
+        }
+    }
+
+    /// The property-list dictionary that `json` stands for.
+    ///
+    /// - Throws: ``PlistJSONError`` when `json` is not an object or holds a value that is not a
+    ///   property-list value.
+    public static func dictionary(from json: JSONValue, path: String) throws -> [String: PropertyListValue] {
+        guard case .object(let object) = json else {
+            throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
+        }
+        return try members(of: object, path: path)
+    }
+
+    /// `plist` written as JSON; dictionary keys are sorted so the text is stable.
+    public static func json(from plist: PropertyListValue) -> JSONValue {
+        switch plist {
+        case .string(let text):
+            return .string(text)
+        case .integer(let number):
+            return .int(number)
+        case .real(let number):
+            return .double(number)
+        case .boolean(let flag):
+            return .bool(flag)
+        case .data(let bytes):
+            return .object([dataKey: .string(Data(bytes).base64EncodedString())])
+        case .date(let date):
+            return .object([dateKey: .string(ISO8601Timestamp.string(from: date))])
+        case .array(let elements):
+            return .array(elements.map { json(from: $0) })
+        case .dictionary(let dictionary):
+            return json(from: dictionary)
+        }
+    }
+
+    /// `dictionary` written as a JSON object with sorted keys.
+    public static func json(from dictionary: [String: PropertyListValue]) -> JSONValue {
+        var object = JSONObject()
+        for key in dictionary.keys.sorted() {
+            object[key] = json(from: dictionary[key]!)
+        }
+        return .object(object)
+    }
+
+    private static func members(of object: JSONObject, path: String) throws -> [String: PropertyListValue] {
+        var dictionary: [String: PropertyListValue] = [:]
+        dictionary.reserveCapacity(object.count)
+        for (key, member) in object {
+            dictionary[key] = try propertyList(from: member, path: path.isEmpty ? key : "\(path).\(key)")
+        }
+        return dictionary
+    }
+
+    private static func data(from member: JSONValue, path: String) throws -> [UInt8] {
+        guard case .string(let text) = member else {
+            throw PlistJSONError(path: path, message: "$data at \(describe(path)) must be a base64 string, got \(member.typeName)")
+        }
+        guard let data = Data(base64Encoded: text) else {
+            throw PlistJSONError(path: path, message: "$data at \(describe(path)) is not valid base64")
+        }
+        return [UInt8](data)
+    }
+
+    private static func date(from member: JSONValue, path: String) throws -> Date {
+        guard case .string(let text) = member else {
+            throw PlistJSONError(path: path, message: "$date at \(describe(path)) must be an ISO 8601 string, got \(member.typeName)")
+        }
+        guard let date = ISO8601Timestamp.date(from: text) else {
+            throw PlistJSONError(path: path, message: "$date at \(describe(path)) is not an ISO 8601 date-time with a time zone: \"\(text)\"")
+        }
+        return date
+    }
+
+    private static func describe(_ path: String) -> String {
+        path.isEmpty ? "the top level" : path
+    }
+}

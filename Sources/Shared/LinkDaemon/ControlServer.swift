@@ -1,0 +1,158 @@
+import Foundation
+import LinkControl
+import LinkRuntime
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One client of the control socket.
+final class ControlClientConnection {
+    let serial: UInt64
+    let connection: Connection
+    static let maximumLineLength = 1 << 20
+    private var framer = LineFramer(maximumLineLength: ControlClientConnection.maximumLineLength)
+    fileprivate(set) var isSubscribed = false
+    /// Output held while the client does not read (events are dropped past the limit).
+    static let maximumPendingOutput = 16 << 20
+
+    init(serial: UInt64, connection: Connection) {
+        self.serial = serial
+        self.connection = connection
+    }
+
+    var isOpen: Bool { connection.isOpen }
+
+    func write(_ line: [UInt8]) {
+        guard connection.isOpen else { return }
+        connection.write(line)
+    }
+
+    func respond(id: JSONValue, result: JSONObject) {
+        write(ControlCodec.success(id: id, result: result))
+    }
+
+    func respond(id: JSONValue?, error: ControlError) {
+        write(ControlCodec.failure(id: id, error: error))
+    }
+
+    fileprivate func lines(from bytes: UnsafeRawBufferPointer, _ body: (LineFramerOutput) -> Void) {
+        framer.append(bytes)
+        while connection.isOpen, let output = framer.next() {
+            body(output)
+        }
+    }
+}
+
+/// The control socket: JSON lines from local clients of the same user.
+final class ControlServer {
+    typealias RequestHandler = (ControlClientConnection, ControlRequest) -> Void
+
+    private let loop: EventLoop
+    private let logger: Logger
+    let path: String
+    private var listener: Int32 = -1
+    private var clients: [UInt64: ControlClientConnection] = [:]
+    private var nextSerial: UInt64 = 1
+    var onRequest: RequestHandler?
+    var onClientClosed: ((ControlClientConnection) -> Void)?
+
+    init(loop: EventLoop, path: String, logger: Logger) {
+        self.loop = loop
+        self.path = path
+        self.logger = logger
+    }
+
+    func start() throws {
+        listener = try UnixSocket.listen(path: path)
+        try loop.watch(listener, events: .readable) { [unowned self] _ in self.acceptAll() }
+    }
+
+    /// Stops accepting and removes the socket file.
+    func stop() {
+        guard listener >= 0 else { return }
+        loop.unwatch(listener)
+        _ = SystemCalls.close(listener)
+        listener = -1
+        unlink(path)
+        for client in clients.values { client.connection.closeAfterFlush() }
+    }
+
+    var subscribers: [ControlClientConnection] {
+        clients.values.filter { $0.isSubscribed && $0.isOpen }.sorted { $0.serial < $1.serial }
+    }
+
+    func subscribe(_ client: ControlClientConnection) {
+        client.isSubscribed = true
+    }
+
+    /// Sends an event line to every subscriber; a subscriber that stopped reading long ago
+    /// is disconnected rather than allowed to grow the daemon without bound.
+    func broadcast(_ line: [UInt8]) {
+        for client in clients.values where client.isSubscribed && client.isOpen {
+            if client.connection.pendingWriteByteCount > ControlClientConnection.maximumPendingOutput {
+                logger.warning("control: event subscriber #\(client.serial) is not reading; disconnecting it")
+                client.connection.close()
+                continue
+            }
+            client.write(line)
+        }
+    }
+
+    private func acceptAll() {
+        while true {
+            let fd: Int32
+            do {
+                guard let accepted = try UnixSocket.accept(listener) else { return }
+                fd = accepted
+            } catch {
+                logger.warning("control: accept failed: \(error)")
+                return
+            }
+            do {
+                let credentials = try UnixSocket.peerCredentials(fd)
+                guard credentials.uid == getuid() else {
+                    logger.warning("control: refused a client of uid \(credentials.uid) (only uid \(getuid()) may connect)")
+                    let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
+                        "permission denied: this control socket serves uid \(getuid()) only"))
+                    line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
+                    _ = SystemCalls.close(fd)
+                    continue
+                }
+                let connection = try Connection(loop: loop, fd: fd)
+                let client = ControlClientConnection(serial: nextSerial, connection: connection)
+                nextSerial += 1
+                clients[client.serial] = client
+                let serial = client.serial
+                connection.onRead = { [unowned self] bytes in
+                    if let client = self.clients[serial] { self.read(client, bytes) }
+                }
+                connection.onClose = { [unowned self] _ in
+                    if let client = self.clients.removeValue(forKey: serial) { self.onClientClosed?(client) }
+                }
+                logger.debug("control: client #\(client.serial) connected")
+            } catch {
+                logger.warning("control: could not serve a new client: \(error)")
+                _ = SystemCalls.close(fd)
+            }
+        }
+    }
+
+    private func read(_ client: ControlClientConnection, _ bytes: UnsafeRawBufferPointer) {
+        client.lines(from: bytes) { output in
+            switch output {
+            case .tooLong(let length):
+                client.respond(id: nil, error: .control(.lineTooLong,
+                    "request line of at least \(length) bytes is over the limit of \(ControlClientConnection.maximumLineLength) bytes; it was discarded"))
+            case .line(let line):
+                switch ControlCodec.parseRequest(line: line) {
+                case .success(let request):
+                    onRequest?(client, request)
+                case .failure(let failure):
+                    client.respond(id: failure.id, error: failure.error)
+                }
+            }
+        }
+    }
+}

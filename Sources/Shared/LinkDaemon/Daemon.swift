@@ -1,0 +1,449 @@
+import Foundation
+import LinkControl
+import LinkRuntime
+import LinkSession
+import WireProtocol
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A startup failure, printed as one line naming what was wrong.
+public struct StartupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// One daemon, `phoned` or `watchd`: the event loop, the link, the control socket and the
+/// session, wired together. Everything here runs on the loop's thread.
+public final class Daemon {
+    let options: DaemonOptions
+    let logger: Logger
+    let loop: EventLoop
+    let session: LinkSession
+    let control: ControlServer
+    private(set) var deviceId = ""
+    private var pairingKey: [UInt8] = []
+
+    // The link.
+    private var linkListener: Int32 = -1
+    private var channels: [UInt64: LinkChannel] = [:]
+    private var nextChannelSerial: UInt64 = 1
+    private(set) var activeChannel: LinkChannel?
+    private var dirtyChannels: [LinkChannel] = []
+    var linkEnabled = true
+    var linkLatencyMilliseconds: Int64 = 0
+    private var reconnectTimer: EventLoop.TimerID?
+    private var reconnectDelay: Int64 = Daemon.initialReconnectDelay
+    private var waitingForKeyLogged = false
+    static let initialReconnectDelay: Int64 = 25
+    static let maximumReconnectDelay: Int64 = 500
+
+    // Control requests waiting for the session.
+    private struct PendingRequest {
+        let client: ControlClientConnection
+        let id: JSONValue
+        let op: String
+    }
+    private var pendingRequests: [RequestToken: PendingRequest] = [:]
+    private var nextToken: UInt64 = 1
+    private var sessionTimers: [SessionTimer: EventLoop.TimerID] = [:]
+    private var stopping = false
+
+    public init(options: DaemonOptions) throws {
+        self.options = options
+        logger = Logger(label: options.programName, level: options.logLevel)
+        loop = try EventLoop(backend: options.poller)
+        session = LinkSession(configuration: .init(role: options.role,
+                                                   defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds))
+        control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
+    }
+
+    public var role: Role { options.role }
+    var peerName: String { role == .phone ? "watch" : "phone" }
+
+    /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.
+    public func start() throws {
+        try prepareFiles()
+        do {
+            try control.start()
+        } catch {
+            throw StartupError("cannot serve the control socket: \(error)")
+        }
+        control.onRequest = { [unowned self] client, request in self.handleRequest(client, request) }
+        control.onClientClosed = { [unowned self] client in self.clientClosed(client) }
+        loop.afterTurn { [unowned self] in self.flushChannels() }
+        try loop.onSignals([SIGTERM, SIGINT]) { [unowned self] signal in
+            self.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
+            self.stop()
+        }
+        switch role {
+        case .phone:
+            do {
+                linkListener = try UnixSocket.listen(path: options.linkPath)
+            } catch {
+                control.stop()
+                throw StartupError("cannot listen on the link socket: \(error)")
+            }
+            try loop.watch(linkListener, events: .readable) { [unowned self] _ in self.acceptLinks() }
+        case .watch:
+            loop.execute { [unowned self] in self.connectLink() }
+        }
+        if options.activateOnStart {
+            perform(session.handle(.activate, token: RequestToken(0), now: loop.nowMilliseconds))
+        }
+        logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
+    }
+
+    /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op).
+    public func run() throws {
+        try loop.run()
+    }
+
+    public func stop() {
+        guard !stopping else { return }
+        stopping = true
+        for channel in channels.values {
+            channel.goAway(.shuttingDown, "the \(role.name) is shutting down")
+        }
+        if linkListener >= 0 {
+            loop.unwatch(linkListener)
+            _ = SystemCalls.close(linkListener)
+            linkListener = -1
+            unlink(options.linkPath)
+        }
+        if let reconnectTimer { loop.cancel(reconnectTimer) }
+        for (_, pending) in pendingRequests {
+            pending.client.respond(id: pending.id, error: .control(.shuttingDown, "the daemon is shutting down"))
+        }
+        pendingRequests.removeAll()
+        control.stop()
+        loop.stop()
+        logger.info("stopped")
+    }
+
+    // MARK: - Files
+
+    private func prepareFiles() throws {
+        do {
+            if try FileSystem.ensurePrivateDirectory(options.home) {
+                logger.warning("tightened \(options.home) to mode 0700")
+            }
+            if try FileSystem.ensurePrivateDirectory(options.stateDirectory) {
+                logger.warning("tightened \(options.stateDirectory) to mode 0700")
+            }
+        } catch {
+            throw StartupError("cannot use the WatchLink home: \(error)")
+        }
+        for (what, path) in [("link socket", options.linkPath), ("control socket", options.controlPath)]
+        where path.utf8.count > UnixSocket.maximumPathLength {
+            throw StartupError("the \(what) path \(path) is \(path.utf8.count) bytes; Unix socket paths are limited to \(UnixSocket.maximumPathLength) bytes here (use a shorter --home)")
+        }
+        deviceId = try options.deviceId ?? loadDeviceId()
+        if role == .phone {
+            pairingKey = try loadOrCreatePairingKey()
+        }
+    }
+
+    private func loadDeviceId() throws -> String {
+        let path = options.stateDirectory + "/device-id"
+        if FileSystem.fileExists(path) {
+            let bytes = try FileSystem.readFile(path)
+            if let text = String(bytes: bytes, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+               !text.isEmpty, text.utf8.count <= 255 {
+                return text
+            }
+            throw StartupError("\(path) does not hold a device id (1 to 255 bytes of text); remove it to generate a new one")
+        }
+        let id = "\(role.name)-" + SecureRandom.bytes(4).map { String(format: "%02x", $0) }.joined()
+        try FileSystem.writeFileAtomically(path, Array((id + "\n").utf8), mode: 0o600)
+        return id
+    }
+
+    private func loadOrCreatePairingKey() throws -> [UInt8] {
+        let path = options.pairingKeyPath
+        if FileSystem.fileExists(path) {
+            return try readPairingKey(path)
+        }
+        let key = SecureRandom.bytes(32)
+        do {
+            try FileSystem.writeFileAtomically(path, key, mode: 0o600)
+        } catch {
+            throw StartupError("cannot create the pairing key: \(error)")
+        }
+        logger.info("created a new pairing key at \(path)")
+        return key
+    }
+
+    private func readPairingKey(_ path: String) throws -> [UInt8] {
+        let key: [UInt8]
+        do { key = try FileSystem.readFile(path) } catch {
+            throw StartupError("cannot read the pairing key: \(error)")
+        }
+        guard key.count == 32 else {
+            throw StartupError("\(path) is \(key.count) bytes; a pairing key is 32 bytes (remove it to let phoned create a new one)")
+        }
+        return key
+    }
+
+    // MARK: - Link: accepting (phone) and connecting (watch)
+
+    private func acceptLinks() {
+        while true {
+            let fd: Int32
+            do {
+                guard let accepted = try UnixSocket.accept(linkListener) else { return }
+                fd = accepted
+            } catch {
+                logger.warning("link: accept failed: \(error)")
+                return
+            }
+            do {
+                let credentials = try UnixSocket.peerCredentials(fd)
+                guard credentials.uid == getuid() else {
+                    logger.warning("link: refused a connection from uid \(credentials.uid) (only uid \(getuid()) may connect)")
+                    _ = SystemCalls.close(fd)
+                    continue
+                }
+                let connection = try Connection(loop: loop, fd: fd)
+                let channel = makeChannel(connection)
+                if !linkEnabled {
+                    channel.goAway(.linkDisabled, "the link is down (link.set up=false on the phone)")
+                    continue
+                }
+                channel.start()
+            } catch {
+                logger.warning("link: could not serve a new connection: \(error)")
+                _ = SystemCalls.close(fd)
+            }
+        }
+    }
+
+    private func connectLink() {
+        reconnectTimer = nil
+        guard !stopping, linkEnabled, activeChannel == nil, channels.isEmpty else { return }
+        if pairingKey.isEmpty {
+            guard FileSystem.fileExists(options.pairingKeyPath) else {
+                if !waitingForKeyLogged {
+                    logger.info("waiting for \(options.pairingKeyPath) (start phoned with the same --home)")
+                    waitingForKeyLogged = true
+                }
+                scheduleReconnect(after: 100)
+                return
+            }
+            do {
+                pairingKey = try readPairingKey(options.pairingKeyPath)
+            } catch {
+                logger.error("\(error)")
+                scheduleReconnect(after: 1_000)
+                return
+            }
+        }
+        let fd: Int32
+        do {
+            fd = try UnixSocket.connect(path: options.linkPath)
+        } catch {
+            logger.debug("link: cannot connect to \(options.linkPath): \(error); retrying in \(reconnectDelay) ms")
+            scheduleReconnect(after: nextBackoff())
+            return
+        }
+        do {
+            let connection = try Connection(loop: loop, fd: fd)
+            makeChannel(connection).start()
+        } catch {
+            _ = SystemCalls.close(fd)
+            logger.warning("link: \(error)")
+            scheduleReconnect(after: nextBackoff())
+        }
+    }
+
+    private func nextBackoff() -> Int64 {
+        let delay = reconnectDelay
+        reconnectDelay = min(reconnectDelay * 2, Daemon.maximumReconnectDelay)
+        return delay
+    }
+
+    private func scheduleReconnect(after milliseconds: Int64) {
+        guard role == .watch, !stopping, reconnectTimer == nil else { return }
+        reconnectTimer = loop.schedule(afterMilliseconds: milliseconds) { [unowned self] in self.connectLink() }
+    }
+
+    @discardableResult
+    private func makeChannel(_ connection: Connection) -> LinkChannel {
+        let serial = nextChannelSerial
+        nextChannelSerial += 1
+        let handshake = LinkHandshake(role: role, deviceId: deviceId, key: pairingKey) { [unowned self] peer in
+            if let active = self.activeChannel, let current = active.peer {
+                return (.alreadyConnected,
+                        "the phone is linked with watch '\(current.deviceId)' already; refused watch '\(peer.deviceId)'")
+            }
+            return nil
+        }
+        let channel = LinkChannel(loop: loop, connection: connection, serial: serial, handshake: handshake, logger: logger)
+        channel.latencyMilliseconds = linkLatencyMilliseconds
+        channel.onDirty = { [unowned self] channel in self.dirtyChannels.append(channel) }
+        channel.onEvent = { [unowned self] channel, event in self.channelEvent(channel, event) }
+        channels[serial] = channel
+        return channel
+    }
+
+    private func channelEvent(_ channel: LinkChannel, _ event: LinkChannel.Event) {
+        switch event {
+        case .established(let peer, let version):
+            if activeChannel != nil {
+                channel.refuse(.alreadyConnected, "a \(peerName) is linked already")
+                return
+            }
+            activeChannel = channel
+            reconnectDelay = Daemon.initialReconnectDelay
+            logger.info("link: up with \(peer.role.name) '\(peer.deviceId)' (protocol version \(version))")
+            publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(peer.deviceId)])
+            perform(session.linkUp(now: loop.nowMilliseconds))
+        case .frame(let frame):
+            guard channel === activeChannel else { return }
+            perform(session.receive(frame, now: loop.nowMilliseconds))
+        case .closed(let reason):
+            channels[channel.serial] = nil
+            if channel === activeChannel {
+                activeChannel = nil
+                logger.info("link: down: \(reason)")
+                publish("link.stateDidChange", ["connected": false, "reason": .string(reason)])
+                perform(session.linkDown(now: loop.nowMilliseconds))
+            } else {
+                logger.debug("link: connection #\(channel.serial) closed: \(reason)")
+            }
+            if role == .watch, channels.isEmpty, !stopping {
+                scheduleReconnect(after: nextBackoff())
+            }
+        }
+    }
+
+    private func flushChannels() {
+        guard !dirtyChannels.isEmpty else { return }
+        let dirty = dirtyChannels
+        dirtyChannels.removeAll(keepingCapacity: true)
+        for channel in dirty { channel.flush() }
+    }
+
+    /// `link.set`: take the emulated link down (and keep it down) or up, and set its latency.
+    func setLink(up: Bool?, latency: Int64?) {
+        if let latency {
+            linkLatencyMilliseconds = latency
+            for channel in channels.values { channel.latencyMilliseconds = latency }
+        }
+        guard let up, up != linkEnabled else { return }
+        linkEnabled = up
+        if up {
+            logger.info("link: enabled by link.set")
+            if role == .watch {
+                if let reconnectTimer { loop.cancel(reconnectTimer) }
+                reconnectTimer = nil
+                reconnectDelay = Daemon.initialReconnectDelay
+                connectLink()
+            }
+        } else {
+            logger.info("link: disabled by link.set")
+            for channel in channels.values {
+                channel.goAway(.linkDisabled, "the link was taken down by link.set on the \(role.name)")
+            }
+            if let reconnectTimer { loop.cancel(reconnectTimer) }
+            reconnectTimer = nil
+        }
+    }
+
+    // MARK: - Session actions
+
+    func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .send(let frame):
+                activeChannel?.send(frame)
+            case .respond(let token, let result):
+                guard let pending = pendingRequests.removeValue(forKey: token) else { continue }
+                switch result {
+                case .success(let value):
+                    pending.client.respond(id: pending.id, result: ControlOps.render(value, role: role))
+                case .failure(let error):
+                    pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
+                }
+            case .notify(let notification):
+                let (name, data) = ControlOps.render(notification)
+                publish(name, data)
+            case .armTimer(let timer, let deadline):
+                if let existing = sessionTimers[timer] { loop.cancel(existing) }
+                let wait = max(0, deadline - loop.nowMilliseconds)
+                sessionTimers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self] in
+                    self.sessionTimers[timer] = nil
+                    self.perform(self.session.timerFired(timer, now: self.loop.nowMilliseconds))
+                }
+            case .cancelTimer(let timer):
+                if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
+            }
+        }
+    }
+
+    func publish(_ name: String, _ data: JSONObject) {
+        logger.debug("event \(name)")
+        let subscribers = control.subscribers
+        guard !subscribers.isEmpty else { return }
+        control.broadcast(ControlCodec.event(name: name, at: Date(), data: data))
+    }
+
+    // MARK: - Control requests
+
+    /// Hands a command to the session; the response goes out when the session answers.
+    func submit(_ command: SessionCommand, client: ControlClientConnection, request: ControlRequest) {
+        let token = RequestToken(nextToken)
+        nextToken += 1
+        pendingRequests[token] = PendingRequest(client: client, id: request.id, op: request.op)
+        perform(session.handle(command, token: token, now: loop.nowMilliseconds))
+    }
+
+    private func handleRequest(_ client: ControlClientConnection, _ request: ControlRequest) {
+        logger.trace("control #\(client.serial): \(request.op)")
+        guard !stopping else {
+            client.respond(id: request.id, error: .control(.shuttingDown, "the daemon is shutting down"))
+            return
+        }
+        do {
+            try ControlOps.dispatch(request, client: client, daemon: self)
+        } catch let error as ControlError {
+            client.respond(id: request.id, error: error)
+        } catch let error as SessionError {
+            client.respond(id: request.id, error: ControlOps.controlError(error))
+        } catch {
+            client.respond(id: request.id, error: .control(.internalError, "\(request.op): \(error)"))
+        }
+    }
+
+    private func clientClosed(_ client: ControlClientConnection) {
+        logger.debug("control: client #\(client.serial) disconnected")
+        // Answers to its requests have nowhere to go; the session still completes them.
+    }
+
+    // MARK: - Status
+
+    func statusResult() -> JSONObject {
+        let status = session.status()
+        var link: JSONObject = ["connected": .bool(status.linkConnected), "up": .bool(linkEnabled),
+                                "latencyMs": .int(linkLatencyMilliseconds)]
+        if let peer = activeChannel?.peer { link["peerDeviceId"] = .string(peer.deviceId) }
+        var result: JSONObject = [
+            "role": .string(role.name),
+            "version": .string(DaemonOptions.version),
+            "deviceId": .string(deviceId),
+            "activationState": .string(status.activationState.name),
+            "isReachable": .bool(status.isReachable),
+            "appState": .string(status.appState.name),
+            "link": .object(link),
+            "hasContentPending": .bool(status.hasContentPending),
+        ]
+        for flag in DeviceFlagName.owned(by: role) {
+            result[flag.rawValue] = .bool(status.flags.contains(flag.flag))
+        }
+        if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
+        result["replyMode"] = .string(session.replies.mode.rawValue)
+        return result
+    }
+}

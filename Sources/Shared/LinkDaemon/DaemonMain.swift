@@ -1,0 +1,29 @@
+import Foundation
+import WireProtocol
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The shared `main` of `phoned` and `watchd`.
+public enum DaemonMain {
+    public static func run(role: Role) -> Never {
+        let name = role == .phone ? "phoned" : "watchd"
+        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role) {
+        case .exit(let code, let output):
+            if code == 0 { print(output) } else { FileHandle.standardError.write(Data((output + "\n").utf8)) }
+            exit(code)
+        case .run(let options):
+            do {
+                let daemon = try Daemon(options: options)
+                try daemon.start()
+                try daemon.run()
+                exit(0)
+            } catch {
+                FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import LinkControl
+import LinkRuntime
+import WireProtocol
+
+/// The command line of `phoned` and `watchd`.
+public struct DaemonOptions: Sendable {
+    public static let version = "0.1.0"
+
+    public var role: Role
+    public var home: String
+    public var linkPath: String
+    public var controlPath: String
+    public var stateDirectory: String
+    public var logLevel: LogLevel = .info
+    public var deviceId: String?
+    public var poller: PollerBackend = .default
+    public var replyTimeoutMilliseconds: Int64 = 10_000
+    public var activateOnStart = false
+
+    public var pairingKeyPath: String { home + "/pairing.key" }
+    public var programName: String { role == .phone ? "phoned" : "watchd" }
+
+    public init(role: Role, home: String) {
+        self.role = role
+        self.home = home
+        linkPath = home + "/link.sock"
+        controlPath = home + (role == .phone ? "/phone.ctl" : "/watch.ctl")
+        stateDirectory = home + (role == .phone ? "/phone" : "/watch")
+    }
+
+    public enum ParseOutcome {
+        case run(DaemonOptions)
+        case exit(code: Int32, output: String)
+    }
+
+    public static func usage(role: Role) -> String {
+        let name = role == .phone ? "phoned" : "watchd"
+        let what = role == .phone ? "the emulated iPhone: listens on the link socket" : "the emulated Apple Watch: connects to the link socket"
+        return """
+        usage: \(name) [options]
+
+        \(name) runs \(what) and serves its control socket (JSON lines).
+
+        options:
+          --home DIR              WatchLink home (default: $WATCHLINK_HOME, $XDG_RUNTIME_DIR/watchlink or /tmp/watchlink-$UID)
+          --link PATH             link socket (default: HOME/link.sock)
+          --control PATH          control socket (default: HOME/\(role == .phone ? "phone" : "watch").ctl)
+          --state-dir DIR         state directory (default: HOME/\(role == .phone ? "phone" : "watch"))
+          --device-id ID          this device's id (default: generated once and kept in the state directory)
+          --log-level LEVEL       error, warning, info (default), debug or trace
+          --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
+          --activate              activate the session at start, as an app that calls activate() at launch
+          --poller epoll|poll     event-loop backend (default: epoll on Linux)
+          --help                  show this help
+          --version               print the version
+        """
+    }
+
+    public static func parse(_ arguments: [String], role: Role,
+                             environment: [String: String] = ProcessInfo.processInfo.environment) -> ParseOutcome {
+        let name = role == .phone ? "phoned" : "watchd"
+        var home: String?
+        var link: String?, control: String?, state: String?
+        var options = DaemonOptions(role: role, home: "")
+        var index = 0
+        func fail(_ message: String) -> ParseOutcome {
+            .exit(code: 2, output: "\(name): \(message)\nTry '\(name) --help'.")
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            var flag = argument
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+                flag = String(argument[..<eq])
+                inlineValue = String(argument[argument.index(after: eq)...])
+            }
+            func value() -> String? {
+                if let inlineValue { return inlineValue }
+                index += 1
+                return index < arguments.count ? arguments[index] : nil
+            }
+            switch flag {
+            case "--help", "-h":
+                return .exit(code: 0, output: usage(role: role))
+            case "--version":
+                return .exit(code: 0, output: "\(name) \(version)")
+            case "--activate":
+                options.activateOnStart = true
+            case "--home", "--link", "--control", "--state-dir", "--device-id", "--log-level", "--reply-timeout-ms", "--poller":
+                guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
+                switch flag {
+                case "--home": home = v
+                case "--link": link = v
+                case "--control": control = v
+                case "--state-dir": state = v
+                case "--device-id":
+                    guard v.utf8.count <= 255, !v.contains(where: { $0.isNewline }) else {
+                        return fail("--device-id must be 1 to 255 bytes of text without newlines")
+                    }
+                    options.deviceId = v
+                case "--log-level":
+                    guard let level = LogLevel(name: v) else {
+                        return fail("unknown log level '\(v)' (expected error, warning, info, debug or trace)")
+                    }
+                    options.logLevel = level
+                case "--reply-timeout-ms":
+                    guard let ms = Int64(v), ms > 0, ms <= 3_600_000 else {
+                        return fail("--reply-timeout-ms must be an integer from 1 to 3600000, got '\(v)'")
+                    }
+                    options.replyTimeoutMilliseconds = ms
+                default:
+                    guard let backend = PollerBackend(rawValue: v) else {
+                        return fail("unknown poller '\(v)' (expected epoll or poll)")
+                    }
+                    options.poller = backend
+                }
+            default:
+                return fail("unknown option '\(argument)'")
+            }
+            index += 1
+        }
+        let resolvedHome = home ?? WatchLinkHome.defaultPath(environment: environment)
+        var resolved = DaemonOptions(role: role, home: resolvedHome)
+        resolved.logLevel = options.logLevel
+        resolved.deviceId = options.deviceId
+        resolved.poller = options.poller
+        resolved.replyTimeoutMilliseconds = options.replyTimeoutMilliseconds
+        resolved.activateOnStart = options.activateOnStart
+        if let link { resolved.linkPath = link }
+        if let control { resolved.controlPath = control }
+        if let state { resolved.stateDirectory = state }
+        return .run(resolved)
+    }
+}

@@ -1,0 +1,223 @@
+import LinkRuntime
+import LinkSession
+import WireProtocol
+
+/// One connection on the link socket: framing, the handshake, then session frames.
+///
+/// Outgoing frames are encoded into one buffer and written once per loop turn (the daemon
+/// flushes dirty channels after each turn), or held back by the emulated link latency.
+final class LinkChannel {
+    enum Event {
+        case established(peer: Hello, version: UInt16)
+        case frame(Frame)
+        case closed(reason: String)
+    }
+
+    let connection: Connection
+    let serial: UInt64
+    private let loop: EventLoop
+    private let logger: Logger
+    private var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
+    private var handshake: LinkHandshake
+    private(set) var peer: Hello?
+    private(set) var isEstablished = false
+    private var isClosing = false
+    private var handshakeTimer: EventLoop.TimerID?
+    private var output: [UInt8] = []
+    private var delayed: [(due: Int64, bytes: [UInt8])] = []
+    private var delayedHead = 0
+    private var delayTimer: EventLoop.TimerID?
+    var latencyMilliseconds: Int64 = 0
+    var onEvent: ((LinkChannel, Event) -> Void)?
+    /// Called when the channel has bytes to write at the end of this loop turn.
+    var onDirty: ((LinkChannel) -> Void)?
+    private var closeReported = false
+
+    init(loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake,
+         logger: Logger, handshakeTimeoutMilliseconds: Int64 = 5_000) {
+        self.loop = loop
+        self.connection = connection
+        self.serial = serial
+        self.handshake = handshake
+        self.logger = logger
+        // The connection may outlive the channel while a GOAWAY is flushed.
+        connection.onRead = { [weak self] bytes in self?.received(bytes) }
+        connection.onClose = { [weak self] reason in self?.connectionClosed(reason) }
+        handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [weak self] in
+            guard let self, !self.isEstablished else { return }
+            self.refuse(.handshakeTimeout, "the handshake did not complete within \(handshakeTimeoutMilliseconds) ms")
+        }
+    }
+
+    /// Sends HELLO.
+    func start() {
+        send(handshake.start())
+    }
+
+    var peerDescription: String {
+        guard let peer else { return "link connection #\(serial)" }
+        return "\(peer.role.name) '\(peer.deviceId)'"
+    }
+
+    func send(_ frame: Frame) {
+        guard !isClosing else { return }
+        if latencyMilliseconds > 0 || delayedHead < delayed.count {
+            var bytes: [UInt8] = []
+            FrameEncoder.encode(frame, into: &bytes)
+            let now = loop.nowMilliseconds
+            let lastDue = delayedHead < delayed.count ? delayed[delayed.count - 1].due : 0
+            delayed.append((max(now + latencyMilliseconds, lastDue), bytes))
+            if delayTimer == nil { armDelayTimer() }
+            return
+        }
+        let wasEmpty = output.isEmpty
+        FrameEncoder.encode(frame, into: &output)
+        if wasEmpty { onDirty?(self) }
+    }
+
+    /// Writes what this turn produced.
+    func flush() {
+        guard !output.isEmpty, connection.isOpen else { output.removeAll(keepingCapacity: true); return }
+        connection.write(output)
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+    }
+
+    /// Ends the link with a GOAWAY naming the reason, then closes once it is written.
+    func refuse(_ code: GoAwayCode, _ reason: String) {
+        guard !isClosing else { return }
+        logger.warning("link: refusing \(peerDescription) (\(code.name)): \(reason)")
+        goAway(code, reason)
+    }
+
+    func goAway(_ code: GoAwayCode, _ reason: String) {
+        guard !isClosing else { return }
+        // A GOAWAY skips the emulated latency: the link is ending now.
+        flushDelayed(all: true)
+        FrameEncoder.encode(.goAway(code: code.rawValue, reason: reason), into: &output)
+        flush()
+        isClosing = true
+        cancelTimers()
+        connection.closeAfterFlush()
+        reportClosed("\(code): \(reason)")
+    }
+
+    func close(reason: String) {
+        guard connection.isOpen else { reportClosed(reason); return }
+        isClosing = true
+        cancelTimers()
+        connection.close()
+        reportClosed(reason)
+    }
+
+    // MARK: - Private
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosing else { return }
+        decoder.append(bytes)
+        while !isClosing {
+            let frame: Frame
+            do {
+                guard let next = try decoder.next() else { return }
+                frame = next
+            } catch let error as FrameDecodingError {
+                refuse(error.goAwayCode, error.description)
+                return
+            } catch {
+                refuse(.protocolError, "\(error)")
+                return
+            }
+            if isEstablished {
+                if case .goAway(let code, let reason) = frame {
+                    let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
+                    logger.info("link: \(peerDescription) went away (\(name)): \(reason)")
+                    isClosing = true
+                    cancelTimers()
+                    connection.close()
+                    reportClosed("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
+                    return
+                }
+                switch frame {
+                case .hello, .auth, .ready:
+                    refuse(.protocolError, "unexpected \(frame.typeName) frame after the handshake")
+                    return
+                default:
+                    onEvent?(self, .frame(frame))
+                }
+            } else {
+                handshakeStep(handshake.receive(frame))
+            }
+        }
+    }
+
+    private func handshakeStep(_ step: LinkHandshake.Step) {
+        switch step {
+        case .send(let frames):
+            for frame in frames { send(frame) }
+        case .established(let peer, let version):
+            self.peer = peer
+            isEstablished = true
+            decoder.maximumFrameLength = FrameDecoder.defaultMaximumFrameLength
+            if let handshakeTimer { loop.cancel(handshakeTimer) }
+            handshakeTimer = nil
+            onEvent?(self, .established(peer: peer, version: version))
+        case .refuse(let code, let reason):
+            refuse(code, reason)
+        case .peerRefused(let code, let reason):
+            let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
+            logger.warning("link: refused by the peer (\(name)): \(reason)")
+            isClosing = true
+            cancelTimers()
+            connection.close()
+            reportClosed("refused by the peer (\(name)): \(reason)")
+        }
+    }
+
+    private func connectionClosed(_ reason: CloseReason) {
+        isClosing = true
+        cancelTimers()
+        switch reason {
+        case .eof: reportClosed("the \(peer?.role.name ?? "peer") closed the connection")
+        case .error(let error): reportClosed("connection error: \(error)")
+        case .local: reportClosed("closed")
+        }
+    }
+
+    private func reportClosed(_ reason: String) {
+        guard !closeReported else { return }
+        closeReported = true
+        onEvent?(self, .closed(reason: reason))
+    }
+
+    private func cancelTimers() {
+        if let handshakeTimer { loop.cancel(handshakeTimer) }
+        handshakeTimer = nil
+        if let delayTimer { loop.cancel(delayTimer) }
+        delayTimer = nil
+    }
+
+    private func armDelayTimer() {
+        guard delayedHead < delayed.count else { return }
+        let wait = max(0, delayed[delayedHead].due - loop.nowMilliseconds)
+        delayTimer = loop.schedule(afterMilliseconds: wait) { [weak self] in
+            guard let self else { return }
+            self.delayTimer = nil
+            self.flushDelayed(all: false)
+            self.armDelayTimer()
+        }
+    }
+
+    private func flushDelayed(all: Bool) {
+        let now = loop.nowMilliseconds
+        var wrote = false
+        while delayedHead < delayed.count, all || delayed[delayedHead].due <= now {
+            output.append(contentsOf: delayed[delayedHead].bytes)
+            delayedHead += 1
+            wrote = true
+        }
+        if delayedHead == delayed.count {
+            delayed.removeAll(keepingCapacity: true)
+            delayedHead = 0
+        }
+        if wrote { flush() }
+    }
+}

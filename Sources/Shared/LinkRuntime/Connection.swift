@@ -1,0 +1,269 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a ``Connection`` closed.
+public typealias CloseReason = Connection.CloseReason
+
+/// A buffered, non-blocking stream connection served by an ``EventLoop``.
+///
+/// Reads are delivered to ``onRead`` as they arrive. Writes go straight to the socket while
+/// nothing is queued; what the socket does not take is queued and written, with `writev`, as
+/// the socket becomes writable. The loop keeps an open connection alive; ``onClose`` is
+/// called exactly once, after which the descriptor is closed and the callbacks are released.
+///
+/// All methods must be called on the loop's thread.
+public final class Connection {
+    /// Why a connection closed.
+    public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
+        /// The peer closed its end.
+        case eof
+        /// A read or write failed.
+        case error(SystemError)
+        /// ``Connection/close()`` or ``Connection/closeAfterFlush()`` was called.
+        case local
+
+        public var description: String {
+            switch self {
+            case .eof: return "closed by peer"
+            case .error(let error): return "failed: \(error)"
+            case .local: return "closed locally"
+            }
+        }
+    }
+
+    /// The socket. It is closed when the connection closes.
+    public let fd: Int32
+    /// The loop that serves this connection.
+    public let loop: EventLoop
+    /// Called with the bytes just read; the buffer is only valid during the call.
+    public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    /// Called once when the connection closes, for whatever reason.
+    public var onClose: ((CloseReason) -> Void)?
+    /// Reads per readiness event before other descriptors get their turn.
+    public var maximumReadsPerEvent = 4
+
+    /// Whether the connection is open (``close()`` not yet called, no end of file or error).
+    public private(set) var isOpen = true
+    /// Whether ``pauseReading()`` is in effect.
+    public private(set) var isReadingPaused = false
+    /// Whether ``closeAfterFlush()`` was called.
+    public private(set) var isClosing = false
+
+    private var output = OutputBuffer()
+    private var peerFinishedSending = false
+    private var interest: PollEvents = .readable
+
+    /// Takes ownership of `fd`, which must be a non-blocking stream socket, and starts reading.
+    /// If this throws, `fd` is left open and still belongs to the caller.
+    public init(loop: EventLoop, fd: Int32) throws {
+        self.loop = loop
+        self.fd = fd
+        try loop.watch(fd, events: .readable) { [self] events in
+            self.handle(events)
+        }
+    }
+
+    /// Bytes queued and not yet accepted by the socket.
+    public var pendingWriteByteCount: Int { output.byteCount }
+
+    // MARK: Writing
+
+    /// Writes `bytes`, queuing what the socket does not take now. Ignored once closed or
+    /// after ``closeAfterFlush()``.
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes `bytes`, queuing what the socket does not take now. Ignored once closed or
+    /// after ``closeAfterFlush()``.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard isOpen, !isClosing, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard output.isEmpty else {
+            output.append(bytes)
+            return
+        }
+        var written = 0
+        do {
+            while written < bytes.count {
+                guard let n = try Syscall.write(fd, base + written, bytes.count - written) else { break }
+                written += n
+            }
+        } catch {
+            fail(error, deferred: true)
+            return
+        }
+        if written < bytes.count {
+            output.append(UnsafeRawBufferPointer(rebasing: bytes[written...]))
+            updateInterest()
+        }
+    }
+
+    // MARK: Reading
+
+    /// Stops reading until ``resumeReading()``; the peer is then held back by the socket buffers.
+    public func pauseReading() {
+        guard isOpen, !isReadingPaused else { return }
+        isReadingPaused = true
+        updateInterest()
+    }
+
+    /// Resumes reading after ``pauseReading()``.
+    public func resumeReading() {
+        guard isOpen, isReadingPaused else { return }
+        isReadingPaused = false
+        updateInterest()
+    }
+
+    // MARK: Closing
+
+    /// Closes now, dropping queued output, and calls ``onClose`` with ``CloseReason/local``.
+    public func close() {
+        finish(.local)
+    }
+
+    /// Stops delivering input, writes everything queued, then closes with ``CloseReason/local``.
+    /// Input that arrives meanwhile is read and dropped.
+    public func closeAfterFlush() {
+        guard isOpen, !isClosing else { return }
+        isClosing = true
+        if output.isEmpty {
+            finishClosing()
+        } else {
+            updateInterest()
+        }
+    }
+
+    // MARK: Events
+
+    private func handle(_ events: PollEvents) {
+        if !output.isEmpty && !events.isDisjoint(with: [.writable, .hangup, .error]) {
+            flush()
+            guard isOpen else { return }
+        }
+        if wantsReadable && !events.isDisjoint(with: [.readable, .hangup, .error]) {
+            readAvailable()
+        }
+    }
+
+    /// While closing, input is still read, and dropped, so that the peer is not blocked on a
+    /// full buffer and does not see a reset for unread data when the socket closes.
+    private var wantsReadable: Bool {
+        isOpen && (isClosing ? !peerFinishedSending : !isReadingPaused)
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        var reads = 0
+        while wantsReadable && reads < maximumReadsPerEvent {
+            reads += 1
+            let count: Int
+            do {
+                guard let n = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return }
+                count = n
+            } catch {
+                fail(error, deferred: false)
+                return
+            }
+            if count == 0 {
+                if isClosing {
+                    peerFinishedSending = true
+                    updateInterest()
+                } else {
+                    finish(.eof)
+                }
+                return
+            }
+            if !isClosing {
+                onRead?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+            if count < buffer.count { return }
+        }
+    }
+
+    private func flush() {
+        let vectors = loop.ioVectors
+        var rounds = 0
+        while !output.isEmpty && rounds < 4 {
+            rounds += 1
+            let count = output.fill(vectors, capacity: EventLoop.ioVectorCapacity)
+            let written: Int
+            do {
+                guard let n = try Syscall.writev(fd, vectors, Int32(count)) else { break }
+                written = n
+            } catch {
+                fail(error, deferred: false)
+                return
+            }
+            output.consume(written)
+        }
+        if output.isEmpty && isClosing {
+            finishClosing()
+            return
+        }
+        updateInterest()
+    }
+
+    private func finishClosing() {
+        // Not the loop's read buffer: this may run inside an `onRead` that still uses it.
+        if !peerFinishedSending {
+            withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer in
+                for _ in 0..<16 {
+                    guard let count = (try? Syscall.read(fd, buffer.baseAddress!, buffer.count)) ?? nil,
+                          count == buffer.count else { break }
+                }
+            }
+        }
+        finish(.local)
+    }
+
+    private func updateInterest() {
+        guard isOpen else { return }
+        var wanted: PollEvents = []
+        if wantsReadable { wanted.insert(.readable) }
+        if !output.isEmpty { wanted.insert(.writable) }
+        guard wanted != interest else { return }
+        do {
+            try loop.updateInterest(fd, events: wanted)
+            interest = wanted
+        } catch {
+            fail(error, deferred: true)
+        }
+    }
+
+    private func fail(_ error: any Error, deferred: Bool) {
+        let systemError = error as? SystemError
+            ?? SystemError(operation: "connection", errno: .ioError)
+        if deferred {
+            guard isOpen else { return }
+            release()
+            loop.execute { [self] in
+                self.deliverClose(.error(systemError))
+            }
+        } else {
+            finish(.error(systemError))
+        }
+    }
+
+    private func finish(_ reason: CloseReason) {
+        guard isOpen else { return }
+        release()
+        deliverClose(reason)
+    }
+
+    private func release() {
+        isOpen = false
+        output.removeAll()
+        loop.unwatch(fd)
+        Syscall.close(fd)
+    }
+
+    private func deliverClose(_ reason: CloseReason) {
+        let callback = onClose
+        onClose = nil
+        onRead = nil
+        callback?(reason)
+    }
+}

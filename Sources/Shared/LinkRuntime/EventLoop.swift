@@ -1,0 +1,387 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSystem
+
+/// A single-threaded event loop: readiness of file descriptors, timers, signals and queued
+/// work, all dispatched on the thread that calls ``run()``.
+///
+/// The loop owns the state its handlers touch, so that state needs no locks. Every method
+/// must be called on the loop's thread; other threads reach the loop through a ``Remote``.
+///
+/// One turn of the loop waits for readiness (no longer than the nearest timer), calls the
+/// handlers of the ready descriptors, fires the expired timers, runs the work queued with
+/// ``execute(_:)``, and finally calls the ``afterTurn(_:)`` hooks.
+public final class EventLoop {
+    /// Identifies a timer scheduled with ``schedule(afterMilliseconds:_:)``.
+    public struct TimerID: Hashable, Sendable {
+        let sequence: UInt64
+    }
+
+    /// Identifies a hook added with ``afterTurn(_:)``.
+    public struct AfterTurnID: Hashable, Sendable {
+        let value: UInt64
+    }
+
+    /// The poller implementation in use.
+    public let backend: PollerBackend
+    /// How signals passed to ``onSignals(_:_:)`` reach the loop.
+    public let signalDelivery: SignalDelivery
+    /// Turns completed or in progress since the loop was created.
+    public private(set) var turnCount: UInt64 = 0
+    /// Whether ``run()`` is executing.
+    public private(set) var isRunning = false
+
+    private let poller: any Poller
+    private var registrations: [Registration?] = []
+    private var watchedCount = 0
+    private var dispatchEpoch: UInt64 = 0
+    private var timers = TimerHeap()
+    private var tasks: [() -> Void] = []
+    private var runningTasks: [() -> Void] = []
+    private var hooks: [AfterTurnHook] = []
+    private var nextHookID: UInt64 = 1
+    private var stopRequested = false
+    private var signalSource: SignalSource?
+    private var wakeup: WakeupChannel?
+
+    /// Scratch space for ``Connection`` reads; its contents are only valid during a callback.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Scratch space for ``Connection`` writes.
+    let ioVectors: UnsafeMutablePointer<iovec>
+    static let readBufferSize = 64 * 1024
+    static let ioVectorCapacity = 64
+
+    /// Creates a loop. `SIGPIPE` is ignored from then on: writes to a closed peer fail with
+    /// `EPIPE` instead of ending the process.
+    public init(backend: PollerBackend = .default, signalDelivery: SignalDelivery = .default) throws {
+        _ = wl_sigaction_ignore(SIGPIPE)
+        self.backend = backend
+        self.signalDelivery = signalDelivery
+        poller = try backend.makePoller()
+        readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        ioVectors = .allocate(capacity: Self.ioVectorCapacity)
+        ioVectors.initialize(repeating: iovec(), count: Self.ioVectorCapacity)
+    }
+
+    deinit {
+        wakeup?.close()
+        signalSource = nil
+        readBuffer.deallocate()
+        ioVectors.deallocate()
+    }
+
+    // MARK: Clock
+
+    /// `CLOCK_MONOTONIC`, in nanoseconds.
+    public var nowNanoseconds: UInt64 {
+        Syscall.monotonicNanoseconds()
+    }
+
+    /// `CLOCK_MONOTONIC`, in milliseconds.
+    public var nowMilliseconds: Int64 {
+        Int64(nowNanoseconds / 1_000_000)
+    }
+
+    // MARK: Descriptors
+
+    /// Calls `handler` on the loop's thread whenever `fd` is ready for `events`; ``PollEvents/hangup``
+    /// and ``PollEvents/error`` are reported while any interest is set. A descriptor with an
+    /// empty interest set is kept but not polled. Returns `fd`.
+    ///
+    /// Call ``unwatch(_:)`` before closing `fd`.
+    @discardableResult
+    public func watch(_ fd: Int32, events: PollEvents, _ handler: @escaping (PollEvents) -> Void) throws -> Int32 {
+        guard fd >= 0 else { throw SystemError(operation: "watch(\(fd))", errno: .badFileDescriptor) }
+        if registration(fd) != nil { throw SystemError(operation: "watch(\(fd))", errno: .fileExists) }
+        let interest = events.intersection([.readable, .writable])
+        if !interest.isEmpty {
+            try poller.add(fd, interest)
+        }
+        if Int(fd) >= registrations.count {
+            registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - registrations.count))
+        }
+        registrations[Int(fd)] = Registration(
+            interest: interest, armed: !interest.isEmpty, epoch: dispatchEpoch, handler: handler
+        )
+        watchedCount += 1
+        return fd
+    }
+
+    /// Changes the events `fd` is watched for.
+    public func updateInterest(_ fd: Int32, events: PollEvents) throws {
+        guard let registration = registration(fd) else {
+            throw SystemError(operation: "updateInterest(\(fd))", errno: .badFileDescriptor)
+        }
+        let interest = events.intersection([.readable, .writable])
+        if interest == registration.interest { return }
+        if interest.isEmpty {
+            if registration.armed {
+                try poller.remove(fd)
+                registration.armed = false
+            }
+        } else if registration.armed {
+            try poller.modify(fd, interest)
+        } else {
+            try poller.add(fd, interest)
+            registration.armed = true
+        }
+        registration.interest = interest
+    }
+
+    /// The events `fd` is watched for, or `nil` if it is not watched.
+    public func interest(_ fd: Int32) -> PollEvents? {
+        registration(fd)?.interest
+    }
+
+    /// Stops watching `fd`. Safe from any handler, including `fd`'s own: an event already
+    /// collected for `fd` in the current turn is not delivered.
+    public func unwatch(_ fd: Int32) {
+        guard let registration = registration(fd) else { return }
+        registrations[Int(fd)] = nil
+        watchedCount -= 1
+        if registration.armed {
+            registration.armed = false
+            try? poller.remove(fd)
+        }
+    }
+
+    /// The number of descriptors being watched, the loop's own included.
+    public var watchedDescriptorCount: Int { watchedCount }
+
+    @inline(__always)
+    private func registration(_ fd: Int32) -> Registration? {
+        guard fd >= 0, Int(fd) < registrations.count else { return nil }
+        return registrations[Int(fd)]
+    }
+
+    @inline(__always)
+    private func dispatch(_ fd: Int32, _ events: PollEvents) {
+        guard let registration = registration(fd),
+              registration.armed,
+              registration.epoch != dispatchEpoch else { return }
+        let delivered = events.intersection(registration.interest.union([.hangup, .error]))
+        if delivered.isEmpty { return }
+        registration.handler(delivered)
+    }
+
+    // MARK: Timers
+
+    /// Calls `body` on the loop's thread once `milliseconds` have passed (at the earliest in the
+    /// next turn, even for 0). Timers with the same deadline fire in the order scheduled.
+    @discardableResult
+    public func schedule(afterMilliseconds milliseconds: Int64, _ body: @escaping () -> Void) -> TimerID {
+        let delay = UInt64(max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        return schedule(afterNanoseconds: delay.overflow ? UInt64.max / 2 : delay.partialValue, body)
+    }
+
+    /// Calls `body` on the loop's thread once `nanoseconds` have passed.
+    @discardableResult
+    public func schedule(afterNanoseconds nanoseconds: UInt64, _ body: @escaping () -> Void) -> TimerID {
+        let deadline = nowNanoseconds.addingReportingOverflow(nanoseconds)
+        return TimerID(sequence: timers.schedule(deadline: deadline.overflow ? .max : deadline.partialValue, body))
+    }
+
+    /// Cancels a timer that has not fired yet; does nothing otherwise.
+    public func cancel(_ timer: TimerID) {
+        timers.cancel(timer.sequence)
+    }
+
+    /// The number of timers that are neither fired nor cancelled.
+    public var pendingTimerCount: Int { timers.count }
+
+    // MARK: Signals
+
+    /// Calls `handler` on the loop's thread with the signal number whenever one of `signals`
+    /// arrives. A later call for the same signal replaces its handler.
+    ///
+    /// With ``SignalDelivery/signalDescriptor`` the signals are blocked in the calling thread
+    /// (call this on the loop's thread) and read from a signalfd; a signal that the kernel hands
+    /// to another thread reaches the loop through the self-pipe handler instead. Handlers
+    /// registered here are not restored until the loop is deallocated.
+    public func onSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
+        let source: SignalSource
+        if let existing = signalSource {
+            source = existing
+        } else {
+            source = try SignalSource(delivery: signalDelivery)
+            signalSource = source
+        }
+        try source.register(signals, handler)
+        for fd in source.descriptors where registration(fd) == nil {
+            try watch(fd, events: .readable) { [unowned self] _ in
+                self.signalSource?.drain(fd)
+            }
+        }
+    }
+
+    // MARK: Work
+
+    /// Runs `body` on the loop's thread at the end of the current turn, or of the next one when
+    /// called outside of a turn or from queued work.
+    public func execute(_ body: @escaping () -> Void) {
+        tasks.append(body)
+    }
+
+    /// Calls `body` once every turn, after the handlers, timers and queued work of that turn.
+    @discardableResult
+    public func afterTurn(_ body: @escaping () -> Void) -> AfterTurnID {
+        let id = AfterTurnID(value: nextHookID)
+        nextHookID += 1
+        hooks.append(AfterTurnHook(id: id, body: body))
+        return id
+    }
+
+    /// Removes a hook added with ``afterTurn(_:)``.
+    public func removeAfterTurn(_ id: AfterTurnID) {
+        if let index = hooks.firstIndex(where: { $0.id == id }) {
+            hooks[index].isActive = false
+            hooks.remove(at: index)
+        }
+    }
+
+    // MARK: Running
+
+    /// Runs turns until ``stop()``. Errors of the poller end the loop and are rethrown.
+    public func run() throws {
+        precondition(!isRunning, "EventLoop.run() called while already running")
+        isRunning = true
+        defer {
+            isRunning = false
+            stopRequested = false
+        }
+        while !stopRequested {
+            try runTurn()
+        }
+    }
+
+    /// Makes ``run()`` return once the current turn is complete.
+    public func stop() {
+        stopRequested = true
+    }
+
+    private func runTurn() throws {
+        turnCount &+= 1
+        let timeout = pollTimeout()
+        dispatchEpoch &+= 1
+        try poller.wait(timeoutMs: timeout) { fd, events in
+            self.dispatch(fd, events)
+        }
+        runExpiredTimers()
+        runTasks()
+        runHooks()
+    }
+
+    private func pollTimeout() -> Int32 {
+        if stopRequested || !tasks.isEmpty { return 0 }
+        guard let deadline = timers.nearestDeadline() else { return -1 }
+        let now = nowNanoseconds
+        if deadline <= now { return 0 }
+        return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+    }
+
+    private func runExpiredTimers() {
+        let now = nowNanoseconds
+        let limit = timers.nextSequence
+        while let body = timers.popExpired(now: now, sequenceLimit: limit) {
+            body()
+        }
+    }
+
+    private func runTasks() {
+        if tasks.isEmpty { return }
+        swap(&tasks, &runningTasks)
+        for index in runningTasks.indices {
+            runningTasks[index]()
+        }
+        runningTasks.removeAll(keepingCapacity: true)
+    }
+
+    private func runHooks() {
+        if hooks.isEmpty { return }
+        let current = hooks
+        for hook in current where hook.isActive {
+            hook.body()
+        }
+    }
+
+    // MARK: Other threads
+
+    /// A handle through which other threads queue work on this loop or stop it.
+    public final class Remote: Sendable {
+        private let channel: WakeupChannel
+
+        init(channel: WakeupChannel) {
+            self.channel = channel
+        }
+
+        /// Runs `body` on the loop's thread in one of its next turns. Returns `false`, without
+        /// running `body`, once the loop is gone.
+        @discardableResult
+        public func execute(_ body: @escaping @Sendable () -> Void) -> Bool {
+            channel.enqueue(body)
+        }
+
+        /// Makes the loop's ``EventLoop/run()`` return, as ``EventLoop/stop()`` does.
+        public func stop() {
+            channel.requestStop()
+        }
+    }
+
+    /// A ``Remote`` for this loop. All remotes of a loop share one wake-up descriptor.
+    public func makeRemote() throws -> Remote {
+        if let wakeup {
+            return Remote(channel: wakeup)
+        }
+        let channel = try WakeupChannel()
+        do {
+            try watch(channel.readFD, events: .readable) { [unowned self] _ in
+                self.drainWakeup()
+            }
+        } catch {
+            channel.close()
+            throw error
+        }
+        wakeup = channel
+        return Remote(channel: channel)
+    }
+
+    private func drainWakeup() {
+        guard let wakeup else { return }
+        let (work, stop) = wakeup.take()
+        for body in work {
+            body()
+        }
+        if stop {
+            stopRequested = true
+        }
+    }
+}
+
+/// What the loop knows about one watched descriptor.
+final class Registration {
+    var interest: PollEvents
+    var armed: Bool
+    let epoch: UInt64
+    let handler: (PollEvents) -> Void
+
+    init(interest: PollEvents, armed: Bool, epoch: UInt64, handler: @escaping (PollEvents) -> Void) {
+        self.interest = interest
+        self.armed = armed
+        self.epoch = epoch
+        self.handler = handler
+    }
+}
+
+final class AfterTurnHook {
+    let id: EventLoop.AfterTurnID
+    let body: () -> Void
+    var isActive = true
+
+    init(id: EventLoop.AfterTurnID, body: @escaping () -> Void) {
+        self.id = id
+        self.body = body
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Bytes waiting to be written: a queue of heap chunks with read and write indices.
+///
+/// Small writes are packed into shared chunks; a large write gets a chunk of its own. Every
+/// byte is copied once on the way in and never moved afterwards, and a drained chunk of the
+/// standard size is kept for reuse.
+struct OutputBuffer {
+    final class Chunk {
+        let storage: UnsafeMutableRawPointer
+        let capacity: Int
+        var start = 0
+        var end = 0
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            storage = .allocate(byteCount: capacity, alignment: 16)
+        }
+
+        deinit {
+            storage.deallocate()
+        }
+
+        var count: Int { end - start }
+        var freeCapacity: Int { capacity - end }
+    }
+
+    static let chunkSize = 16 * 1024
+
+    private var chunks: [Chunk] = []
+    private var head = 0
+    private var spare: Chunk?
+
+    /// Bytes queued and not yet written.
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard var source = bytes.baseAddress, bytes.count > 0 else { return }
+        var remaining = bytes.count
+        byteCount += remaining
+        if head < chunks.count, let last = chunks.last, last.freeCapacity > 0 {
+            let n = min(remaining, last.freeCapacity)
+            (last.storage + last.end).copyMemory(from: source, byteCount: n)
+            last.end += n
+            source += n
+            remaining -= n
+        }
+        if remaining == 0 { return }
+        let chunk: Chunk
+        if remaining <= Self.chunkSize, let reusable = spare {
+            spare = nil
+            chunk = reusable
+        } else {
+            chunk = Chunk(capacity: max(remaining, Self.chunkSize))
+        }
+        chunk.storage.copyMemory(from: source, byteCount: remaining)
+        chunk.end = remaining
+        chunks.append(chunk)
+    }
+
+    /// Points up to `capacity` vectors at the queued bytes, oldest first; returns how many.
+    func fill(_ vectors: UnsafeMutablePointer<iovec>, capacity: Int) -> Int {
+        var count = 0
+        var index = head
+        while index < chunks.count && count < capacity {
+            let chunk = chunks[index]
+            vectors[count] = iovec(iov_base: chunk.storage + chunk.start, iov_len: chunk.count)
+            count += 1
+            index += 1
+        }
+        return count
+    }
+
+    /// Drops `count` bytes that were written.
+    mutating func consume(_ count: Int) {
+        var remaining = count
+        byteCount -= count
+        while remaining > 0 {
+            let chunk = chunks[head]
+            let n = min(remaining, chunk.count)
+            chunk.start += n
+            remaining -= n
+            if chunk.count == 0 {
+                retire(chunk)
+            }
+        }
+        if head == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 32 && head * 2 >= chunks.count {
+            chunks.removeFirst(head)
+            head = 0
+        }
+    }
+
+    mutating func removeAll() {
+        chunks.removeAll()
+        head = 0
+        byteCount = 0
+    }
+
+    private mutating func retire(_ chunk: Chunk) {
+        head += 1
+        if chunk.capacity == Self.chunkSize && spare == nil {
+            chunk.start = 0
+            chunk.end = 0
+            spare = chunk
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Direct, best-effort descriptor calls for code outside ``Connection``, for instance a
+/// short reply written to a client that is being turned away. Each retries on `EINTR`.
+public enum SystemCalls {
+    /// Closes `fd`. An interrupted close counts as done: the descriptor is released either way.
+    @discardableResult
+    public static func close(_ fd: Int32) -> Result<Void, SystemError> {
+        if let errno = Syscall.closeChecked(fd) {
+            return .failure(SystemError(operation: "close", errno: errno))
+        }
+        return .success(())
+    }
+
+    /// One `write(2)` of `bytes`: the number of bytes written, which may be short, and 0 when
+    /// a non-blocking descriptor cannot take any.
+    @discardableResult
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Int, SystemError> {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return .success(0) }
+        do {
+            return .success(try Syscall.write(fd, base, bytes.count) ?? 0)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One `read(2)` into `buffer`: the number of bytes read (0 at end of file), or `nil` when
+    /// a non-blocking descriptor has nothing to read.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int?, SystemError> {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return .success(0) }
+        do {
+            return .success(try Syscall.read(fd, base, buffer.count))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

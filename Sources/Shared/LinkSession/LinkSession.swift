@@ -1,0 +1,483 @@
+import WireProtocol
+
+/// The WatchConnectivity session rules as a state machine.
+///
+/// `LinkSession` owns no socket and reads no clock: every entry point takes the current
+/// monotonic time in milliseconds and returns the actions the runtime must perform, in order.
+/// It is driven by link events (up, down, a frame), control commands and timers.
+public final class LinkSession {
+    public struct Configuration: Sendable {
+        public var role: Role
+        /// How long a sender waits for a reply (or a delivery acknowledgement) by default.
+        public var defaultReplyTimeoutMilliseconds: Int64
+        /// The largest encoded payload `sendMessage` / `sendMessageData` accepts.
+        public var maximumMessagePayloadLength: Int
+        /// How many received items `received.list` keeps (newest kept).
+        public var receivedListCapacity: Int
+        /// How many messages may wait for a `manual` reply before the oldest is forgotten.
+        public var manualReplyCapacity: Int
+
+        public init(role: Role,
+                    defaultReplyTimeoutMilliseconds: Int64 = 10_000,
+                    maximumMessagePayloadLength: Int = 65_536,
+                    receivedListCapacity: Int = 1_000,
+                    manualReplyCapacity: Int = 10_000) {
+            self.role = role
+            self.defaultReplyTimeoutMilliseconds = defaultReplyTimeoutMilliseconds
+            self.maximumMessagePayloadLength = maximumMessagePayloadLength
+            self.receivedListCapacity = receivedListCapacity
+            self.manualReplyCapacity = manualReplyCapacity
+        }
+    }
+
+    /// A message this side sent and whose outcome it still awaits.
+    private struct PendingSend {
+        var token: RequestToken
+        var wantsReply: Bool
+        var isData: Bool
+    }
+
+    /// A received message that waits for this side's reply.
+    private struct AwaitingReply {
+        var messageId: UInt64
+        var isData: Bool
+        var linkGeneration: UInt64
+        /// The reply to send when a delayed automatic reply fires.
+        var scheduled: MessagePayload?
+    }
+
+    public let configuration: Configuration
+    public private(set) var activationState: ActivationState = .notActivated
+    public private(set) var appState: AppState = .foreground
+    public private(set) var flags: DeviceFlags
+    public private(set) var replies = ReplyConfiguration()
+    public private(set) var isLinkUp = false
+    public private(set) var peerState: SessionState?
+    public private(set) var isReachable = false
+
+    private var linkGeneration: UInt64 = 0
+    private var nextMessageId: UInt64 = 1
+    private var pendingSends: [UInt64: PendingSend] = [:]
+    private var awaitingReplies: [UInt64: AwaitingReply] = [:]
+    private var awaitingReplyOrder: [UInt64] = []
+    private var received = RingBuffer<ReceivedItem>(capacity: 1)
+    private var nextReceivedSeq: UInt64 = 1
+    private var actions: [SessionAction] = []
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        switch configuration.role {
+        case .phone: flags = [.isPaired, .isWatchAppInstalled]
+        case .watch: flags = [.isCompanionAppInstalled]
+        }
+        received = RingBuffer(capacity: max(1, configuration.receivedListCapacity))
+    }
+
+    public var role: Role { configuration.role }
+
+    /// This side's state as the peer learns it from STATE frames.
+    public var localState: SessionState {
+        SessionState(activationState: activationState, appState: appState, flags: flags)
+    }
+
+    public func status() -> SessionStatus {
+        SessionStatus(role: role, activationState: activationState, isReachable: isReachable,
+                      appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
+                      hasContentPending: false, pendingMessages: pendingSends.count,
+                      awaitingManualReplies: awaitingReplies.count)
+    }
+
+    // MARK: - Link events
+
+    /// The link finished its handshake: tell the peer who we are.
+    public func linkUp(now: Int64) -> [SessionAction] {
+        isLinkUp = true
+        linkGeneration &+= 1
+        peerState = nil
+        actions.append(.send(.state(localState)))
+        updateReachability()
+        return drain()
+    }
+
+    /// The link is gone: everything waiting on the peer fails with 7007 at once.
+    public func linkDown(now: Int64) -> [SessionAction] {
+        guard isLinkUp else { return drain() }
+        isLinkUp = false
+        peerState = nil
+        for (id, pending) in pendingSends.sorted(by: { $0.key < $1.key }) {
+            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
+            actions.append(.respond(pending.token, .failure(.wc(.notReachable,
+                "the link to the \(peerName) dropped before the \(pending.wantsReply ? "reply" : "delivery acknowledgement") arrived"))))
+        }
+        pendingSends.removeAll()
+        for (replyId, awaiting) in awaitingReplies where awaiting.scheduled != nil {
+            actions.append(.cancelTimer(.delayedReply(replyId: replyId)))
+        }
+        awaitingReplies.removeAll()
+        awaitingReplyOrder.removeAll()
+        updateReachability()
+        return drain()
+    }
+
+    /// A session frame from the authenticated peer.
+    public func receive(_ frame: Frame, now: Int64) -> [SessionAction] {
+        guard isLinkUp else { return drain() }
+        switch frame {
+        case .state(let state):
+            peerState = state
+            updateReachability()
+        case .message(let id, let wantsReply, let payload):
+            receiveMessage(id: id, wantsReply: wantsReply, payload: payload, now: now)
+        case .reply(let id, let payload):
+            receiveReply(id: id, payload: payload)
+        case .messageError(let id, let code, let description):
+            guard let pending = pendingSends.removeValue(forKey: id) else { break }
+            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
+            let wcCode = WCErrorCode(rawValue: Int(code)) ?? .genericError
+            actions.append(.respond(pending.token, .failure(.wc(wcCode, description))))
+        case .messageAck(let id):
+            guard let pending = pendingSends[id], !pending.wantsReply else { break }
+            pendingSends[id] = nil
+            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
+            actions.append(.respond(pending.token, .success(.empty)))
+        case .ping(let value):
+            actions.append(.send(.pong(value)))
+        case .hello, .auth, .ready, .pong, .goAway:
+            break
+        }
+        return drain()
+    }
+
+    public func timerFired(_ timer: SessionTimer, now: Int64) -> [SessionAction] {
+        switch timer {
+        case .replyTimeout(let id):
+            guard let pending = pendingSends.removeValue(forKey: id) else { break }
+            if pending.wantsReply {
+                actions.append(.respond(pending.token, .failure(.wc(.messageReplyTimedOut,
+                    "no reply from the \(peerName) within the reply timeout"))))
+            } else {
+                actions.append(.respond(pending.token, .failure(.wc(.deliveryFailed,
+                    "the \(peerName) did not acknowledge delivery within the timeout"))))
+            }
+        case .delayedReply(let replyId):
+            guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
+            forgetAwaitingReply(replyId)
+            if isLinkUp, awaiting.linkGeneration == linkGeneration {
+                actions.append(.send(.reply(id: awaiting.messageId, payload: payload)))
+            }
+        }
+        return drain()
+    }
+
+    // MARK: - Commands
+
+    public func handle(_ command: SessionCommand, token: RequestToken, now: Int64) -> [SessionAction] {
+        switch command {
+        case .activate:
+            activate(token: token)
+        case .setAppState(let state):
+            appState = state
+            stateChanged()
+            actions.append(.respond(token, .success(.appState(state))))
+        case .setDeviceFlags(let changes):
+            setDeviceFlags(changes, token: token)
+        case .sendMessage(let payload, let wantsReply, let timeout):
+            sendMessage(payload, wantsReply: wantsReply, timeout: timeout, token: token, now: now)
+        case .reply(let replyId, let payload):
+            replyManually(replyId: replyId, payload: payload, token: token)
+        case .setReplies(let configuration):
+            replies = configuration
+            actions.append(.respond(token, .success(.replies(configuration))))
+        case .receivedList(let after):
+            let items = received.elements.filter { $0.seq > (after ?? 0) }
+            actions.append(.respond(token, .success(.received(items))))
+        }
+        return drain()
+    }
+
+    // MARK: - Activation and state
+
+    private func activate(token: RequestToken) {
+        let changed = activationState != .activated
+        activationState = .activated
+        actions.append(.respond(token, .success(.activationState(activationState))))
+        actions.append(.notify(.activationDidComplete(activationState)))
+        if changed { stateChanged() }
+    }
+
+    private func setDeviceFlags(_ changes: [DeviceFlagName: Bool], token: RequestToken) {
+        let allowed = Set(DeviceFlagName.owned(by: role))
+        for name in changes.keys.sorted(by: { $0.rawValue < $1.rawValue }) where !allowed.contains(name) {
+            actions.append(.respond(token, .failure(.invalidArgument(
+                "device.set: '\(name.rawValue)' is not a flag of the \(role == .phone ? "phone" : "watch") (expected one of: \(allowed.map(\.rawValue).sorted().joined(separator: ", ")))"))))
+            return
+        }
+        let before = flags
+        for (name, value) in changes {
+            if value { flags.insert(name.flag) } else { flags.remove(name.flag) }
+        }
+        if flags != before {
+            stateChanged()
+            switch role {
+            case .phone: actions.append(.notify(.watchStateDidChange(flags)))
+            case .watch:
+                if flags.contains(.isCompanionAppInstalled) != before.contains(.isCompanionAppInstalled) {
+                    actions.append(.notify(.companionAppInstalledDidChange(flags.contains(.isCompanionAppInstalled))))
+                }
+            }
+        }
+        actions.append(.respond(token, .success(.deviceFlags(flags))))
+    }
+
+    private func stateChanged() {
+        if isLinkUp { actions.append(.send(.state(localState))) }
+        updateReachability()
+    }
+
+    /// Reachability by the WatchConnectivity rules: the link is up, both sessions are
+    /// activated, the pair is usable (paired, watch app and companion app installed) and the
+    /// counterpart app runs: in the foreground for the watch app, at all for the phone app
+    /// (a watch message wakes the phone app in the background).
+    private func computeReachability() -> Bool {
+        guard isLinkUp, activationState == .activated, let peer = peerState,
+              peer.activationState == .activated else { return false }
+        let phoneFlags = role == .phone ? flags : peer.flags
+        let watchFlags = role == .watch ? flags : peer.flags
+        guard phoneFlags.contains(.isPaired), phoneFlags.contains(.isWatchAppInstalled),
+              watchFlags.contains(.isCompanionAppInstalled) else { return false }
+        switch role {
+        case .phone: return peer.appState == .foreground
+        case .watch: return peer.appState != .notRunning
+        }
+    }
+
+    private func updateReachability() {
+        let now = computeReachability()
+        if now != isReachable {
+            isReachable = now
+            actions.append(.notify(.reachabilityDidChange(now)))
+        }
+    }
+
+    // MARK: - Sending
+
+    /// The first reason this side cannot send an immediate message, in the order
+    /// WatchConnectivity checks them.
+    private func sendPrecondition(payloadLength: Int) -> SessionError? {
+        guard activationState == .activated else {
+            return .wc(.sessionNotActivated, "the session is not activated: call session.activate first")
+        }
+        switch role {
+        case .phone:
+            if !flags.contains(.isPaired) {
+                return .wc(.deviceNotPaired, "no Apple Watch is paired with this phone (device.set isPaired)")
+            }
+            if !flags.contains(.isWatchAppInstalled) {
+                return .wc(.watchAppNotInstalled, "the watch app is not installed (device.set isWatchAppInstalled)")
+            }
+        case .watch:
+            if !flags.contains(.isCompanionAppInstalled) {
+                return .wc(.companionAppNotInstalled, "the companion iOS app is not installed (device.set isCompanionAppInstalled)")
+            }
+        }
+        if payloadLength > configuration.maximumMessagePayloadLength {
+            return .wc(.payloadTooLarge,
+                       "the payload is \(payloadLength) bytes; messages are limited to \(configuration.maximumMessagePayloadLength) bytes")
+        }
+        if !isReachable {
+            return .wc(.notReachable, "the \(peerName) is not reachable (\(unreachableReason))")
+        }
+        return nil
+    }
+
+    private func sendMessage(_ payload: MessagePayload, wantsReply: Bool, timeout: Int64?,
+                             token: RequestToken, now: Int64) {
+        if let error = sendPrecondition(payloadLength: payload.byteCount) {
+            actions.append(.respond(token, .failure(error)))
+            return
+        }
+        let id = nextMessageId
+        nextMessageId &+= 1
+        pendingSends[id] = PendingSend(token: token, wantsReply: wantsReply, isData: payload.isData)
+        actions.append(.send(.message(id: id, wantsReply: wantsReply, payload: payload)))
+        let deadline = now + (timeout ?? configuration.defaultReplyTimeoutMilliseconds)
+        actions.append(.armTimer(.replyTimeout(messageId: id), deadlineMilliseconds: deadline))
+    }
+
+    private func receiveReply(id: UInt64, payload: MessagePayload) {
+        guard let pending = pendingSends[id], pending.wantsReply else { return }
+        pendingSends[id] = nil
+        actions.append(.cancelTimer(.replyTimeout(messageId: id)))
+        switch decode(payload) {
+        case .success(let content):
+            if content.isData != pending.isData {
+                actions.append(.respond(pending.token, .failure(.wc(.messageReplyFailed,
+                    "the \(peerName) replied with \(content.isData ? "Data" : "a dictionary") to a \(pending.isData ? "sendMessageData" : "sendMessage")"))))
+            } else {
+                actions.append(.respond(pending.token, .success(.reply(content))))
+            }
+        case .failure(let error):
+            actions.append(.respond(pending.token, .failure(.wc(.messageReplyFailed,
+                "the reply from the \(peerName) is not a valid property list: \(error)"))))
+        }
+    }
+
+    // MARK: - Receiving
+
+    private func receiveMessage(id: UInt64, wantsReply: Bool, payload: MessagePayload, now: Int64) {
+        guard activationState == .activated else {
+            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                                               description: "the receiving session is not activated")))
+            return
+        }
+        let content: MessageContent
+        switch decode(payload) {
+        case .success(let decoded): content = decoded
+        case .failure(let error):
+            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.payloadUnsupportedTypes.rawValue),
+                                               description: "the message is not a valid property-list dictionary: \(error)")))
+            return
+        }
+        let seq = nextReceivedSeq
+        nextReceivedSeq &+= 1
+        var item = ReceivedItem(seq: seq, kind: payload.isData ? .messageData : .message, content: content, replyId: nil)
+        guard wantsReply else {
+            record(item)
+            actions.append(.send(.messageAck(id: id)))
+            return
+        }
+        switch replies.mode {
+        case .manual:
+            item.replyId = seq
+            rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
+                                                     linkGeneration: linkGeneration, scheduled: nil))
+            record(item)
+        case .none:
+            record(item)
+        case .empty, .echo, .fixed:
+            record(item)
+            let reply = automaticReply(to: payload)
+            if replies.delayMilliseconds > 0 {
+                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
+                                                         linkGeneration: linkGeneration, scheduled: reply))
+                actions.append(.armTimer(.delayedReply(replyId: seq), deadlineMilliseconds: now + replies.delayMilliseconds))
+            } else {
+                actions.append(.send(.reply(id: id, payload: reply)))
+            }
+        }
+    }
+
+    private func automaticReply(to payload: MessagePayload) -> MessagePayload {
+        switch (replies.mode, payload) {
+        case (.echo, _):
+            return payload
+        case (.fixed, .dictionary):
+            return .dictionary(replies.reply ?? PropertyListCodec.emptyDictionary)
+        case (.fixed, .data):
+            return .data(replies.replyData ?? [])
+        case (_, .dictionary):
+            return .dictionary(PropertyListCodec.emptyDictionary)
+        case (_, .data):
+            return .data([])
+        }
+    }
+
+    private func replyManually(replyId: UInt64, payload: MessagePayload, token: RequestToken) {
+        guard let awaiting = awaitingReplies[replyId], awaiting.scheduled == nil else {
+            actions.append(.respond(token, .failure(.invalidArgument(
+                "message.reply: no message is waiting for a reply with replyId \(replyId) (already answered, never asked for one, or the link dropped since)"))))
+            return
+        }
+        guard awaiting.isData == payload.isData else {
+            actions.append(.respond(token, .failure(.invalidArgument(awaiting.isData
+                ? "message.reply: message \(replyId) came from sendMessageData: answer with replyData"
+                : "message.reply: message \(replyId) came from sendMessage: answer with reply"))))
+            return
+        }
+        forgetAwaitingReply(replyId)
+        guard isLinkUp, awaiting.linkGeneration == linkGeneration else {
+            actions.append(.respond(token, .failure(.wc(.notReachable, "the link to the \(peerName) dropped since the message arrived"))))
+            return
+        }
+        if payload.byteCount > configuration.maximumMessagePayloadLength {
+            let reason = "the reply is \(payload.byteCount) bytes; replies are limited to \(configuration.maximumMessagePayloadLength) bytes"
+            actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.messageReplyFailed.rawValue),
+                                               description: "the \(role == .phone ? "phone" : "watch") could not reply: \(reason)")))
+            actions.append(.respond(token, .failure(.wc(.payloadTooLarge, reason))))
+            return
+        }
+        actions.append(.send(.reply(id: awaiting.messageId, payload: payload)))
+        actions.append(.respond(token, .success(.empty)))
+    }
+
+    private func rememberAwaitingReply(_ replyId: UInt64, _ awaiting: AwaitingReply) {
+        awaitingReplies[replyId] = awaiting
+        awaitingReplyOrder.append(replyId)
+        if awaitingReplyOrder.count > configuration.manualReplyCapacity * 2 {
+            awaitingReplyOrder.removeAll { awaitingReplies[$0] == nil }
+        }
+        while awaitingReplies.count > configuration.manualReplyCapacity, !awaitingReplyOrder.isEmpty {
+            let oldest = awaitingReplyOrder.removeFirst()
+            if let evicted = awaitingReplies.removeValue(forKey: oldest), evicted.scheduled != nil {
+                actions.append(.cancelTimer(.delayedReply(replyId: oldest)))
+            }
+        }
+    }
+
+    private func forgetAwaitingReply(_ replyId: UInt64) {
+        awaitingReplies[replyId] = nil
+        if awaitingReplies.isEmpty { awaitingReplyOrder.removeAll(keepingCapacity: true) }
+    }
+
+    private func record(_ item: ReceivedItem) {
+        received.append(item)
+        actions.append(.notify(.messageReceived(item)))
+    }
+
+    // MARK: - Helpers
+
+    private func decode(_ payload: MessagePayload) -> Result<MessageContent, PropertyListError> {
+        switch payload {
+        case .data(let bytes):
+            return .success(.data(bytes))
+        case .dictionary(let bytes):
+            do { return .success(.dictionary(try PropertyListCodec.decodeDictionary(bytes))) }
+            catch let error as PropertyListError { return .failure(error) }
+            catch { return .failure(PropertyListError(message: "\(error)")) }
+        }
+    }
+
+    private var peerName: String { role == .phone ? "watch" : "phone" }
+
+    /// Why `isReachable` is false, in the user's words.
+    public var unreachableReason: String {
+        if !isLinkUp { return "the link is down" }
+        if activationState != .activated { return "this session is not activated" }
+        guard let peer = peerState else { return "waiting for the \(peerName)'s state" }
+        if peer.activationState != .activated { return "the \(peerName)'s session is not activated" }
+        let phoneFlags = role == .phone ? flags : peer.flags
+        let watchFlags = role == .watch ? flags : peer.flags
+        if !phoneFlags.contains(.isPaired) { return "the devices are not paired" }
+        if !phoneFlags.contains(.isWatchAppInstalled) { return "the watch app is not installed" }
+        if !watchFlags.contains(.isCompanionAppInstalled) { return "the companion app is not installed" }
+        switch role {
+        case .phone where peer.appState != .foreground: return "the watch app is \(peer.appState.name), not in the foreground"
+        case .watch where peer.appState == .notRunning: return "the phone app is not running"
+        default: return "reachable"
+        }
+    }
+
+    private func drain() -> [SessionAction] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+}
+
+extension MessagePayload {
+    var byteCount: Int { bytes.count }
+}
+
+extension PropertyListCodec {
+    /// The binary property list of an empty dictionary: the default reply.
+    static let emptyDictionary: [UInt8] = (try? PropertyListCodec.encode([:])) ?? []
+}

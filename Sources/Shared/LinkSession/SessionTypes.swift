@@ -1,0 +1,163 @@
+import WireProtocol
+
+/// Identifies one control request that is waiting for its response.
+public struct RequestToken: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public var description: String { "request#\(rawValue)" }
+}
+
+/// A failure of a session operation: a `WCErrorDomain` error, or a bad argument.
+public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
+    case wc(WCErrorCode, String)
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .wc(let code, let message): return "\(WCErrorCode.domain) \(code.rawValue) \(code.name): \(message)"
+        case .invalidArgument(let message): return "invalidArgument: \(message)"
+        }
+    }
+}
+
+/// The content of an immediate message or reply as the app sees it.
+public enum MessageContent: Hashable, Sendable {
+    case dictionary([String: PropertyListValue])
+    case data([UInt8])
+
+    public var isData: Bool {
+        if case .data = self { return true }
+        return false
+    }
+}
+
+/// How the receiving side answers messages that want a reply.
+public enum ReplyMode: String, Sendable, CaseIterable {
+    /// An empty dictionary (or empty Data), as the PowerAuth sample app does.
+    case empty
+    /// The message itself.
+    case echo
+    /// The configured `reply` / `replyData`.
+    case fixed
+    /// No reply: the sender times out with 7012.
+    case none
+    /// A control client answers with `message.reply`.
+    case manual
+}
+
+/// The receiving side's reply behaviour (`replies.set`).
+public struct ReplyConfiguration: Hashable, Sendable {
+    public var mode: ReplyMode
+    /// Encoded binary property list used by `fixed` for dictionary messages.
+    public var reply: [UInt8]?
+    public var replyData: [UInt8]?
+    public var delayMilliseconds: Int64
+
+    public init(mode: ReplyMode = .empty, reply: [UInt8]? = nil, replyData: [UInt8]? = nil, delayMilliseconds: Int64 = 0) {
+        self.mode = mode
+        self.reply = reply
+        self.replyData = replyData
+        self.delayMilliseconds = delayMilliseconds
+    }
+}
+
+/// One item the app received, as `received.list` and `message.received` report it.
+public struct ReceivedItem: Hashable, Sendable {
+    public enum Kind: String, Sendable {
+        case message
+        case messageData
+    }
+
+    public var seq: UInt64
+    public var kind: Kind
+    public var content: MessageContent
+    /// Present when the sender waits for a reply and the reply mode is `manual`.
+    public var replyId: UInt64?
+}
+
+/// Device flags by their API names.
+public enum DeviceFlagName: String, Sendable, CaseIterable {
+    case isPaired
+    case isWatchAppInstalled
+    case isComplicationEnabled
+    case isCompanionAppInstalled
+
+    public var flag: DeviceFlags {
+        switch self {
+        case .isPaired: return .isPaired
+        case .isWatchAppInstalled: return .isWatchAppInstalled
+        case .isComplicationEnabled: return .isComplicationEnabled
+        case .isCompanionAppInstalled: return .isCompanionAppInstalled
+        }
+    }
+
+    /// The flags a role owns: the phone knows about the watch, the watch about its companion.
+    public static func owned(by role: Role) -> [DeviceFlagName] {
+        switch role {
+        case .phone: return [.isPaired, .isWatchAppInstalled, .isComplicationEnabled]
+        case .watch: return [.isCompanionAppInstalled]
+        }
+    }
+}
+
+/// What the session asks of the control layer and the link.
+public enum SessionCommand: Sendable {
+    case activate
+    case setAppState(AppState)
+    case setDeviceFlags([DeviceFlagName: Bool])
+    case sendMessage(MessagePayload, wantsReply: Bool, timeoutMilliseconds: Int64?)
+    case reply(replyId: UInt64, payload: MessagePayload)
+    case setReplies(ReplyConfiguration)
+    case receivedList(after: UInt64?)
+}
+
+/// The successful outcome of a `SessionCommand`.
+public enum CommandResult: Hashable, Sendable {
+    case activationState(ActivationState)
+    case empty
+    case reply(MessageContent)
+    case received([ReceivedItem])
+    case appState(AppState)
+    case deviceFlags(DeviceFlags)
+    case replies(ReplyConfiguration)
+}
+
+/// Something the app is told (a delegate callback in WatchConnectivity terms).
+public enum SessionNotification: Hashable, Sendable {
+    case activationDidComplete(ActivationState)
+    case reachabilityDidChange(Bool)
+    /// Phone: `sessionWatchStateDidChange` (paired, app installed, complication enabled).
+    case watchStateDidChange(DeviceFlags)
+    /// Watch: `sessionCompanionAppInstalledDidChange`.
+    case companionAppInstalledDidChange(Bool)
+    case messageReceived(ReceivedItem)
+}
+
+/// Timers the session arms; the runtime calls back with the same value.
+public enum SessionTimer: Hashable, Sendable {
+    case replyTimeout(messageId: UInt64)
+    case delayedReply(replyId: UInt64)
+}
+
+/// The effects the runtime performs for the session.
+public enum SessionAction: Sendable {
+    case send(Frame)
+    case respond(RequestToken, Result<CommandResult, SessionError>)
+    case notify(SessionNotification)
+    case armTimer(SessionTimer, deadlineMilliseconds: Int64)
+    case cancelTimer(SessionTimer)
+}
+
+/// A point-in-time view of the session for `status`.
+public struct SessionStatus: Hashable, Sendable {
+    public var role: Role
+    public var activationState: ActivationState
+    public var isReachable: Bool
+    public var appState: AppState
+    public var flags: DeviceFlags
+    public var linkConnected: Bool
+    public var peerState: SessionState?
+    public var hasContentPending: Bool
+    public var pendingMessages: Int
+    public var awaitingManualReplies: Int
+}

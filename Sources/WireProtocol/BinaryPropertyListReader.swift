@@ -1,0 +1,291 @@
+import Foundation
+
+/// Reads a `bplist00` file, trusting nothing in it.
+///
+/// Every offset, count and reference is checked against the input before it is used, so a
+/// hostile file cannot make the reader allocate more than a small multiple of its own size:
+/// containers nest at most ``PropertyListCodec/maximumDepth`` levels, a container cannot
+/// contain itself, and the decoded value counts at most two values per input byte (shared
+/// references included). Strings and data are decoded once and shared wherever referenced.
+struct BinaryPropertyListReader {
+    private let bytes: [UInt8]
+    private let offsetSize: Int
+    private let referenceSize: Int
+    private let objectCount: Int
+    private let topObject: Int
+    private let offsetTableOffset: Int
+    private var remainingValueBudget: Int
+    private var decodedLeaves: [Int: PropertyListValue] = [:]
+    private var openContainers: [Int] = []
+
+    init(_ bytes: [UInt8]) throws {
+        let header = BinaryPropertyList.header
+        guard bytes.count >= header.count, bytes.starts(with: header) else {
+            if bytes.starts(with: Array("bplist".utf8)) {
+                throw PropertyListError("not a binary property list of version 00: the header is \(Self.describeHeader(bytes))")
+            }
+            throw PropertyListError("not a binary property list: the data does not start with \"bplist00\"")
+        }
+        let minimumLength = header.count + 1 + 1 + BinaryPropertyList.trailerLength
+        guard bytes.count >= minimumLength else {
+            throw PropertyListError("binary property list of \(bytes.count) bytes is too short (at least \(minimumLength) are needed)")
+        }
+        let trailer = bytes.count - BinaryPropertyList.trailerLength
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize) else {
+            throw PropertyListError("damaged binary property list: trailer gives an offset size of \(offsetSize) bytes (must be 1...8)")
+        }
+        guard (1...8).contains(referenceSize) else {
+            throw PropertyListError("damaged binary property list: trailer gives an object reference size of \(referenceSize) bytes (must be 1...8)")
+        }
+        let rawObjectCount = Self.readUnsigned(bytes, at: trailer + 8, size: 8)
+        let rawTopObject = Self.readUnsigned(bytes, at: trailer + 16, size: 8)
+        let rawTableOffset = Self.readUnsigned(bytes, at: trailer + 24, size: 8)
+        guard rawTableOffset > UInt64(header.count), rawTableOffset <= UInt64(trailer) else {
+            throw PropertyListError("damaged binary property list: offset table at \(rawTableOffset) is outside the object area 9...\(trailer)")
+        }
+        offsetTableOffset = Int(rawTableOffset)
+        guard rawObjectCount >= 1, rawObjectCount <= UInt64((trailer - offsetTableOffset) / offsetSize) else {
+            throw PropertyListError("damaged binary property list: \(rawObjectCount) objects do not fit the offset table of \(trailer - offsetTableOffset) bytes")
+        }
+        objectCount = Int(rawObjectCount)
+        guard rawTopObject < rawObjectCount else {
+            throw PropertyListError("damaged binary property list: top object \(rawTopObject) is not one of the \(objectCount) objects")
+        }
+        topObject = Int(rawTopObject)
+        self.bytes = bytes
+        remainingValueBudget = 2 * bytes.count
+    }
+
+    mutating func readTopObject() throws -> PropertyListValue {
+        try readObject(topObject)
+    }
+
+    private mutating func readObject(_ object: Int) throws -> PropertyListValue {
+        remainingValueBudget -= 1
+        guard remainingValueBudget >= 0 else {
+            throw PropertyListError("binary property list expands to more than \(2 * bytes.count) values through shared references")
+        }
+        if let leaf = decodedLeaves[object] { return leaf }
+
+        let start = try offset(of: object)
+        let marker = bytes[start]
+        let info = marker & 0x0F
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case BinaryPropertyList.falseMarker: return .boolean(false)
+            case BinaryPropertyList.trueMarker: return .boolean(true)
+            case 0x00: throw unsupported("null", object)
+            default: throw PropertyListError("object \(object) has the unknown marker 0x\(hexByte(marker))")
+            }
+        case 0x1:
+            return .integer(try readInteger(object: object, at: start))
+        case 0x2:
+            guard info == 2 || info == 3 else {
+                throw PropertyListError("real object \(object) has a size of \(1 << Int(info)) bytes (must be 4 or 8)")
+            }
+            let bits = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
+            let value = info == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(bits)))) : Double(bitPattern: Self.readUnsigned(bits))
+            return .real(value)
+        case 0x3:
+            guard marker == BinaryPropertyList.dateMarker else {
+                throw PropertyListError("object \(object) has the unknown marker 0x\(hexByte(marker))")
+            }
+            let bits = try readPayload(object: object, from: start + 1, count: 8)
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bits))))
+        case 0x4:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            return memoize(.data(Array(try readPayload(object: object, from: contentStart, count: count))), as: object)
+        case 0x5:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            let content = try readPayload(object: object, from: contentStart, count: count)
+            if let byte = content.first(where: { $0 >= 0x80 }) {
+                throw PropertyListError("ASCII string object \(object) contains the non-ASCII byte 0x\(hexByte(byte))")
+            }
+            return memoize(.string(String(decoding: content, as: UTF8.self)), as: object)
+        case 0x6:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= (offsetTableOffset - contentStart) / 2 else {
+                throw runsPast(object, start)
+            }
+            let content = try readPayload(object: object, from: contentStart, count: 2 * count)
+            var units: [UInt16] = []
+            units.reserveCapacity(count)
+            for index in stride(from: content.startIndex, to: content.endIndex, by: 2) {
+                units.append(UInt16(content[index]) << 8 | UInt16(content[index + 1]))
+            }
+            guard let string = Self.validatedUTF16String(units) else {
+                throw PropertyListError("UTF-16 string object \(object) is not valid UTF-16 (an unpaired surrogate)")
+            }
+            return memoize(.string(string), as: object)
+        case 0x8:
+            throw unsupported("UID", object)
+        case 0xA:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            let references = try readReferences(object: object, from: contentStart, count: count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(count)
+            for reference in references {
+                elements.append(try readObject(reference))
+            }
+            return .array(elements)
+        case 0xB, 0xC:
+            throw unsupported(marker >> 4 == 0xB ? "ordered set" : "set", object)
+        case 0xD:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= Int.max / 2 else { throw runsPast(object, start) }
+            let references = try readReferences(object: object, from: contentStart, count: 2 * count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            var dictionary: [String: PropertyListValue] = [:]
+            dictionary.reserveCapacity(count)
+            for entry in 0..<count {
+                let keyObject = references[entry]
+                let key = try readObject(keyObject)
+                guard case .string(let keyString) = key else {
+                    throw PropertyListError("dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)")
+                }
+                let value = try readObject(references[count + entry])
+                guard dictionary.updateValue(value, forKey: keyString) == nil else {
+                    throw PropertyListError("dictionary object \(object) has the key \"\(keyString)\" more than once")
+                }
+            }
+            return .dictionary(dictionary)
+        default:
+            throw PropertyListError("object \(object) has the unknown marker 0x\(hexByte(marker))")
+        }
+    }
+
+    private mutating func memoize(_ value: PropertyListValue, as object: Int) -> PropertyListValue {
+        decodedLeaves[object] = value
+        return value
+    }
+
+    private mutating func enterContainer(_ object: Int) throws {
+        guard !openContainers.contains(object) else {
+            throw PropertyListError("object \(object) contains itself")
+        }
+        guard openContainers.count < PropertyListCodec.maximumDepth else {
+            throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
+        }
+        openContainers.append(object)
+    }
+
+    private func offset(of object: Int) throws -> Int {
+        let entry = offsetTableOffset + object * offsetSize
+        let offset = Self.readUnsigned(bytes, at: entry, size: offsetSize)
+        guard offset >= UInt64(BinaryPropertyList.header.count), offset < UInt64(offsetTableOffset) else {
+            throw PropertyListError("damaged binary property list: object \(object) has the offset \(offset), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)")
+        }
+        return Int(offset)
+    }
+
+    /// The bytes `from..<from + count` of an object, which must end before the offset table.
+    private func readPayload(object: Int, from start: Int, count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, start <= offsetTableOffset, count <= offsetTableOffset - start else {
+            throw runsPast(object, start)
+        }
+        return bytes[start..<start + count]
+    }
+
+    /// The element count in a marker's low nibble, or in the integer object after it when the nibble is 0xF.
+    private func readCount(object: Int, at start: Int) throws -> (count: Int, contentStart: Int) {
+        let info = Int(bytes[start] & 0x0F)
+        if info != 0x0F {
+            return (info, start + 1)
+        }
+        guard start + 1 < offsetTableOffset, bytes[start + 1] >> 4 == 0x1 else {
+            throw PropertyListError("object \(object) has a long count that is not followed by an integer")
+        }
+        let count = try readInteger(object: object, at: start + 1)
+        guard count >= 0, let intCount = Int(exactly: count) else {
+            throw PropertyListError("object \(object) has the invalid count \(count)")
+        }
+        let countSize = 1 << Int(bytes[start + 1] & 0x0F)
+        return (intCount, start + 2 + countSize)
+    }
+
+    /// An integer object: 1, 2 or 4 unsigned bytes, 8 signed bytes, or 16 bytes that must fit in `Int64`.
+    private func readInteger(object: Int, at start: Int) throws -> Int64 {
+        let info = bytes[start] & 0x0F
+        guard info <= 4 else {
+            throw PropertyListError("integer object \(object) has a size of 2^\(info) bytes (must be 1, 2, 4, 8 or 16)")
+        }
+        let size = 1 << Int(info)
+        let content = try readPayload(object: object, from: start + 1, count: size)
+        switch size {
+        case 1, 2, 4:
+            return Int64(Self.readUnsigned(content))
+        case 8:
+            return Int64(bitPattern: Self.readUnsigned(content))
+        default:
+            let high = Self.readUnsigned(content.prefix(8))
+            let low = Self.readUnsigned(content.suffix(8))
+            if high == 0, low <= UInt64(Int64.max) {
+                return Int64(low)
+            }
+            if high == UInt64.max, low > UInt64(Int64.max) {
+                return Int64(bitPattern: low)
+            }
+            let description = high == 0 ? "\(low)" : "a 128-bit value"
+            throw PropertyListError("integer object \(object) is \(description), outside the Int64 range")
+        }
+    }
+
+    private func readReferences(object: Int, from start: Int, count: Int) throws -> [Int] {
+        guard count <= (offsetTableOffset - min(start, offsetTableOffset)) / referenceSize else {
+            throw runsPast(object, start)
+        }
+        let content = try readPayload(object: object, from: start, count: count * referenceSize)
+        var references: [Int] = []
+        references.reserveCapacity(count)
+        for index in stride(from: content.startIndex, to: content.endIndex, by: referenceSize) {
+            let reference = Self.readUnsigned(content[index..<index + referenceSize])
+            guard reference < UInt64(objectCount) else {
+                throw PropertyListError("object \(object) refers to object \(reference), but there are \(objectCount) objects")
+            }
+            references.append(Int(reference))
+        }
+        return references
+    }
+
+    private func runsPast(_ object: Int, _ start: Int) -> PropertyListError {
+        PropertyListError("damaged binary property list: object \(object) at \(start) runs past the end of the object area (\(offsetTableOffset))")
+    }
+
+    private func unsupported(_ kind: String, _ object: Int) -> PropertyListError {
+        PropertyListError("object \(object) is of the unsupported type \(kind): property lists here hold strings, integers, reals, booleans, data, dates, arrays and dictionaries")
+    }
+
+    private static func readUnsigned(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
+        readUnsigned(bytes[start..<start + size])
+    }
+
+    private static func readUnsigned(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private static func validatedUTF16String(_ units: [UInt16]) -> String? {
+        var iterator = units.makeIterator()
+        var decoder = UTF16()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return String(decoding: units, as: UTF16.self)
+            case .error: return nil
+            }
+        }
+    }
+
+    private static func describeHeader(_ bytes: [UInt8]) -> String {
+        let header = bytes.prefix(8)
+        if header.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+            return "\"" + String(decoding: header, as: UTF8.self) + "\""
+        }
+        return header.map(hexByte).joined(separator: " ")
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Writes a `bplist00` file: header, objects, offset table, 32-byte trailer.
+///
+/// Equal strings are written once and shared, as Foundation does; other values are written
+/// where they occur. Dictionary keys are sorted by their UTF-8 bytes so equal values give equal bytes.
+struct BinaryPropertyListWriter {
+    private enum Object {
+        case leaf(PropertyListValue)
+        case array([Int])
+        case dictionary(keys: [Int], values: [Int])
+    }
+
+    private var objects: [Object] = []
+    private var stringObjects: [[UInt8]: Int] = [:]
+
+    mutating func write(_ top: PropertyListValue) throws -> [UInt8] {
+        objects = []
+        stringObjects = [:]
+        _ = try flatten(top, depth: 0)
+
+        let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
+        var output: [UInt8] = BinaryPropertyList.header
+        var offsets: [Int] = []
+        offsets.reserveCapacity(objects.count)
+        for object in objects {
+            offsets.append(output.count)
+            append(object, referenceSize: referenceSize, to: &output)
+        }
+
+        let offsetTableOffset = output.count
+        let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
+        for offset in offsets {
+            appendUnsigned(UInt64(offset), size: offsetSize, to: &output)
+        }
+        output.append(contentsOf: [0, 0, 0, 0, 0, 0])
+        output.append(UInt8(offsetSize))
+        output.append(UInt8(referenceSize))
+        output.appendBigEndian(UInt64(objects.count))
+        output.appendBigEndian(UInt64(0))
+        output.appendBigEndian(UInt64(offsetTableOffset))
+        return output
+    }
+
+    /// Assigns object numbers depth first, the container before its contents.
+    private mutating func flatten(_ value: PropertyListValue, depth: Int) throws -> Int {
+        switch value {
+        case .string(let string):
+            let key = Array(string.utf8)
+            if let existing = stringObjects[key] { return existing }
+            objects.append(.leaf(value))
+            stringObjects[key] = objects.count - 1
+            return objects.count - 1
+        case .integer, .real, .boolean, .data, .date:
+            objects.append(.leaf(value))
+            return objects.count - 1
+        case .array(let elements):
+            let index = try reserveContainer(depth: depth)
+            var references: [Int] = []
+            references.reserveCapacity(elements.count)
+            for element in elements {
+                references.append(try flatten(element, depth: depth + 1))
+            }
+            objects[index] = .array(references)
+            return index
+        case .dictionary(let dictionary):
+            let index = try reserveContainer(depth: depth)
+            let entries = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            var keys: [Int] = []
+            var values: [Int] = []
+            keys.reserveCapacity(entries.count)
+            values.reserveCapacity(entries.count)
+            for (key, _) in entries {
+                keys.append(try flatten(.string(key), depth: depth + 1))
+            }
+            for (_, value) in entries {
+                values.append(try flatten(value, depth: depth + 1))
+            }
+            objects[index] = .dictionary(keys: keys, values: values)
+            return index
+        }
+    }
+
+    private mutating func reserveContainer(depth: Int) throws -> Int {
+        guard depth < PropertyListCodec.maximumDepth else {
+            throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
+        }
+        objects.append(.array([]))
+        return objects.count - 1
+    }
+
+    private func append(_ object: Object, referenceSize: Int, to output: inout [UInt8]) {
+        switch object {
+        case .array(let references):
+            appendMarker(BinaryPropertyList.arrayMarker, count: references.count, to: &output)
+            for reference in references {
+                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
+            }
+        case .dictionary(let keys, let values):
+            appendMarker(BinaryPropertyList.dictionaryMarker, count: keys.count, to: &output)
+            for reference in keys {
+                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
+            }
+            for reference in values {
+                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
+            }
+        case .leaf(let value):
+            appendLeaf(value, to: &output)
+        }
+    }
+
+    private func appendLeaf(_ value: PropertyListValue, to output: inout [UInt8]) {
+        switch value {
+        case .boolean(let bool):
+            output.append(bool ? BinaryPropertyList.trueMarker : BinaryPropertyList.falseMarker)
+        case .integer(let integer):
+            appendInteger(integer, to: &output)
+        case .real(let real):
+            output.append(BinaryPropertyList.realMarker | 3)
+            output.appendBigEndian(real.bitPattern)
+        case .date(let date):
+            output.append(BinaryPropertyList.dateMarker)
+            output.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
+        case .data(let bytes):
+            appendMarker(BinaryPropertyList.dataMarker, count: bytes.count, to: &output)
+            output.append(contentsOf: bytes)
+        case .string(let string):
+            if string.utf8.allSatisfy({ $0 < 0x80 }) {
+                appendMarker(BinaryPropertyList.asciiStringMarker, count: string.utf8.count, to: &output)
+                output.append(contentsOf: string.utf8)
+            } else {
+                appendMarker(BinaryPropertyList.utf16StringMarker, count: string.utf16.count, to: &output)
+                for unit in string.utf16 {
+                    output.appendBigEndian(unit)
+                }
+            }
+        case .array, .dictionary:
+            preconditionFailure("containers are flattened before they are written")
+        }
+    }
+
+    /// Non-negative integers in the fewest of 1, 2, 4 or 8 bytes; negative ones in 8.
+    private func appendInteger(_ integer: Int64, to output: inout [UInt8]) {
+        let size = integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer))
+        output.append(BinaryPropertyList.integerMarker | UInt8(size.trailingZeroBitCount))
+        appendUnsigned(UInt64(bitPattern: integer), size: size, to: &output)
+    }
+
+    private func appendMarker(_ marker: UInt8, count: Int, to output: inout [UInt8]) {
+        if count < 0x0F {
+            output.append(marker | UInt8(count))
+        } else {
+            output.append(marker | 0x0F)
+            appendInteger(Int64(count), to: &output)
+        }
+    }
+
+    private func appendUnsigned(_ value: UInt64, size: Int, to output: inout [UInt8]) {
+        for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
+            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+}
+
+/// Constants of the `bplist00` format.
+enum BinaryPropertyList {
+    static let header: [UInt8] = Array("bplist00".utf8)
+    static let trailerLength = 32
+
+    static let falseMarker: UInt8 = 0x08
+    static let trueMarker: UInt8 = 0x09
+    static let integerMarker: UInt8 = 0x10
+    static let realMarker: UInt8 = 0x20
+    static let dateMarker: UInt8 = 0x33
+    static let dataMarker: UInt8 = 0x40
+    static let asciiStringMarker: UInt8 = 0x50
+    static let utf16StringMarker: UInt8 = 0x60
+    static let arrayMarker: UInt8 = 0xA0
+    static let dictionaryMarker: UInt8 = 0xD0
+
+    /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.
+    static func byteCount(for value: UInt64) -> Int {
+        switch value {
+        case 0...0xFF: return 1
+        case 0...0xFFFF: return 2
+        case 0...0xFFFF_FFFF: return 4
+        default: return 8
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// One unit of the link protocol. See `docs/wire-protocol.md` for the bytes of each.
+public enum Frame: Sendable, Hashable {
+    /// Opens the handshake (type 0x01).
+    case hello(Hello)
+    /// Proves the pairing key: a ``PairingProof`` of 32 bytes (type 0x02).
+    case auth(proof: [UInt8])
+    /// The sender verified the peer's AUTH; its side of the handshake is done (type 0x03).
+    case ready
+    /// The sender's session state (type 0x10).
+    case state(SessionState)
+    /// An immediate message (type 0x20).
+    case message(id: UInt64, wantsReply: Bool, payload: MessagePayload)
+    /// The reply to the message `id` (type 0x21).
+    case reply(id: UInt64, payload: MessagePayload)
+    /// The message `id` failed; `code` is a ``WCErrorCode`` raw value (type 0x22).
+    case messageError(id: UInt64, code: UInt16, description: String)
+    /// The message `id`, sent without a reply handler, was delivered (type 0x23).
+    case messageAck(id: UInt64)
+    /// Asks the peer for a PONG with the same value (type 0x30).
+    case ping(UInt64)
+    /// Answers a PING (type 0x31).
+    case pong(UInt64)
+    /// The sender ends the link; `code` is a ``GoAwayCode`` raw value (type 0x3F).
+    case goAway(code: UInt16, reason: String)
+
+    /// The type byte of this frame.
+    public var type: FrameType {
+        switch self {
+        case .hello: return .hello
+        case .auth: return .auth
+        case .ready: return .ready
+        case .state: return .state
+        case .message: return .message
+        case .reply: return .reply
+        case .messageError: return .messageError
+        case .messageAck: return .messageAck
+        case .ping: return .ping
+        case .pong: return .pong
+        case .goAway: return .goAway
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// Cuts a byte stream into frames, incrementally: a two-state machine that waits for a
+/// 4-byte header, then for the body it declares.
+///
+/// The declared length is checked against ``maximumFrameLength`` as soon as the header is
+/// complete, before any of the body is awaited; the check uses the maximum in force when
+/// ``next()`` reads that header. The first bad frame puts the decoder in a failed state:
+/// every later ``next()`` throws the same error and appended bytes are dropped.
+public struct FrameDecoder: Sendable {
+    /// The default maximum frame length: 1 MiB of type byte and body.
+    public static let defaultMaximumFrameLength: UInt32 = 1 << 20
+
+    /// The largest frame (type byte and body) the decoder accepts; settable at any time.
+    public var maximumFrameLength: UInt32
+
+    private enum State: Sendable {
+        case waitingForHeader
+        case waitingForBody(length: Int)
+        case failed(FrameDecodingError)
+    }
+
+    private var state = State.waitingForHeader
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+
+    /// Consumed bytes are moved out of the buffer once there are at least this many
+    /// and they make up at least half of it, so each byte is moved at most once on average.
+    private static let compactionThreshold = 4096
+
+    public init(maximumFrameLength: UInt32 = FrameDecoder.defaultMaximumFrameLength) {
+        self.maximumFrameLength = maximumFrameLength
+    }
+
+    /// The number of received bytes not yet returned as frames.
+    public var bufferedByteCount: Int {
+        switch state {
+        case .waitingForBody: return buffer.count - readIndex + 4
+        case .waitingForHeader, .failed: return buffer.count - readIndex
+        }
+    }
+
+    private var unreadByteCount: Int { buffer.count - readIndex }
+
+    /// Adds received bytes.
+    public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard prepareToAppend() else { return }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard prepareToAppend() else { return }
+        bytes.withMemoryRebound(to: UInt8.self) { buffer.append(contentsOf: $0) }
+    }
+
+    /// The next complete frame, or `nil` when more bytes are needed.
+    ///
+    /// - Throws: ``FrameDecodingError`` for the first bad frame, and again on every later call.
+    public mutating func next() throws -> Frame? {
+        while true {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .waitingForHeader:
+                guard unreadByteCount >= 4 else { return nil }
+                var declared: UInt32 = 0
+                for offset in 0..<4 {
+                    declared = declared << 8 | UInt32(buffer[readIndex + offset])
+                }
+                if declared == 0 {
+                    throw fail(.emptyFrame)
+                }
+                if declared > maximumFrameLength {
+                    throw fail(.frameTooLarge(declared: declared, maximum: maximumFrameLength))
+                }
+                readIndex += 4
+                state = .waitingForBody(length: Int(declared))
+            case .waitingForBody(let length):
+                guard unreadByteCount >= length else { return nil }
+                let start = readIndex
+                let result = buffer.withUnsafeBytes { raw -> Result<Frame, FrameDecodingError> in
+                    let body = UnsafeRawBufferPointer(rebasing: raw[(start + 1)..<(start + length)])
+                    return Result { () throws(FrameDecodingError) -> Frame in
+                        try FrameParser.parse(type: raw[start], body: body)
+                    }
+                }
+                switch result {
+                case .success(let frame):
+                    readIndex += length
+                    state = .waitingForHeader
+                    return frame
+                case .failure(let error):
+                    throw fail(error)
+                }
+            }
+        }
+    }
+
+    private mutating func fail(_ error: FrameDecodingError) -> FrameDecodingError {
+        state = .failed(error)
+        buffer = []
+        readIndex = 0
+        return error
+    }
+
+    /// Drops consumed bytes when that is cheap; `false` once the decoder has failed.
+    private mutating func prepareToAppend() -> Bool {
+        if case .failed = state { return false }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            readIndex = 0
+        } else if readIndex >= Self.compactionThreshold && readIndex * 2 >= buffer.count {
+            buffer.removeSubrange(0..<readIndex)
+            readIndex = 0
+        }
+        return true
+    }
+}

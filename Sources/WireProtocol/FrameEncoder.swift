@@ -1,0 +1,111 @@
+/// Writes frames as bytes: a big-endian `UInt32` length (type byte and body), the type byte, the body.
+///
+/// Strings with a length limit (a device id, an error description, a GOAWAY reason) are cut at
+/// the last whole Unicode scalar that fits. Fixed-size fields (the nonce, the proof) and an
+/// empty device id are programming errors and stop the process.
+public struct FrameEncoder: Sendable {
+    /// Appends the bytes of `frame` to `buffer`.
+    public static func encode(_ frame: Frame, into buffer: inout [UInt8]) {
+        let frameLength = 1 + bodyLength(of: frame)
+        precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
+        reserveCapacity(4 + frameLength, in: &buffer)
+        buffer.appendBigEndian(UInt32(frameLength))
+        buffer.append(frame.type.rawValue)
+        switch frame {
+        case .hello(let hello):
+            precondition(hello.nonce.count == LinkProtocol.nonceLength,
+                         "HELLO nonce must be \(LinkProtocol.nonceLength) bytes, not \(hello.nonce.count)")
+            precondition(!hello.deviceId.isEmpty, "HELLO deviceId must not be empty")
+            buffer.append(contentsOf: Hello.magic)
+            buffer.appendBigEndian(hello.minVersion)
+            buffer.appendBigEndian(hello.maxVersion)
+            buffer.append(hello.role.rawValue)
+            appendString(hello.deviceId, maximum: Hello.maximumDeviceIdLength, to: &buffer)
+            buffer.append(contentsOf: hello.nonce)
+        case .auth(let proof):
+            precondition(proof.count == LinkProtocol.proofLength,
+                         "AUTH proof must be \(LinkProtocol.proofLength) bytes, not \(proof.count)")
+            buffer.append(contentsOf: proof)
+        case .ready:
+            break
+        case .state(let state):
+            buffer.append(state.activationState.rawValue)
+            buffer.append(state.appState.rawValue)
+            buffer.append(state.flags.rawValue)
+        case .message(let id, let wantsReply, let payload):
+            buffer.appendBigEndian(id)
+            buffer.append((wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0))
+            buffer.append(contentsOf: payload.bytes)
+        case .reply(let id, let payload):
+            buffer.appendBigEndian(id)
+            buffer.append(payload.isData ? MessageFlags.isData : 0)
+            buffer.append(contentsOf: payload.bytes)
+        case .messageError(let id, let code, let description):
+            buffer.appendBigEndian(id)
+            buffer.appendBigEndian(code)
+            appendString(description, maximum: Int(UInt16.max), to: &buffer)
+        case .messageAck(let id):
+            buffer.appendBigEndian(id)
+        case .ping(let value), .pong(let value):
+            buffer.appendBigEndian(value)
+        case .goAway(let code, let reason):
+            buffer.appendBigEndian(code)
+            appendString(reason, maximum: Int(UInt16.max), to: &buffer)
+        }
+    }
+
+    /// The bytes of `frame`.
+    public static func encode(_ frame: Frame) -> [UInt8] {
+        var buffer: [UInt8] = []
+        encode(frame, into: &buffer)
+        return buffer
+    }
+
+    /// The number of bytes ``encode(_:into:)`` appends for `frame`, length prefix included.
+    public static func encodedLength(of frame: Frame) -> Int {
+        4 + 1 + bodyLength(of: frame)
+    }
+
+    private static func bodyLength(of frame: Frame) -> Int {
+        switch frame {
+        case .hello(let hello):
+            return 4 + 2 + 2 + 1 + 2 + utf8PrefixLength(of: hello.deviceId, maximum: Hello.maximumDeviceIdLength)
+                + hello.nonce.count
+        case .auth(let proof):
+            return proof.count
+        case .ready:
+            return 0
+        case .state:
+            return 3
+        case .message(_, _, let payload), .reply(_, let payload):
+            return 8 + 1 + payload.bytes.count
+        case .messageError(_, _, let description):
+            return 8 + 2 + 2 + utf8PrefixLength(of: description, maximum: Int(UInt16.max))
+        case .messageAck, .ping, .pong:
+            return 8
+        case .goAway(_, let reason):
+            return 2 + 2 + utf8PrefixLength(of: reason, maximum: Int(UInt16.max))
+        }
+    }
+
+    /// Grows geometrically: `reserveCapacity` alone allocates exactly what it is asked for,
+    /// which would copy the whole buffer on every append.
+    private static func reserveCapacity(_ additional: Int, in buffer: inout [UInt8]) {
+        let needed = buffer.count + additional
+        if buffer.capacity < needed {
+            buffer.reserveCapacity(Swift.max(needed, 2 * buffer.capacity))
+        }
+    }
+
+    private static func appendString(_ string: String, maximum: Int, to buffer: inout [UInt8]) {
+        let length = utf8PrefixLength(of: string, maximum: maximum)
+        buffer.appendBigEndian(UInt16(length))
+        buffer.append(contentsOf: string.utf8.prefix(length))
+    }
+}
+
+/// The bits of the flags byte of MESSAGE and REPLY frames.
+enum MessageFlags {
+    static let wantsReply: UInt8 = 1 << 0
+    static let isData: UInt8 = 1 << 1
+}

@@ -1,0 +1,91 @@
+/// Turns a type byte and a complete body into a ``Frame``.
+enum FrameParser {
+    static func parse(type rawType: UInt8, body: UnsafeRawBufferPointer) throws(FrameDecodingError) -> Frame {
+        guard let type = FrameType(rawValue: rawType) else {
+            throw .unknownFrameType(rawType)
+        }
+        var reader = FrameBodyReader(type: rawType, body: body)
+        let frame: Frame
+        switch type {
+        case .hello:
+            let magic = try reader.readBytes(Hello.magic.count, field: "magic")
+            guard magic == Hello.magic else {
+                throw reader.malformed("magic is \(magic.map(hexByte).joined(separator: " ")), expected 57 4C 4E 4B (\"WLNK\")")
+            }
+            let minVersion = try reader.readInteger(UInt16.self, field: "minVersion")
+            let maxVersion = try reader.readInteger(UInt16.self, field: "maxVersion")
+            let rawRole = try reader.readInteger(UInt8.self, field: "role")
+            guard let role = Role(rawValue: rawRole) else {
+                throw reader.malformed("role is \(rawRole), expected 1 (phone) or 2 (watch)")
+            }
+            let deviceId = try reader.readString(field: "deviceId", allowedLengths: 1...Hello.maximumDeviceIdLength)
+            let nonce = try reader.readBytes(LinkProtocol.nonceLength, field: "nonce")
+            try reader.expectEnd(after: "nonce")
+            frame = .hello(Hello(minVersion: minVersion, maxVersion: maxVersion, role: role, deviceId: deviceId, nonce: nonce))
+        case .auth:
+            let proof = try reader.readBytes(LinkProtocol.proofLength, field: "proof")
+            try reader.expectEnd(after: "proof")
+            frame = .auth(proof: proof)
+        case .ready:
+            try reader.expectEnd(after: "the type byte (READY has an empty body)")
+            frame = .ready
+        case .state:
+            let rawActivation = try reader.readInteger(UInt8.self, field: "activationState")
+            guard let activationState = ActivationState(rawValue: rawActivation) else {
+                throw reader.malformed("activationState is \(rawActivation), expected 0...2")
+            }
+            let rawApp = try reader.readInteger(UInt8.self, field: "appState")
+            guard let appState = AppState(rawValue: rawApp) else {
+                throw reader.malformed("appState is \(rawApp), expected 0...2")
+            }
+            let rawFlags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = rawFlags & ~DeviceFlags.all.rawValue
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            try reader.expectEnd(after: "flags")
+            frame = .state(SessionState(activationState: activationState, appState: appState, flags: DeviceFlags(rawValue: rawFlags)))
+        case .message:
+            let id = try reader.readInteger(UInt64.self, field: "id")
+            let flags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = flags & ~(MessageFlags.wantsReply | MessageFlags.isData)
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            let payload = payload(reader.readRest(), isData: flags & MessageFlags.isData != 0)
+            frame = .message(id: id, wantsReply: flags & MessageFlags.wantsReply != 0, payload: payload)
+        case .reply:
+            let id = try reader.readInteger(UInt64.self, field: "id")
+            let flags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = flags & ~MessageFlags.isData
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            frame = .reply(id: id, payload: payload(reader.readRest(), isData: flags & MessageFlags.isData != 0))
+        case .messageError:
+            let id = try reader.readInteger(UInt64.self, field: "id")
+            let code = try reader.readInteger(UInt16.self, field: "code")
+            let description = try reader.readString(field: "description")
+            try reader.expectEnd(after: "description")
+            frame = .messageError(id: id, code: code, description: description)
+        case .messageAck:
+            let id = try reader.readInteger(UInt64.self, field: "id")
+            try reader.expectEnd(after: "id")
+            frame = .messageAck(id: id)
+        case .ping, .pong:
+            let value = try reader.readInteger(UInt64.self, field: "value")
+            try reader.expectEnd(after: "value")
+            frame = type == .ping ? .ping(value) : .pong(value)
+        case .goAway:
+            let code = try reader.readInteger(UInt16.self, field: "code")
+            let reason = try reader.readString(field: "reason")
+            try reader.expectEnd(after: "reason")
+            frame = .goAway(code: code, reason: reason)
+        }
+        return frame
+    }
+
+    private static func payload(_ bytes: [UInt8], isData: Bool) -> MessagePayload {
+        isData ? .data(bytes) : .dictionary(bytes)
+    }
+}

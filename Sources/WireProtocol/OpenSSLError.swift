@@ -1,0 +1,16 @@
+import CCrypto
+
+enum OpenSSLError {
+    /// The text of OpenSSL's queued errors for this thread, emptying the queue.
+    static func describeAndClear() -> String {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var text = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &text, text.count)
+            messages.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,42 @@
+/// Encodes and decodes dictionaries as binary property lists (`bplist00`), the format of
+/// message and context payloads.
+///
+/// The codec is written here rather than built on Foundation's `PropertyListSerialization`:
+/// on Linux that class also accepts XML and OpenStep text in place of binary data, reports a
+/// damaged binary list as "Unexpected character b at line 1", and documents no bound on
+/// nesting or on how far shared references expand. This codec reads only `bplist00`,
+/// names the offending object in every error, checks every length against the input before
+/// allocating, limits nesting to ``maximumDepth``, and bounds the decoded value's size by
+/// the input's. Its output is read by `PropertyListSerialization` on every platform, and it
+/// reads what `PropertyListSerialization` writes.
+public enum PropertyListCodec {
+    /// The deepest nesting of arrays and dictionaries, the top-level dictionary included.
+    public static let maximumDepth = 64
+
+    /// The binary property list of `dictionary`, with keys in a stable order.
+    ///
+    /// - Throws: ``PropertyListError`` when the value nests deeper than ``maximumDepth``.
+    public static func encode(_ dictionary: [String: PropertyListValue]) throws -> [UInt8] {
+        var writer = BinaryPropertyListWriter()
+        return try writer.write(.dictionary(dictionary))
+    }
+
+    /// The dictionary a binary property list holds.
+    ///
+    /// - Throws: ``PropertyListError`` naming the problem: not a binary property list, a
+    ///   damaged structure, a top level that is not a dictionary, a key that is not a string,
+    ///   a type WatchConnectivity does not carry (null, UID, set), an integer outside `Int64`,
+    ///   or nesting deeper than ``maximumDepth``.
+    public static func decodeDictionary(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
+        var reader = try BinaryPropertyListReader(bytes)
+        let top = try reader.readTopObject()
+        guard case .dictionary(let dictionary) = top else {
+            throw PropertyListError("top level is \(article(top.kindName)) \(top.kindName), not a dictionary")
+        }
+        return dictionary
+    }
+
+    static func article(_ word: String) -> String {
+        word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+    }
+}

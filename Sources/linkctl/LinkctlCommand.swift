@@ -1,0 +1,125 @@
+/// What the command line asks `linkctl` to do.
+enum LinkctlCommand: Equatable {
+    case help
+    case version
+    case call(LinkctlInvocation)
+    case events(LinkctlInvocation)
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let usage = """
+        Usage:
+          linkctl [--home DIR] [--timeout SECONDS] phone|watch OP [--json '{...}']
+          linkctl [--home DIR] [--timeout SECONDS] phone|watch events
+          linkctl --help | --version
+
+        Sends one control request to phoned or watchd and prints its result as one JSON line.
+        'events' subscribes and prints each event as one JSON line until interrupted or until
+        the daemon closes the connection.
+
+        Options:
+          --home DIR          WatchLink home holding phone.ctl and watch.ctl (default:
+                              $WATCHLINK_HOME, else $XDG_RUNTIME_DIR/watchlink,
+                              else /tmp/watchlink-<uid>)
+          --timeout SECONDS   time allowed for the answer (default 10)
+          --json '{...}'      the operation's arguments, a JSON object (default {})
+          --help              show this help
+          --version           show the version
+
+        Exit status: 0 success, 1 the daemon answered with an error, 2 usage error,
+        3 cannot connect, 4 no valid answer (timeout, connection lost).
+
+        Examples:
+          linkctl phone session.activate
+          linkctl phone message.send --json '{"message": {"hello": "watch"}}'
+          linkctl watch events
+        """
+
+    /// Reads the arguments that follow the program name.
+    static func parse(_ arguments: [String]) throws -> LinkctlCommand {
+        var home: String?
+        var timeout = 10.0
+        var json: String?
+        var positionals: [String] = []
+        var remaining = arguments[...]
+
+        func value(of option: String, inline: String?) throws -> String {
+            if let inline { return inline }
+            guard let next = remaining.popFirst() else {
+                throw UsageError(description: "option \(option) needs a value")
+            }
+            return next
+        }
+
+        while let argument = remaining.popFirst() {
+            if argument == "--" {
+                positionals.append(contentsOf: remaining)
+                break
+            }
+            guard argument.hasPrefix("-"), argument != "-" else {
+                positionals.append(argument)
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let inline = parts.count == 2 ? String(parts[1]) : nil
+            switch name {
+            case "--help", "-h":
+                return .help
+            case "--version":
+                return .version
+            case "--home":
+                let directory = try value(of: name, inline: inline)
+                guard !directory.isEmpty else { throw UsageError(description: "--home needs a directory") }
+                home = directory
+            case "--timeout":
+                let text = try value(of: name, inline: inline)
+                guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+                    throw UsageError(description: "--timeout needs a positive number of seconds, got '\(text)'")
+                }
+                timeout = seconds
+            case "--json":
+                json = try value(of: name, inline: inline)
+            default:
+                throw UsageError(description: "unknown option '\(argument)'")
+            }
+        }
+
+        guard let target = positionals.first else {
+            throw UsageError(description: "missing the daemon to talk to: phone or watch")
+        }
+        guard let device = LinkctlInvocation.Device(rawValue: target) else {
+            throw UsageError(description: "unknown daemon '\(target)' (expected phone or watch)")
+        }
+        guard positionals.count >= 2 else {
+            throw UsageError(description: "missing the operation, e.g. 'linkctl \(target) status'")
+        }
+        guard positionals.count == 2 else {
+            throw UsageError(description: "unexpected argument '\(positionals[2])' (pass arguments with --json)")
+        }
+        let op = positionals[1]
+        let invocation = LinkctlInvocation(device: device, op: op, home: home, timeoutSeconds: timeout, argumentsJSON: json)
+        if op == "events" {
+            guard json == nil else {
+                throw UsageError(description: "'events' takes no --json arguments")
+            }
+            return .events(invocation)
+        }
+        return .call(invocation)
+    }
+}
+
+/// One request to one daemon.
+struct LinkctlInvocation: Equatable {
+    enum Device: String {
+        case phone, watch
+    }
+
+    var device: Device
+    var op: String
+    var home: String?
+    var timeoutSeconds: Double
+    var argumentsJSON: String?
+}

@@ -1,0 +1,3 @@
+import LinkDaemon
+
+DaemonMain.run(role: .watch)

@@ -1,0 +1,253 @@
+import Foundation
+import LinkControl
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the built daemons are: `WATCHLINK_BIN_DIR`, else next to the test bundle.
+enum Binaries {
+    static let directory: URL = {
+        if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        var url = Bundle.main.bundleURL
+        while url.path != "/" {
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("phoned").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        for bundle in Bundle.allBundles {
+            let dir = bundle.bundleURL.deletingLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("phoned").path) { return dir }
+        }
+        return URL(fileURLWithPath: ".build/debug")
+    }()
+
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+}
+
+/// A short temporary directory (Unix socket paths are limited to 108 bytes), removed at the end.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/wl-XXXXXX".utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(result != nil, "mkdtemp failed")
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Polls `condition` until it holds or the deadline passes.
+func eventually(_ what: String, timeout: Double = 5, file: StaticString = #filePath, line: UInt = #line,
+                _ condition: () throws -> Bool) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if (try? condition()) == true { return }
+        usleep(10_000)
+    }
+    XCTFail("timed out after \(timeout) s waiting for \(what)", file: file, line: line)
+}
+
+/// One spawned daemon process.
+final class DaemonProcess {
+    let name: String
+    let home: String
+    let arguments: [String]
+    let logPath: String
+    private(set) var process: Process?
+
+    init(_ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil) {
+        self.name = name
+        self.home = home
+        arguments = ["--home", home, "--log-level", "debug"] + extraArguments
+        self.logPath = logPath ?? home + "/" + name + ".log"
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+    var controlPath: String { home + (name == "phoned" ? "/phone.ctl" : "/watch.ctl") }
+
+    @discardableResult
+    func start() throws -> DaemonProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.path(name))
+        process.arguments = arguments
+        if !FileManager.default.fileExists(atPath: logPath) {
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        try? log.close()
+        self.process = process
+        return self
+    }
+
+    /// Starts the daemon and waits until its control socket answers `status`.
+    @discardableResult
+    func startAndWait(timeout: Double = 10) throws -> DaemonProcess {
+        try start()
+        try waitUntilReady(timeout: timeout)
+        return self
+    }
+
+    func waitUntilReady(timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let process, !process.isRunning {
+                throw NSError(domain: "harness", code: 1, userInfo: [NSLocalizedDescriptionKey:
+                    "\(name) exited with \(process.terminationStatus) before it was ready:\n\(log)"])
+            }
+            if let client = try? ControlClient(socketPath: controlPath, timeoutSeconds: 2) {
+                defer { client.close() }
+                if (try? client.call("status")) != nil { return }
+            }
+            usleep(5_000)
+        }
+        throw NSError(domain: "harness", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(name) not ready after \(timeout) s:\n\(log)"])
+    }
+
+    func client(timeout: Double = 10) throws -> ControlClient {
+        try ControlClient(socketPath: controlPath, timeoutSeconds: timeout)
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ signal: Int32) {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit; returns its status, or nil on timeout.
+    @discardableResult
+    func waitForExit(timeout: Double = 5) -> Int32? {
+        guard let process else { return nil }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(2_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Kills the process by pid (SIGKILL) and reaps it.
+    func kill9() {
+        signal(SIGKILL)
+        waitForExit(timeout: 5)
+    }
+
+    func stop() {
+        guard let process, process.isRunning else { return }
+        signal(SIGTERM)
+        if waitForExit(timeout: 3) == nil { kill9() }
+    }
+}
+
+/// A test case that owns a temporary home and the daemons it starts, and cleans both up.
+class DaemonTestCase: XCTestCase {
+    private(set) var directories: [TemporaryDirectory] = []
+    private(set) var daemons: [DaemonProcess] = []
+    private(set) var clients: [ControlClient] = []
+    var home: String = ""
+
+    override func setUp() {
+        super.setUp()
+        home = makeDirectory()
+    }
+
+    private var recordedIssue = false
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        recordedIssue = true
+        super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+
+    override func tearDown() {
+        for client in clients { client.close() }
+        for daemon in daemons { daemon.stop() }
+        if recordedIssue {
+            for daemon in daemons { print("---- \(daemon.name) log (\(daemon.logPath)):\n\(daemon.log)") }
+        }
+        for directory in directories { directory.remove() }
+        clients.removeAll()
+        daemons.removeAll()
+        directories.removeAll()
+        super.tearDown()
+    }
+
+    func makeDirectory() -> String {
+        let directory = TemporaryDirectory()
+        directories.append(directory)
+        return directory.path
+    }
+
+    func daemon(_ name: String, home: String? = nil, _ extra: [String] = [], logPath: String? = nil) -> DaemonProcess {
+        let daemon = DaemonProcess(name, home: home ?? self.home, extraArguments: extra, logPath: logPath)
+        daemons.append(daemon)
+        return daemon
+    }
+
+    func client(_ daemon: DaemonProcess, timeout: Double = 10) throws -> ControlClient {
+        let client = try daemon.client(timeout: timeout)
+        clients.append(client)
+        return client
+    }
+
+    func subscribed(_ daemon: DaemonProcess) throws -> ControlClient {
+        let client = try client(daemon)
+        try client.subscribe()
+        return client
+    }
+
+    /// Starts phoned and watchd in the test's home and waits until the link is up.
+    func startPair(phoneArgs: [String] = [], watchArgs: [String] = []) throws -> (DaemonProcess, DaemonProcess) {
+        let phone = try daemon("phoned", phoneArgs).startAndWait()
+        let watch = try daemon("watchd", watchArgs).startAndWait()
+        let phoneClient = try client(phone)
+        eventually("the link to come up") {
+            try phoneClient.call("status")["link"]?["connected"]?.boolValue == true
+        }
+        return (phone, watch)
+    }
+
+    /// Starts both daemons, activates both sessions and waits until each side is reachable.
+    func startActivatedPair() throws -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient) {
+        let (phone, watch) = try startPair()
+        let p = try client(phone)
+        let w = try client(watch)
+        _ = try p.call("session.activate")
+        _ = try w.call("session.activate")
+        eventually("both sides reachable") {
+            try p.call("status")["isReachable"]?.boolValue == true && w.call("status")["isReachable"]?.boolValue == true
+        }
+        return (phone, watch, p, w)
+    }
+}
+
+extension JSONObject {
+    subscript(path first: String, _ rest: String...) -> JSONValue? {
+        var value = self[first]
+        for key in rest { value = value?[key] }
+        return value
+    }
+}
+
+/// Asserts that `body` throws a ControlError with this domain and code.
+func assertControlError(_ domain: String, _ code: Int, file: StaticString = #filePath, line: UInt = #line,
+                        _ body: () throws -> Any) {
+    do {
+        let value = try body()
+        XCTFail("expected \(domain) \(code), got \(value)", file: file, line: line)
+    } catch let error as ControlError {
+        XCTAssertEqual(error.domain, domain, "\(error)", file: file, line: line)
+        XCTAssertEqual(error.code, code, "\(error)", file: file, line: line)
+        XCTAssertFalse(error.message.isEmpty, file: file, line: line)
+    } catch {
+        XCTFail("expected \(domain) \(code), got \(error)", file: file, line: line)
+    }
+}

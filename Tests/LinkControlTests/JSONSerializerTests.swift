@@ -1,0 +1,56 @@
+import XCTest
+@testable import LinkControl
+
+final class JSONSerializerTests: XCTestCase {
+    func testCompactOutputInInsertionOrder() {
+        let value: JSONValue = ["z": 1, "a": [true, nil, "x"], "m": ["k": 1.5]]
+        XCTAssertEqual(JSON.serialize(value), #"{"z":1,"a":[true,null,"x"],"m":{"k":1.5}}"#)
+        XCTAssertEqual(value.description, JSON.serialize(value))
+    }
+
+    func testDoubles() {
+        XCTAssertEqual(JSON.serialize(.double(1.5)), "1.5")
+        XCTAssertEqual(JSON.serialize(.double(2)), "2.0")
+        XCTAssertEqual(JSON.serialize(.double(-0.1)), "-0.1")
+        XCTAssertEqual(JSON.serialize(.double(0.1 + 0.2)), "0.30000000000000004")
+        XCTAssertEqual(JSON.serialize(.double(.infinity)), "null")
+        XCTAssertEqual(JSON.serialize(.double(-.infinity)), "null")
+        XCTAssertEqual(JSON.serialize(.double(.nan)), "null")
+        for number in [1e16, 1e-7, Double.leastNonzeroMagnitude, 1.7976931348623157e308, 123456.789, -2.5e-10] {
+            let text = JSON.serialize(.double(number))
+            XCTAssertEqual(try JSON.parse(Array(text.utf8)), .double(number), text)
+        }
+        XCTAssertEqual(JSON.serialize(.int(Int64.min)), "-9223372036854775808")
+    }
+
+    func testStringEscaping() {
+        XCTAssertEqual(JSON.serialize("a\"b\\c/d"), #""a\"b\\c/d""#)
+        XCTAssertEqual(JSON.serialize("\n\r\t\u{08}\u{0C}"), #""\n\r\t\b\f""#)
+        XCTAssertEqual(JSON.serialize("\u{0}\u{1}\u{1F}\u{7F}"), "\"\\u0000\\u0001\\u001f\u{7F}\"")
+        XCTAssertEqual(JSON.serialize("é😀"), "\"é😀\"")
+    }
+
+    func testSerializeIntoAppends() {
+        var bytes = Array("x=".utf8)
+        JSON.serialize(["a": 1], into: &bytes)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), #"x={"a":1}"#)
+    }
+
+    func testRoundTrip() throws {
+        let values: [JSONValue] = [
+            nil, true, false, 0, -1, .int(Int64.max), .int(Int64.min), 0.5, -1e-300, 2.0,
+            "", "plain", "quotes \" and \\ and / and \u{0}\u{1F} and 😀 and \u{2028}",
+            [], [:], [[[]]], ["nested": ["deeper": [1, 2.5, "three", nil, ["k": false]]]],
+        ]
+        for value in values {
+            let text = JSON.serialize(value)
+            XCTAssertFalse(text.contains("\n"), text)
+            XCTAssertEqual(try JSON.parse(Array(text.utf8)), value, text)
+        }
+    }
+
+    func testRoundTripKeepsKeyOrder() throws {
+        let text = #"{"c":1,"b":{"y":2,"x":3},"a":[{"q":1,"p":2}]}"#
+        XCTAssertEqual(JSON.serialize(try JSON.parse(Array(text.utf8))), text)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import WireProtocol
+import XCTest
+@testable import LinkControl
+
+final class PlistJSONTests: XCTestCase {
+    private let date = Date(timeIntervalSince1970: 1_700_000_000.25)
+
+    func testEveryKindFromJSON() throws {
+        let json: JSONValue = [
+            "s": "text", "i": 42, "r": 2.5, "b": true,
+            "d": ["$data": "AAEC/w=="], "t": ["$date": "2023-11-14T22:13:20.250Z"],
+            "a": [1, "two", ["$data": ""]], "o": ["inner": false],
+        ]
+        let plist = try PlistJSON.propertyList(from: json)
+        XCTAssertEqual(plist, .dictionary([
+            "s": .string("text"), "i": .integer(42), "r": .real(2.5), "b": .boolean(true),
+            "d": .data([0, 1, 2, 255]), "t": .date(date),
+            "a": .array([.integer(1), .string("two"), .data([])]), "o": .dictionary(["inner": .boolean(false)]),
+        ]))
+    }
+
+    func testEveryKindToJSON() {
+        let plist: [String: PropertyListValue] = [
+            "s": .string("text"), "i": .integer(-3), "r": .real(0.5), "b": .boolean(false),
+            "d": .data(Array("hi".utf8)), "t": .date(date), "a": .array([.integer(1), .dictionary([:])]),
+        ]
+        let json = PlistJSON.json(from: plist)
+        XCTAssertEqual(JSON.serialize(json),
+                       #"{"a":[1,{}],"b":false,"d":{"$data":"aGk="},"i":-3,"r":0.5,"s":"text","t":{"$date":"2023-11-14T22:13:20.250Z"}}"#)
+    }
+
+    func testRoundTrip() throws {
+        let plist: PropertyListValue = .dictionary([
+            "nested": .array([.data([9, 8, 7]), .date(date), .real(1e-3), .dictionary(["k": .string("v")])]),
+            "empty": .array([]), "unicode": .string("😀"),
+        ])
+        XCTAssertEqual(try PlistJSON.propertyList(from: PlistJSON.json(from: plist)), plist)
+        let text = JSON.serialize(PlistJSON.json(from: plist))
+        XCTAssertEqual(try PlistJSON.propertyList(from: JSON.parse(Array(text.utf8))), plist)
+    }
+
+    func testDateForms() throws {
+        for text in ["2023-11-14T22:13:20Z", "2023-11-14T23:13:20+01:00", "2023-11-14T22:13:20.000Z"] {
+            XCTAssertEqual(try PlistJSON.propertyList(from: ["$date": .string(text)]), .date(Date(timeIntervalSince1970: 1_700_000_000)), text)
+        }
+    }
+
+    func testSpecialKeysOnlyWhenAlone() throws {
+        XCTAssertEqual(try PlistJSON.propertyList(from: ["$data": "AA==", "x": 1]),
+                       .dictionary(["$data": .string("AA=="), "x": .integer(1)]))
+    }
+
+    func testErrorsNameThePath() {
+        assertError(try PlistJSON.propertyList(from: ["key": nil], path: "message"),
+                    path: "message.key", message: "null at message.key is not a property-list type")
+        assertError(try PlistJSON.propertyList(from: nil),
+                    path: "", message: "null at the top level is not a property-list type")
+        assertError(try PlistJSON.propertyList(from: ["list": [1, ["x": nil]]], path: "message"),
+                    path: "message.list[1].x", message: "null at message.list[1].x is not a property-list type")
+        assertError(try PlistJSON.propertyList(from: ["blob": ["$data": "not base64!"]], path: "message"),
+                    path: "message.blob", message: "$data at message.blob is not valid base64")
+        assertError(try PlistJSON.propertyList(from: ["blob": ["$data": 5]], path: "message"),
+                    path: "message.blob", message: "$data at message.blob must be a base64 string, got integer")
+        assertError(try PlistJSON.propertyList(from: ["when": ["$date": "yesterday"]], path: "context"),
+                    path: "context.when", message: "$date at context.when is not an ISO 8601 date-time with a time zone: \"yesterday\"")
+        assertError(try PlistJSON.propertyList(from: ["when": ["$date": true]], path: "context"),
+                    path: "context.when", message: "$date at context.when must be an ISO 8601 string, got boolean")
+        assertError(try PlistJSON.dictionary(from: [1, 2], path: "userInfo"),
+                    path: "userInfo", message: "userInfo must be an object (a property-list dictionary), got array")
+        assertError(try PlistJSON.dictionary(from: ["a": ["b": [nil]]], path: "userInfo"),
+                    path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
+    }
+
+    func testDictionaryFromObject() throws {
+        XCTAssertEqual(try PlistJSON.dictionary(from: ["a": 1], path: "message"), ["a": .integer(1)])
+        XCTAssertEqual(try PlistJSON.dictionary(from: [:], path: "message"), [:])
+    }
+
+    private func assertError<T>(_ expression: @autoclosure () throws -> T, path: String, message: String,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try expression(), file: file, line: line) { error in
+            guard let error = error as? PlistJSONError else {
+                return XCTFail("unexpected \(error)", file: file, line: line)
+            }
+            XCTAssertEqual(error.path, path, file: file, line: line)
+            XCTAssertEqual(error.message, message, file: file, line: line)
+            XCTAssertEqual(error.description, message, file: file, line: line)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LinkRuntime
+import XCTest
+
+/// The poller backends this platform has; loop tests run once for each.
+let availableBackends = PollerBackend.allCases.filter(\.isAvailable)
+
+/// Runs `loop` until it is stopped, failing the test (and stopping it) after `limitMs`.
+func runLoop(
+    _ loop: EventLoop, limitMs: Int64 = 10_000, _ what: String = "",
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
+    var timedOut = false
+    let guardTimer = loop.schedule(afterMilliseconds: limitMs) {
+        timedOut = true
+        loop.stop()
+    }
+    try loop.run()
+    loop.cancel(guardTimer)
+    XCTAssertFalse(timedOut, "loop was not stopped within \(limitMs) ms \(what)", file: file, line: line)
+}
+
+/// A private temporary directory with a short path, removed afterwards.
+func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
+    let directory = try FileSystem.makeTemporaryDirectory(prefix: "wlrt-", in: "/tmp")
+    defer { try? FileSystem.removeRecursively(directory) }
+    return try body(directory)
+}
+
+/// Deterministic, non-repeating-looking test bytes.
+func patternBytes(count: Int, seed: UInt32 = 1) -> [UInt8] {
+    var state = seed &* 2_654_435_761 | 1
+    return (0..<count).map { _ in
+        state ^= state << 13
+        state ^= state >> 17
+        state ^= state << 5
+        return UInt8(truncatingIfNeeded: state)
+    }
+}
+
+func fileMode(_ path: String) throws -> mode_t {
+    try FileSystem.permissions(path)
+}
+
+func isNonBlocking(_ fd: Int32) -> Bool {
+    fcntl(fd, F_GETFL) & O_NONBLOCK != 0
+}
+
+func isCloseOnExec(_ fd: Int32) -> Bool {
+    fcntl(fd, F_GETFD) & FD_CLOEXEC != 0
+}
+
+func writeRaw(_ fd: Int32, _ bytes: [UInt8]) -> Int {
+    bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,162 @@
+import LinkRuntime
+import XCTest
+
+final class TimerTests: XCTestCase {
+    func testTimersFireInDeadlineOrderWithFIFOForEqualDeadlines() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            var fired: [String] = []
+            loop.schedule(afterMilliseconds: 30) { fired.append("30") }
+            loop.schedule(afterMilliseconds: 10) { fired.append("10a") }
+            loop.schedule(afterMilliseconds: 20) { fired.append("20") }
+            loop.schedule(afterMilliseconds: 0) { fired.append("0") }
+            loop.schedule(afterMilliseconds: 40) { fired.append("40"); loop.stop() }
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(fired, ["0", "10a", "20", "30", "40"], "\(backend)")
+        }
+    }
+
+    func testEqualDeadlinesFireInSchedulingOrder() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            var fired: [Int] = []
+            // The same delay scheduled back to back may land on one deadline or on rising ones;
+            // either way the order must be the scheduling order.
+            for index in 0..<100 {
+                loop.schedule(afterMilliseconds: 5) { fired.append(index) }
+            }
+            loop.schedule(afterMilliseconds: 20) { loop.stop() }
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(fired, Array(0..<100), "\(backend)")
+        }
+    }
+
+    func testCancelledTimersDoNotFire() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            var fired: [String] = []
+            let cancelled = loop.schedule(afterMilliseconds: 5) { fired.append("cancelled") }
+            var sameTurn: EventLoop.TimerID?
+            loop.schedule(afterMilliseconds: 10) {
+                fired.append("canceller")
+                if let sameTurn { loop.cancel(sameTurn) }
+            }
+            sameTurn = loop.schedule(afterMilliseconds: 10) { fired.append("sameTurn") }
+            loop.cancel(cancelled)
+            loop.cancel(cancelled)
+            loop.schedule(afterMilliseconds: 30) { fired.append("last"); loop.stop() }
+            XCTAssertEqual(loop.pendingTimerCount, 3)
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(fired, ["canceller", "last"], "\(backend)")
+            XCTAssertEqual(loop.pendingTimerCount, 0)
+        }
+    }
+
+    func testCancellingAFiredTimerIsHarmless() throws {
+        let loop = try EventLoop()
+        var count = 0
+        let timer = loop.schedule(afterMilliseconds: 0) { count += 1; loop.stop() }
+        try runLoop(loop)
+        loop.cancel(timer)
+        XCTAssertEqual(count, 1)
+        XCTAssertEqual(loop.pendingTimerCount, 0)
+    }
+
+    func testTimerScheduledFromAHandler() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            var fired: [String] = []
+            let start = loop.nowMilliseconds
+            var innerAt: Int64 = 0
+            loop.schedule(afterMilliseconds: 10) {
+                fired.append("outer")
+                loop.schedule(afterMilliseconds: 15) {
+                    fired.append("inner")
+                    innerAt = loop.nowMilliseconds
+                    loop.stop()
+                }
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(fired, ["outer", "inner"], "\(backend)")
+            XCTAssertGreaterThanOrEqual(innerAt - start, 25, "\(backend)")
+        }
+    }
+
+    func testZeroDelayTimersRunWithoutBlockingAndNotInTheSameTurnWhenScheduledFromATimer() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            var turns: [UInt64] = []
+            let start = loop.nowMilliseconds
+            loop.schedule(afterMilliseconds: 0) {
+                turns.append(loop.turnCount)
+                loop.schedule(afterMilliseconds: 0) {
+                    turns.append(loop.turnCount)
+                    loop.schedule(afterMilliseconds: -5) {
+                        turns.append(loop.turnCount)
+                        loop.stop()
+                    }
+                }
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(turns.count, 3, "\(backend)")
+            XCTAssertTrue(zip(turns, turns.dropFirst()).allSatisfy { $0 < $1 }, "\(backend): \(turns)")
+            XCTAssertLessThan(loop.nowMilliseconds - start, 1000, "\(backend)")
+        }
+    }
+
+    func testPollTimeoutFollowsTheNearestTimerWithoutBusyLooping() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            let turnsBefore = loop.turnCount
+            let start = loop.nowNanoseconds
+            var elapsed: UInt64 = 0
+            loop.schedule(afterMilliseconds: 50) {
+                elapsed = loop.nowNanoseconds - start
+                loop.stop()
+            }
+            try runLoop(loop, "\(backend)")
+            let turns = loop.turnCount - turnsBefore
+            XCTAssertLessThan(turns, 10, "\(backend): \(turns) turns for one 50 ms timer")
+            XCTAssertGreaterThanOrEqual(elapsed, 50_000_000, "\(backend): fired early")
+        }
+    }
+
+    func testNearestTimerWinsOverALaterOne() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            let start = loop.nowMilliseconds
+            var firedAt: Int64 = 0
+            loop.schedule(afterMilliseconds: 5_000) { XCTFail("late timer fired") }
+            loop.schedule(afterMilliseconds: 20) {
+                firedAt = loop.nowMilliseconds
+                loop.stop()
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertGreaterThanOrEqual(firedAt - start, 20)
+            XCTAssertLessThan(firedAt - start, 1_000, "\(backend)")
+        }
+    }
+
+    func testManyTimersFireOnceEachAndNeverEarly() throws {
+        let loop = try EventLoop()
+        var generator = SystemRandomNumberGenerator()
+        var fired = 0
+        var early = 0
+        var ids: [EventLoop.TimerID] = []
+        for _ in 0..<2_000 {
+            let delay = Int64.random(in: 0...40, using: &generator)
+            let due = loop.nowNanoseconds + UInt64(delay) * 1_000_000
+            ids.append(loop.schedule(afterMilliseconds: delay) {
+                fired += 1
+                if loop.nowNanoseconds < due { early += 1 }
+            })
+        }
+        for (index, id) in ids.enumerated() where index % 3 == 0 {
+            loop.cancel(id)
+        }
+        loop.schedule(afterMilliseconds: 60) { loop.stop() }
+        try runLoop(loop)
+        XCTAssertEqual(fired, 2_000 - (2_000 + 2) / 3)
+        XCTAssertEqual(early, 0)
+    }
+}

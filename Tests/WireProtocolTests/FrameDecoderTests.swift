@@ -1,0 +1,240 @@
+import WireProtocol
+import XCTest
+
+final class FrameDecoderTests: XCTestCase {
+    private func rawFrame(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        let length = UInt32(1 + body.count)
+        return [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+                UInt8(truncatingIfNeeded: length), type] + body
+    }
+
+    private func helloBody(magic: [UInt8] = Hello.magic, role: UInt8 = 1, deviceId: [UInt8] = Array("phone-1".utf8),
+                           deviceIdLength: Int? = nil, nonce: [UInt8] = Fixtures.phoneNonce) -> [UInt8] {
+        let length = deviceIdLength ?? deviceId.count
+        return magic + [0, 1, 0, 1, role, UInt8(length >> 8), UInt8(length & 0xFF)] + deviceId + nonce
+    }
+
+    private func assertFails(_ input: [UInt8], with error: FrameDecodingError,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        FrameDecoderVerifier.verify(input, expected: .failed(framesBefore: [], error), file: file, line: line)
+    }
+
+    private func assertMalformed(_ type: FrameType, _ body: [UInt8], _ reason: String,
+                                 file: StaticString = #filePath, line: UInt = #line) {
+        assertFails(rawFrame(type.rawValue, body), with: .malformed(type: type.rawValue, reason: reason), file: file, line: line)
+    }
+
+    // MARK: Framing
+
+    func testEveryFrameKindRoundTripsHoweverTheBytesArrive() {
+        var stream: [UInt8] = []
+        for frame in Fixtures.sampleFrames {
+            FrameEncoder.encode(frame, into: &stream)
+        }
+        FrameDecoderVerifier.verify(stream, expected: .frames(Fixtures.sampleFrames, pendingBytes: 0))
+    }
+
+    func testAnIncompleteFrameWaitsForMoreBytes() throws {
+        let bytes = FrameEncoder.encode(.ping(42))
+        var decoder = FrameDecoder()
+        decoder.append(bytes.dropLast())
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, bytes.count - 1)
+        decoder.append(bytes.suffix(1))
+        XCTAssertEqual(try decoder.next(), .ping(42))
+        XCTAssertNil(try decoder.next())
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testFramesBeforeABadOneAreDelivered() {
+        let input = FrameEncoder.encode(.ready) + FrameEncoder.encode(.ping(1)) + rawFrame(0x7E, [])
+        FrameDecoderVerifier.verify(input, expected: .failed(framesBefore: [.ready, .ping(1)], .unknownFrameType(0x7E)))
+    }
+
+    func testTheDecoderStaysFailed() throws {
+        var decoder = FrameDecoder()
+        decoder.append(rawFrame(0x7E, []))
+        XCTAssertThrowsError(try decoder.next()) { XCTAssertEqual($0 as? FrameDecodingError, .unknownFrameType(0x7E)) }
+        decoder.append(FrameEncoder.encode(.ready))
+        XCTAssertThrowsError(try decoder.next()) { XCTAssertEqual($0 as? FrameDecodingError, .unknownFrameType(0x7E)) }
+        XCTAssertEqual(decoder.bufferedByteCount, 0, "a failed decoder keeps no bytes")
+    }
+
+    func testManySmallFramesAndOneLargeFrameStreamThrough() {
+        var frames: [Frame] = (0..<5_000).map { Frame.messageAck(id: UInt64($0)) }
+        let bodyLength = Int(FrameDecoder.defaultMaximumFrameLength) - 10
+        frames.append(.message(id: 9, wantsReply: false, payload: .data((0..<bodyLength).map { UInt8(truncatingIfNeeded: $0) })))
+        frames.append(.pong(3))
+        var stream: [UInt8] = []
+        frames.forEach { FrameEncoder.encode($0, into: &stream) }
+        let chunks = stride(from: 0, to: stream.count, by: 4096).map { Array(stream[$0..<min($0 + 4096, stream.count)]) }
+        let outcome = FrameDecoderVerifier.feed(chunks, maximumFrameLength: FrameDecoder.defaultMaximumFrameLength, useRawPointers: false)
+        XCTAssertEqual(outcome, .frames(frames, pendingBytes: 0))
+    }
+
+    // MARK: Length limits
+
+    func testAnOversizedLengthIsRejectedFromTheHeaderAlone() {
+        var decoder = FrameDecoder()
+        decoder.append([0xFF, 0xFF, 0xFF, 0xFF])
+        XCTAssertThrowsError(try decoder.next()) {
+            XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: 0xFFFF_FFFF, maximum: 1 << 20))
+            XCTAssertEqual(($0 as? FrameDecodingError)?.goAwayCode, .frameTooLarge)
+        }
+        XCTAssertLessThanOrEqual(decoder.bufferedByteCount, 4)
+    }
+
+    func testAnOversizedLengthIsRejectedBeforeItsBodyArrives() {
+        var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
+        decoder.append([0x00, 0x00, 0x10])
+        XCTAssertNil(try decoder.next())
+        decoder.append([0x01, 0x20])
+        XCTAssertThrowsError(try decoder.next()) {
+            XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: 4097, maximum: 4096))
+        }
+    }
+
+    func testAFrameOfExactlyTheMaximumIsAccepted() {
+        let frame = Frame.message(id: 1, wantsReply: false, payload: .data(Array(repeating: 7, count: 4096 - 1 - 9)))
+        let bytes = FrameEncoder.encode(frame)
+        XCTAssertEqual(bytes.count, 4 + 4096)
+        FrameDecoderVerifier.verify(bytes, expected: .frames([frame], pendingBytes: 0), maximumFrameLength: 4096)
+        FrameDecoderVerifier.verify(bytes, expected: .failed(framesBefore: [], .frameTooLarge(declared: 4096, maximum: 4095)),
+                                    maximumFrameLength: 4095)
+    }
+
+    func testRaisingTheMaximumAppliesToTheNextHeader() throws {
+        let large = Frame.message(id: 1, wantsReply: true, payload: .dictionary(Array(repeating: 1, count: 10_000)))
+        let input = FrameEncoder.encode(.ready) + FrameEncoder.encode(large)
+
+        var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
+        decoder.append(input)
+        XCTAssertEqual(try decoder.next(), .ready)
+        decoder.maximumFrameLength = FrameDecoder.defaultMaximumFrameLength
+        XCTAssertEqual(try decoder.next(), large)
+
+        var strict = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
+        strict.append(input)
+        XCTAssertEqual(try strict.next(), .ready)
+        XCTAssertThrowsError(try strict.next()) {
+            XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: 10_010, maximum: 4096))
+        }
+    }
+
+    // MARK: Malformed frames
+
+    func testAnEmptyFrameIsRejected() {
+        assertFails([0, 0, 0, 0], with: .emptyFrame)
+        XCTAssertEqual(FrameDecodingError.emptyFrame.goAwayCode, .malformedFrame)
+    }
+
+    func testAnUnknownTypeIsRejected() {
+        assertFails(rawFrame(0x7E, [1, 2, 3]), with: .unknownFrameType(0x7E))
+        assertFails(rawFrame(0x00, []), with: .unknownFrameType(0x00))
+        XCTAssertEqual(FrameDecodingError.unknownFrameType(0x7E).goAwayCode, .unknownFrameType)
+        XCTAssertEqual(FrameDecodingError.unknownFrameType(0x7E).description, "unknown frame type 0x7E")
+    }
+
+    func testMalformedHello() {
+        let valid = helloBody()
+        assertMalformed(.hello, Array(valid.dropLast()), "body ends inside nonce: needs 32 bytes, 31 left")
+        assertMalformed(.hello, valid + [0], "1 trailing byte after nonce")
+        assertMalformed(.hello, Array(valid.prefix(8)), "body ends inside role: needs 1 byte, 0 left")
+        assertMalformed(.hello, Array("WL".utf8), "body ends inside magic: needs 4 bytes, 2 left")
+        assertMalformed(.hello, helloBody(magic: Array("WLN".utf8) + [0]), "magic is 57 4C 4E 00, expected 57 4C 4E 4B (\"WLNK\")")
+        assertMalformed(.hello, helloBody(role: 3), "role is 3, expected 1 (phone) or 2 (watch)")
+        assertMalformed(.hello, helloBody(role: 0), "role is 0, expected 1 (phone) or 2 (watch)")
+        assertMalformed(.hello, helloBody(deviceId: []), "deviceId length is 0, must be 1...255")
+        assertMalformed(.hello, helloBody(deviceId: Array(repeating: 0x61, count: 256)), "deviceId length is 256, must be 1...255")
+        assertMalformed(.hello, helloBody(deviceIdLength: 200), "body ends inside deviceId: needs 200 bytes, 39 left")
+        assertMalformed(.hello, helloBody(deviceId: [0x61, 0xFF]), "deviceId is not valid UTF-8")
+        assertMalformed(.hello, helloBody(deviceId: [0xC0, 0xAF]), "deviceId is not valid UTF-8")
+        assertMalformed(.hello, helloBody(deviceId: [0xED, 0xA0, 0x80]), "deviceId is not valid UTF-8")
+        assertMalformed(.hello, helloBody(deviceId: [0xE2, 0x82]), "deviceId is not valid UTF-8")
+    }
+
+    func testAValidHelloAtTheLimits() {
+        let deviceId = String(repeating: "ü", count: 127) + "!"
+        let body = helloBody(role: 2, deviceId: Array(deviceId.utf8))
+        let expected = Frame.hello(Hello(minVersion: 1, maxVersion: 1, role: .watch, deviceId: deviceId, nonce: Fixtures.phoneNonce))
+        FrameDecoderVerifier.verify(rawFrame(0x01, body), expected: .frames([expected], pendingBytes: 0))
+    }
+
+    func testMalformedAuthAndReady() {
+        assertMalformed(.auth, Array(repeating: 1, count: 31), "body ends inside proof: needs 32 bytes, 31 left")
+        assertMalformed(.auth, Array(repeating: 1, count: 33), "1 trailing byte after proof")
+        assertMalformed(.auth, [], "body ends inside proof: needs 32 bytes, 0 left")
+        assertMalformed(.ready, [0, 0], "2 trailing bytes after the type byte (READY has an empty body)")
+    }
+
+    func testMalformedState() {
+        assertMalformed(.state, [2, 2], "body ends inside flags: needs 1 byte, 0 left")
+        assertMalformed(.state, [2, 2, 0, 0], "1 trailing byte after flags")
+        assertMalformed(.state, [3, 2, 0], "activationState is 3, expected 0...2")
+        assertMalformed(.state, [2, 9, 0], "appState is 9, expected 0...2")
+        assertMalformed(.state, [2, 2, 0x1F], "flags has unknown bits 0x10")
+        assertMalformed(.state, [2, 2, 0x80], "flags has unknown bits 0x80")
+    }
+
+    func testMalformedMessageAndReply() {
+        assertMalformed(.message, [0, 0, 0], "body ends inside id: needs 8 bytes, 3 left")
+        assertMalformed(.message, [0, 0, 0, 0, 0, 0, 0, 1], "body ends inside flags: needs 1 byte, 0 left")
+        assertMalformed(.message, [0, 0, 0, 0, 0, 0, 0, 1, 0x04, 0xAA], "flags has unknown bits 0x04")
+        assertMalformed(.reply, [0, 0, 0, 0, 0, 0, 0, 1, 0x01], "flags has unknown bits 0x01")
+        assertMalformed(.reply, [0, 0, 0, 0, 0, 0, 0], "body ends inside id: needs 8 bytes, 7 left")
+    }
+
+    func testMalformedMessageErrorAckPingPong() {
+        let id: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 3]
+        assertMalformed(.messageError, id + [0x1B], "body ends inside code: needs 2 bytes, 1 left")
+        assertMalformed(.messageError, id + [0x1B, 0x64], "body ends inside description length: needs 2 bytes, 0 left")
+        assertMalformed(.messageError, id + [0x1B, 0x64, 0, 10, 0x61, 0x62], "body ends inside description: needs 10 bytes, 2 left")
+        assertMalformed(.messageError, id + [0x1B, 0x64, 0, 1, 0x80], "description is not valid UTF-8")
+        assertMalformed(.messageError, id + [0x1B, 0x64, 0, 1, 0x61, 0x62], "1 trailing byte after description")
+        assertMalformed(.messageAck, id + [0], "1 trailing byte after id")
+        assertMalformed(.ping, [1, 2, 3, 4], "body ends inside value: needs 8 bytes, 4 left")
+        assertMalformed(.pong, id + id, "8 trailing bytes after value")
+    }
+
+    func testMalformedGoAway() {
+        assertMalformed(.goAway, [0, 5], "body ends inside reason length: needs 2 bytes, 0 left")
+        assertMalformed(.goAway, [0, 5, 0, 3, 0x61], "body ends inside reason: needs 3 bytes, 1 left")
+        assertMalformed(.goAway, [0, 5, 0, 1, 0xC3], "reason is not valid UTF-8")
+        assertMalformed(.goAway, [0, 5, 0, 0, 0], "1 trailing byte after reason")
+    }
+
+    func testAGoAwayWithAnUnknownCodeDecodes() {
+        let input = rawFrame(0x3F, [0xAB, 0xCD, 0, 0])
+        FrameDecoderVerifier.verify(input, expected: .frames([.goAway(code: 0xABCD, reason: "")], pendingBytes: 0))
+        XCTAssertNil(GoAwayCode(rawValue: 0xABCD))
+        XCTAssertEqual(GoAwayCode.name(ofRawValue: 0xABCD), "unknown(43981)")
+    }
+
+    func testErrorDescriptionsNameTheProblem() {
+        XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "flags has unknown bits 0x10").description,
+                       "malformed STATE frame: flags has unknown bits 0x10")
+        XCTAssertEqual(FrameDecodingError.frameTooLarge(declared: 5000, maximum: 4096).description,
+                       "frame length 5000 exceeds the maximum of 4096 bytes")
+        XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "x").goAwayCode, .malformedFrame)
+    }
+
+    // MARK: Hostile input
+
+    func testRandomBytesNeverCrashTheDecoder() {
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 0...64, using: &generator)
+            var input = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            if count >= 5 && Bool.random(using: &generator) {
+                input[0] = 0
+                input[1] = 0
+                input[2] = 0
+                input[3] = UInt8(count - 4)
+                input[4] = FrameType.allCases.randomElement(using: &generator)!.rawValue
+            }
+            var decoder = FrameDecoder(maximumFrameLength: 4096)
+            decoder.append(input)
+            while (try? decoder.next()).flatMap({ $0 }) != nil {}
+        }
+    }
+}

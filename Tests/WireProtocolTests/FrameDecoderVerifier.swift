@@ -1,0 +1,69 @@
+import WireProtocol
+import XCTest
+
+/// Feeds the same bytes to a ``FrameDecoder`` in many ways and checks that every way yields
+/// the same frames and, if expected, the same error, like swift-nio's ByteToMessageDecoderVerifier.
+enum FrameDecoderVerifier {
+    enum Outcome: Equatable {
+        case frames([Frame], pendingBytes: Int)
+        case failed(framesBefore: [Frame], FrameDecodingError)
+    }
+
+    static let randomSplitSeeds: ClosedRange<UInt64> = 1...25
+
+    /// Checks that every way of feeding `input` gives `expected`.
+    static func verify(_ input: [UInt8], expected: Outcome,
+                       maximumFrameLength: UInt32 = FrameDecoder.defaultMaximumFrameLength,
+                       file: StaticString = #filePath, line: UInt = #line) {
+        var strategies: [(String, [[UInt8]])] = [
+            ("all at once", [input]),
+            ("byte by byte", input.map { [$0] }),
+        ]
+        for seed in randomSplitSeeds {
+            strategies.append(("random splits, seed \(seed)", randomSplits(of: input, seed: seed)))
+        }
+        for (name, chunks) in strategies {
+            let outcome = feed(chunks, maximumFrameLength: maximumFrameLength, useRawPointers: false)
+            XCTAssertEqual(outcome, expected, "strategy: \(name)", file: file, line: line)
+        }
+        let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
+        XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer", file: file, line: line)
+    }
+
+    static func randomSplits(of input: [UInt8], seed: UInt64) -> [[UInt8]] {
+        var generator = SeededGenerator(seed: seed)
+        var chunks: [[UInt8]] = []
+        var index = 0
+        while index < input.count {
+            let maximumChunk = Bool.random(using: &generator) ? 8 : 200
+            let length = min(Int.random(in: 0...maximumChunk, using: &generator), input.count - index)
+            chunks.append(Array(input[index..<index + length]))
+            index += length
+        }
+        return chunks
+    }
+
+    /// Appends each chunk and drains every frame available after it.
+    static func feed(_ chunks: [[UInt8]], maximumFrameLength: UInt32, useRawPointers: Bool) -> Outcome {
+        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
+        var frames: [Frame] = []
+        for chunk in chunks {
+            if useRawPointers {
+                chunk.withUnsafeBytes { decoder.append($0) }
+            } else {
+                decoder.append(chunk)
+            }
+            do {
+                while let frame = try decoder.next() {
+                    frames.append(frame)
+                }
+            } catch let error as FrameDecodingError {
+                return .failed(framesBefore: frames, error)
+            } catch {
+                XCTFail("unexpected error type \(error)")
+                return .frames(frames, pendingBytes: -1)
+            }
+        }
+        return .frames(frames, pendingBytes: decoder.bufferedByteCount)
+    }
+}

@@ -1,0 +1,51 @@
+import WireProtocol
+import XCTest
+
+final class FrameEncoderTests: XCTestCase {
+    func testEncodeAppendsToExistingBytes() {
+        var buffer: [UInt8] = [0xAA, 0xBB]
+        FrameEncoder.encode(.pong(1), into: &buffer)
+        XCTAssertEqual(buffer, [0xAA, 0xBB, 0, 0, 0, 9, 0x31, 0, 0, 0, 0, 0, 0, 0, 1])
+    }
+
+    func testEncodedLengthMatchesTheBytes() {
+        for frame in Fixtures.sampleFrames {
+            XCTAssertEqual(FrameEncoder.encodedLength(of: frame), FrameEncoder.encode(frame).count, "\(frame.type.name)")
+        }
+    }
+
+    func testMessageFlags() {
+        let flagsOffset = 4 + 1 + 8
+        XCTAssertEqual(FrameEncoder.encode(.message(id: 0, wantsReply: false, payload: .dictionary([])))[flagsOffset], 0x00)
+        XCTAssertEqual(FrameEncoder.encode(.message(id: 0, wantsReply: true, payload: .dictionary([])))[flagsOffset], 0x01)
+        XCTAssertEqual(FrameEncoder.encode(.message(id: 0, wantsReply: false, payload: .data([])))[flagsOffset], 0x02)
+        XCTAssertEqual(FrameEncoder.encode(.message(id: 0, wantsReply: true, payload: .data([])))[flagsOffset], 0x03)
+        XCTAssertEqual(FrameEncoder.encode(.reply(id: 0, payload: .data([])))[flagsOffset], 0x02)
+    }
+
+    func testLongStringsAreCutAtAScalarBoundary() throws {
+        let reason = String(repeating: "é", count: 40_000)
+        var decoder = FrameDecoder()
+        decoder.append(FrameEncoder.encode(.goAway(code: 1, reason: reason)))
+        XCTAssertEqual(try decoder.next(), .goAway(code: 1, reason: String(repeating: "é", count: 32_767)))
+
+        let deviceId = String(repeating: "a", count: 254) + "€"
+        XCTAssertFalse(Hello.isValid(deviceId: deviceId))
+        decoder.append(FrameEncoder.encode(.hello(Hello(role: .phone, deviceId: deviceId, nonce: Fixtures.phoneNonce))))
+        guard case .hello(let hello)? = try decoder.next() else { return XCTFail("expected a HELLO") }
+        XCTAssertEqual(hello.deviceId, String(repeating: "a", count: 254))
+    }
+
+    func testDeviceIdValidity() {
+        XCTAssertFalse(Hello.isValid(deviceId: ""))
+        XCTAssertTrue(Hello.isValid(deviceId: "w"))
+        XCTAssertTrue(Hello.isValid(deviceId: String(repeating: "x", count: 255)))
+        XCTAssertFalse(Hello.isValid(deviceId: String(repeating: "x", count: 256)))
+    }
+
+    func testHelloDefaultsToThisBuildsVersions() {
+        let hello = Hello(role: .watch, deviceId: "w", nonce: Fixtures.watchNonce)
+        XCTAssertEqual(hello.minVersion, LinkProtocol.minVersion)
+        XCTAssertEqual(hello.maxVersion, LinkProtocol.maxVersion)
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import WireProtocol
+import XCTest
+
+final class PropertyListCodecTests: XCTestCase {
+    private func roundTrip(_ dictionary: [String: PropertyListValue], file: StaticString = #filePath, line: UInt = #line) throws {
+        let bytes = try PropertyListCodec.encode(dictionary)
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(bytes), dictionary, file: file, line: line)
+    }
+
+    private func assertDecodingFails(_ bytes: [UInt8], containing expected: String,
+                                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try PropertyListCodec.decodeDictionary(bytes), file: file, line: line) { error in
+            guard let error = error as? PropertyListError else {
+                return XCTFail("expected a PropertyListError, got \(error)", file: file, line: line)
+            }
+            XCTAssertTrue(error.message.contains(expected), "\"\(error.message)\" does not contain \"\(expected)\"", file: file, line: line)
+        }
+    }
+
+    /// Lays out hand-made objects as a bplist00 file with 1-byte references and offsets.
+    private func handMadePropertyList(_ objects: [[UInt8]], top: UInt64 = 0, referenceSize: UInt8 = 1) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(bytes.count)
+            bytes += object
+        }
+        let tableOffset = bytes.count
+        precondition(tableOffset < 256 || objects.count < 256, "use small hand-made lists")
+        let offsetSize: UInt8 = tableOffset < 256 ? 1 : 2
+        for offset in offsets {
+            if offsetSize == 2 { bytes.append(UInt8(offset >> 8)) }
+            bytes.append(UInt8(truncatingIfNeeded: offset))
+        }
+        bytes += [0, 0, 0, 0, 0, 0, offsetSize, referenceSize]
+        bytes += bigEndian(UInt64(objects.count)) + bigEndian(top) + bigEndian(UInt64(tableOffset))
+        return bytes
+    }
+
+    private func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    }
+
+    // MARK: Round trips
+
+    func testEveryKindOfValueRoundTrips() throws {
+        try roundTrip([
+            "ascii": .string("hello"),
+            "empty string": .string(""),
+            "long": .string(String(repeating: "abc", count: 1_000)),
+            "unicode": .string("héllo wörld ✓"),
+            "astral": .string("👍🏽 𝄞"),
+            "zero": .integer(0),
+            "byte": .integer(255),
+            "short": .integer(256),
+            "short max": .integer(65_535),
+            "word": .integer(65_536),
+            "word max": .integer(Int64(UInt32.max)),
+            "above word": .integer(Int64(UInt32.max) + 1),
+            "max": .integer(.max),
+            "minus one": .integer(-1),
+            "min": .integer(.min),
+            "real": .real(0.1),
+            "infinity": .real(-.infinity),
+            "huge": .real(1e300),
+            "tiny": .real(.leastNonzeroMagnitude),
+            "yes": .boolean(true),
+            "no": .boolean(false),
+            "empty data": .data([]),
+            "data": .data([0, 1, 2, 0xFF]),
+            "big data": .data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+            "epoch": .date(Date(timeIntervalSinceReferenceDate: 0)),
+            "date": .date(Date(timeIntervalSince1970: 1_700_000_000.25)),
+            "old date": .date(Date(timeIntervalSinceReferenceDate: -3_000_000_000.5)),
+            "empty array": .array([]),
+            "empty dictionary": .dictionary([:]),
+            "array": .array([.integer(1), .string("two"), .boolean(true), .array([.real(3.5)]), .dictionary(["k": .data([9])])]),
+            "nested": .dictionary(["a": .dictionary(["b": .dictionary(["c": .array([.string("deep")])])])]),
+        ])
+    }
+
+    func testAnEmptyDictionaryRoundTrips() throws {
+        try roundTrip([:])
+    }
+
+    func testBooleansAndIntegersStayDistinct() throws {
+        let bytes = try PropertyListCodec.encode(["bool": .boolean(true), "int": .integer(1), "false": .boolean(false), "zero": .integer(0)])
+        let decoded = try PropertyListCodec.decodeDictionary(bytes)
+        XCTAssertEqual(decoded["bool"], .boolean(true))
+        XCTAssertEqual(decoded["int"], .integer(1))
+        XCTAssertEqual(decoded["false"], .boolean(false))
+        XCTAssertEqual(decoded["zero"], .integer(0))
+        XCTAssertNotEqual(PropertyListValue.boolean(true), .integer(1))
+    }
+
+    func testNegativeZeroKeepsItsSign() throws {
+        let decoded = try PropertyListCodec.decodeDictionary(try PropertyListCodec.encode(["z": .real(-0.0)]))
+        guard case .real(let value)? = decoded["z"] else { return XCTFail("expected a real") }
+        XCTAssertEqual(value.sign, .minus)
+    }
+
+    func testEqualStringsAreStoredOnce() throws {
+        let text = String(repeating: "x", count: 500)
+        let bytes = try PropertyListCodec.encode(["a": .string(text), "b": .array([.string(text), .string(text)])])
+        XCTAssertLessThan(bytes.count, 700)
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(bytes)["b"], .array([.string(text), .string(text)]))
+    }
+
+    func testEncodingIsStable() throws {
+        let dictionary: [String: PropertyListValue] = ["zeta": .integer(1), "alpha": .string("a"), "mid": .boolean(false), "é": .real(2)]
+        XCTAssertEqual(try PropertyListCodec.encode(dictionary), try PropertyListCodec.encode(dictionary))
+    }
+
+    func testTheEncoderWritesWhatPythonsPlistlibWrites() throws {
+        XCTAssertEqual(try PropertyListCodec.encode(["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)]),
+                       Fixtures.pingPropertyList)
+        XCTAssertEqual(try PropertyListCodec.encode(["ok": .boolean(true)]), Fixtures.okPropertyList)
+    }
+
+    func testSixtyFourLevelsOfNestingAreTheLimit() throws {
+        var value = PropertyListValue.string("bottom")
+        for _ in 0..<63 {
+            value = .array([value])
+        }
+        try roundTrip(["deep": value])
+        XCTAssertThrowsError(try PropertyListCodec.encode(["deep": .array([value])])) {
+            XCTAssertEqual(($0 as? PropertyListError)?.message, "arrays and dictionaries nest deeper than 64 levels")
+        }
+    }
+
+    // MARK: Foundation interoperability
+
+    private func isBoolean(_ value: Any?) -> Bool {
+        guard let value else { return false }
+        #if canImport(Darwin)
+        return CFGetTypeID(value as CFTypeRef) == CFBooleanGetTypeID()
+        #else
+        return type(of: value) == Bool.self
+        #endif
+    }
+
+    func testFoundationReadsWhatTheEncoderWrites() throws {
+        let bytes = try PropertyListCodec.encode([
+            "s": .string("héllo 👍🏽"), "i": .integer(-42), "big": .integer(.max), "r": .real(2.5), "b": .boolean(true),
+            "one": .integer(1), "d": .data([1, 2, 3]), "t": .date(Date(timeIntervalSinceReferenceDate: 1234.5)),
+            "a": .array([.string("x"), .integer(7)]), "n": .dictionary(["k": .boolean(false)]),
+        ])
+        let object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        let dictionary = try XCTUnwrap(object as? [AnyHashable: Any])
+        XCTAssertEqual(dictionary["s"] as? String, "héllo 👍🏽")
+        XCTAssertEqual((dictionary["i"] as? NSNumber)?.int64Value, -42)
+        XCTAssertEqual((dictionary["big"] as? NSNumber)?.int64Value, .max)
+        XCTAssertEqual((dictionary["r"] as? NSNumber)?.doubleValue, 2.5)
+        XCTAssertTrue(isBoolean(dictionary["b"]))
+        XCTAssertFalse(isBoolean(dictionary["one"]))
+        XCTAssertEqual(dictionary["d"] as? Data, Data([1, 2, 3]))
+        XCTAssertEqual(dictionary["t"] as? Date, Date(timeIntervalSinceReferenceDate: 1234.5))
+        XCTAssertEqual((dictionary["a"] as? [Any])?.first as? String, "x")
+        XCTAssertTrue(isBoolean((dictionary["n"] as? [AnyHashable: Any])?["k"]))
+    }
+
+    func testTheDecoderReadsWhatFoundationWrites() throws {
+        let object: [String: Any] = [
+            "s": "héllo 👍🏽", "ascii": "plain", "i": -42, "small": 200, "r": 2.5, "b": true, "f": false,
+            "d": Data([1, 2, 3]), "t": Date(timeIntervalSinceReferenceDate: 1234.5),
+            "a": ["x", 7, ["nested": true]] as [Any], "e": [String: Any](),
+        ]
+        let bytes = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(Array(bytes)), [
+            "s": .string("héllo 👍🏽"), "ascii": .string("plain"), "i": .integer(-42), "small": .integer(200), "r": .real(2.5),
+            "b": .boolean(true), "f": .boolean(false), "d": .data([1, 2, 3]),
+            "t": .date(Date(timeIntervalSinceReferenceDate: 1234.5)),
+            "a": .array([.string("x"), .integer(7), .dictionary(["nested": .boolean(true)])]), "e": .dictionary([:]),
+        ])
+    }
+
+    func testAnUnsignedValueAboveInt64MaxIsRefused() throws {
+        let bytes = try PropertyListSerialization.data(fromPropertyList: ["u": UInt64.max], format: .binary, options: 0)
+        assertDecodingFails(Array(bytes), containing: "18446744073709551615, outside the Int64 range")
+    }
+
+    // MARK: Errors
+
+    func testGarbageIsNotAPropertyList() {
+        assertDecodingFails([], containing: "not a binary property list")
+        assertDecodingFails(Array("hello world, this is not a property list at all".utf8), containing: "not a binary property list")
+        assertDecodingFails(Array("bplist00".utf8), containing: "is too short")
+        assertDecodingFails(Array("bplist15 and more bytes to pass the length check here......".utf8),
+                            containing: "not a binary property list of version 00: the header is \"bplist15\"")
+    }
+
+    func testAnXMLPropertyListIsRefused() throws {
+        let xml = try PropertyListSerialization.data(fromPropertyList: ["k": "v"], format: .xml, options: 0)
+        assertDecodingFails(Array(xml), containing: "not a binary property list")
+    }
+
+    func testATopLevelThatIsNotADictionaryIsRefused() throws {
+        let array = try PropertyListSerialization.data(fromPropertyList: [1, 2], format: .binary, options: 0)
+        assertDecodingFails(Array(array), containing: "top level is an array, not a dictionary")
+        assertDecodingFails(handMadePropertyList([[0x51, 0x61]]), containing: "top level is a string, not a dictionary")
+        assertDecodingFails(handMadePropertyList([[0x09]]), containing: "top level is a boolean, not a dictionary")
+    }
+
+    func testAKeyThatIsNotAStringIsRefused() {
+        let plist = handMadePropertyList([[0xD1, 1, 2], [0x10, 5], [0x09]])
+        assertDecodingFails(plist, containing: "dictionary object 0 has a key that is not a string: object 1 is an integer")
+    }
+
+    func testUnsupportedTypesAreRefused() {
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x00]]), containing: "unsupported type null")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x80, 0x01]]), containing: "unsupported type UID")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0xC0]]), containing: "unsupported type set")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x70]]), containing: "unknown marker 0x70")
+    }
+
+    func testADuplicateKeyIsRefused() {
+        let plist = handMadePropertyList([[0xD2, 1, 1, 2, 2], [0x51, 0x6B], [0x09]])
+        assertDecodingFails(plist, containing: "has the key \"k\" more than once")
+    }
+
+    func testInvalidStringsAreRefused() {
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0xE9], [0x09]]), containing: "contains the non-ASCII byte 0xE9")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x61, 0xD8, 0x3D], [0x09]]), containing: "not valid UTF-16")
+    }
+
+    func testDamagedStructureIsRefused() {
+        let valid = handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x09]])
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(valid), ["k": .boolean(true)])
+
+        var badOffsetSize = valid
+        badOffsetSize[valid.count - 26] = 9
+        assertDecodingFails(badOffsetSize, containing: "offset size of 9 bytes")
+
+        var badReferenceSize = valid
+        badReferenceSize[valid.count - 25] = 0
+        assertDecodingFails(badReferenceSize, containing: "object reference size of 0 bytes")
+
+        var tooManyObjects = valid
+        tooManyObjects[valid.count - 17] = 200
+        assertDecodingFails(tooManyObjects, containing: "200 objects do not fit the offset table")
+
+        var badTop = valid
+        badTop[valid.count - 9] = 3
+        assertDecodingFails(badTop, containing: "top object 3 is not one of the 3 objects")
+
+        var badTable = valid
+        badTable[valid.count - 1] = 0xF0
+        assertDecodingFails(badTable, containing: "offset table at 240 is outside the object area")
+
+        var badOffset = valid
+        badOffset[valid.count - 32 - 3] = 0xEE
+        assertDecodingFails(badOffset, containing: "object 0 has the offset 238, outside the object area")
+
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 9], [0x51, 0x6B], [0x09]]),
+                            containing: "object 0 refers to object 9, but there are 3 objects")
+    }
+
+    func testLengthsBeyondTheInputAreRefusedWithoutAllocating() {
+        let hugeData: [UInt8] = [0x4F, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], hugeData]), containing: "runs past the end of the object area")
+        let hugeArray: [UInt8] = [0xAF, 0x13, 0x0F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], hugeArray]), containing: "runs past the end of the object area")
+        let hugeDictionary: [UInt8] = [0xDF, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        assertDecodingFails(handMadePropertyList([hugeDictionary]), containing: "runs past the end of the object area")
+        let negativeCount: [UInt8] = [0x4F, 0x13, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], negativeCount]), containing: "invalid count")
+        let hugeUTF16: [UInt8] = [0x6F, 0x13, 0x40, 0, 0, 0, 0, 0, 0, 0]
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], hugeUTF16]), containing: "runs past the end of the object area")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x13, 0x01]]), containing: "runs past the end of the object area")
+    }
+
+    func testAContainerThatContainsItselfIsRefused() {
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0xA1, 2]]), containing: "object 2 contains itself")
+        assertDecodingFails(handMadePropertyList([[0xD1, 1, 0], [0x51, 0x6B]]), containing: "object 0 contains itself")
+    }
+
+    func testNestingDeeperThanTheLimitIsRefused() {
+        var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
+        for index in 2..<100 {
+            objects.append([0xA1, UInt8(index + 1)])
+        }
+        objects.append([0x09])
+        assertDecodingFails(handMadePropertyList(objects), containing: "nest deeper than 64 levels")
+    }
+
+    func testSharedReferencesCannotExpandWithoutBound() {
+        var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
+        for index in 2..<60 {
+            objects.append([0xA2, UInt8(index + 1), UInt8(index + 1)])
+        }
+        objects.append([0x09])
+        assertDecodingFails(handMadePropertyList(objects), containing: "expands to more than")
+    }
+
+    func testRandomDamageNeverCrashesTheDecoder() throws {
+        let seeds: [[UInt8]] = [
+            try PropertyListCodec.encode([
+                "s": .string("héllo"), "i": .integer(-1), "a": .array([.data([1, 2]), .date(Date(timeIntervalSinceReferenceDate: 5))]),
+                "n": .dictionary(["x": .real(1.5), "y": .boolean(true), "long": .string(String(repeating: "z", count: 40))]),
+            ]),
+            Fixtures.pingPropertyList,
+        ]
+        var generator = SeededGenerator(seed: 42)
+        for seed in seeds {
+            for length in 0..<seed.count {
+                _ = try? PropertyListCodec.decodeDictionary(Array(seed.prefix(length)))
+            }
+            for _ in 0..<5_000 {
+                var bytes = seed
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let index = Int.random(in: 0..<bytes.count, using: &generator)
+                    bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                }
+                _ = try? PropertyListCodec.decodeDictionary(bytes)
+            }
+        }
+    }
+
+    func testErrorDescriptionIsTheMessage() {
+        XCTAssertEqual(PropertyListError("bad").description, "bad")
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import WireProtocol
+import XCTest
+
+/// Decodes and re-encodes every hex vector of docs/wire-protocol.md.
+final class WireProtocolDocumentTests: XCTestCase {
+    struct Vector {
+        var name: String
+        var bytes: [UInt8]
+    }
+
+    static let expectedFrames: [String: Frame] = [
+        "hello": .hello(Fixtures.phoneHello),
+        "hello-watch": .hello(Fixtures.watchHello),
+        "auth": .auth(proof: Fixtures.phoneProof),
+        "auth-watch": .auth(proof: Fixtures.watchProof),
+        "ready": .ready,
+        "state": .state(SessionState(activationState: .activated, appState: .foreground, flags: [.isPaired, .isWatchAppInstalled])),
+        "message": .message(id: 1, wantsReply: true, payload: .dictionary(Fixtures.pingPropertyList)),
+        "message-data": .message(id: 2, wantsReply: false, payload: .data([0xDE, 0xAD, 0xBE, 0xEF])),
+        "reply": .reply(id: 1, payload: .dictionary(Fixtures.okPropertyList)),
+        "reply-data": .reply(id: 5, payload: .data([])),
+        "message-error": .messageError(id: 3, code: UInt16(WCErrorCode.messageReplyTimedOut.rawValue), description: "reply timed out"),
+        "message-ack": .messageAck(id: 2),
+        "ping": .ping(0x0102_0304_0506_0708),
+        "pong": .pong(0x0102_0304_0506_0708),
+        "goaway": .goAway(code: GoAwayCode.authenticationFailed.rawValue, reason: "bad proof"),
+    ]
+
+    static func documentURL(filePath: String = #filePath) -> URL {
+        URL(fileURLWithPath: filePath)
+            .deletingLastPathComponent()
+            .appendingPathComponent("../../docs/wire-protocol.md")
+            .standardized
+    }
+
+    /// Each "Vector `name`" line followed by a ```hex fenced block; `#` starts a comment.
+    static func loadVectors() throws -> [Vector] {
+        let text = try String(contentsOf: documentURL(), encoding: .utf8)
+        var vectors: [Vector] = []
+        var pendingName: String?
+        var hexLines: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if var lines = hexLines {
+                if trimmed == "```" {
+                    let name = try XCTUnwrap(pendingName, "a hex block without a preceding Vector line")
+                    let hex = lines.map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0] }.joined(separator: " ")
+                    let digits = hex.filter { !$0.isWhitespace }
+                    XCTAssertTrue(digits.allSatisfy(\.isHexDigit), "vector \(name) has a non-hex character")
+                    vectors.append(Vector(name: name, bytes: Fixtures.bytes(hex)))
+                    pendingName = nil
+                    hexLines = nil
+                } else {
+                    lines.append(line)
+                    hexLines = lines
+                }
+            } else if trimmed == "```hex" {
+                hexLines = []
+            } else if trimmed.hasPrefix("Vector `") {
+                let afterPrefix = trimmed.dropFirst("Vector `".count)
+                pendingName = String(afterPrefix.prefix { $0 != "`" })
+            }
+        }
+        return vectors
+    }
+
+    func testEveryVectorDecodesToItsFrameAndEncodesBackIdentically() throws {
+        let vectors = try Self.loadVectors()
+        XCTAssertEqual(Set(vectors.map(\.name)), Set(Self.expectedFrames.keys), "the document and the test disagree on the vectors")
+        XCTAssertEqual(vectors.count, Set(vectors.map(\.name)).count, "a vector name appears twice")
+        for vector in vectors {
+            let expected = try XCTUnwrap(Self.expectedFrames[vector.name])
+            var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
+            decoder.append(vector.bytes)
+            XCTAssertEqual(try decoder.next(), expected, "vector \(vector.name)")
+            XCTAssertEqual(decoder.bufferedByteCount, 0, "vector \(vector.name) has bytes after its frame")
+            XCTAssertEqual(FrameEncoder.encode(expected), vector.bytes, "vector \(vector.name) re-encoded")
+        }
+    }
+
+    func testTheVectorsCoverEveryFrameType() throws {
+        let covered = Set(try Self.loadVectors().compactMap { Self.expectedFrames[$0.name]?.type })
+        XCTAssertEqual(covered, Set(FrameType.allCases))
+    }
+
+    func testTheVectorsDecodeAsOneStreamSplitAnyWay() throws {
+        let vectors = try Self.loadVectors()
+        let stream = vectors.flatMap(\.bytes)
+        let frames = vectors.map { Self.expectedFrames[$0.name]! }
+        FrameDecoderVerifier.verify(stream, expected: .frames(frames, pendingBytes: 0))
+    }
+
+    func testTheAuthVectorsAreTheProofsOfTheHelloVectors() {
+        XCTAssertEqual(PairingProof.compute(key: Fixtures.pairingKey, senderRole: .phone,
+                                            senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
+                       Fixtures.phoneProof)
+        XCTAssertEqual(PairingProof.compute(key: Fixtures.pairingKey, senderRole: .watch,
+                                            senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
+                       Fixtures.watchProof)
+    }
+
+    func testTheDictionaryPayloadsOfTheVectorsDecode() throws {
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(Fixtures.pingPropertyList),
+                       ["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)])
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(Fixtures.okPropertyList), ["ok": .boolean(true)])
+    }
+}

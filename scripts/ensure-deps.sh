@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the system libraries WatchLink builds against, where they are missing.
+# Debian/Ubuntu: libssl-dev (OpenSSL libcrypto), libsqlite3-dev, pkg-config. macOS: Homebrew openssl@3, sqlite.
+set -euo pipefail
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if command -v pkg-config >/dev/null 2>&1; then
+  pkg-config --exists libcrypto || missing+=(libssl-dev)
+  pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if command -v apt-get >/dev/null 2>&1; then
+  echo "ensure-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+elif command -v brew >/dev/null 2>&1; then
+  brew install pkg-config openssl@3 sqlite
+else
+  echo "ensure-deps: please install: ${missing[*]}" >&2
+  exit 1
+fi
