@@ -19,7 +19,7 @@ let package = Package(
         // Frames, codec, handshake messages, payload encoding: pure values.
         .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol"),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkSession"),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession"),
         // Durable queues and state in SQLite.
         .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore"),
         // Event loop, sockets, timers, signals, logging.
@@ -27,7 +27,7 @@ let package = Package(
         // The control protocol: JSON lines, values, client.
         .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkSession", "LinkRuntime", "LinkControl"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon"),
 
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon"], path: "Sources/phoned"),
@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "linkctl", dependencies: ["LinkControl"], path: "Sources/linkctl"),
 
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "WireProtocol"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/LinkControlTests"),

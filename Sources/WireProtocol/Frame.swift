@@ -22,6 +22,14 @@ public enum Frame: Sendable, Hashable {
     case pong(UInt64)
     /// The sender ends the link; `code` is a ``GoAwayCode`` raw value (type 0x3F).
     case goAway(code: UInt16, reason: String)
+    /// An item of the queued channel `channel` (1 userInfo, 2 applicationContext; never 0),
+    /// numbered `seq` by its sender. `flags` bit 0 marks a current complication userInfo; the
+    /// other bits are 0. `payload` is a binary property list dictionary, not parsed by the
+    /// decoder (type 0x40).
+    case item(channel: UInt8, seq: UInt64, flags: UInt8, payload: [UInt8])
+    /// The sender has committed every item of `channel` numbered up to `seq` that it received:
+    /// a cumulative acknowledgement, and on link up the point to resume from (type 0x41).
+    case ack(channel: UInt8, seq: UInt64)
 
     /// The type byte of this frame.
     public var type: FrameType {
@@ -37,6 +45,8 @@ public enum Frame: Sendable, Hashable {
         case .ping: return .ping
         case .pong: return .pong
         case .goAway: return .goAway
+        case .item: return .item
+        case .ack: return .ack
         }
     }
 }

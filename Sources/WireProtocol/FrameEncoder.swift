@@ -51,6 +51,14 @@ public struct FrameEncoder: Sendable {
         case .goAway(let code, let reason):
             buffer.appendBigEndian(code)
             appendString(reason, maximum: Int(UInt16.max), to: &buffer)
+        case .item(let channel, let seq, let flags, let payload):
+            buffer.append(channel)
+            buffer.appendBigEndian(seq)
+            buffer.append(flags)
+            buffer.append(contentsOf: payload)
+        case .ack(let channel, let seq):
+            buffer.append(channel)
+            buffer.appendBigEndian(seq)
         }
     }
 
@@ -85,6 +93,10 @@ public struct FrameEncoder: Sendable {
             return 8
         case .goAway(_, let reason):
             return 2 + 2 + utf8PrefixLength(of: reason, maximum: Int(UInt16.max))
+        case .item(_, _, _, let payload):
+            return 1 + 8 + 1 + payload.count
+        case .ack:
+            return 1 + 8
         }
     }
 
@@ -108,4 +120,9 @@ public struct FrameEncoder: Sendable {
 enum MessageFlags {
     static let wantsReply: UInt8 = 1 << 0
     static let isData: UInt8 = 1 << 1
+}
+
+/// The bits of the flags byte of ITEM frames.
+enum ItemFrameFlags {
+    static let isCurrentComplicationInfo: UInt8 = 1 << 0
 }

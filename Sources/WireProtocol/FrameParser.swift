@@ -81,8 +81,30 @@ enum FrameParser {
             let reason = try reader.readString(field: "reason")
             try reader.expectEnd(after: "reason")
             frame = .goAway(code: code, reason: reason)
+        case .item:
+            let channel = try readChannel(&reader)
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            let flags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = flags & ~ItemFrameFlags.isCurrentComplicationInfo
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            frame = .item(channel: channel, seq: seq, flags: flags, payload: reader.readRest())
+        case .ack:
+            let channel = try readChannel(&reader)
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            try reader.expectEnd(after: "seq")
+            frame = .ack(channel: channel, seq: seq)
         }
         return frame
+    }
+
+    private static func readChannel(_ reader: inout FrameBodyReader) throws(FrameDecodingError) -> UInt8 {
+        let channel = try reader.readInteger(UInt8.self, field: "channel")
+        guard channel != 0 else {
+            throw reader.malformed("channel is 0, must be 1...255")
+        }
+        return channel
     }
 
     private static func payload(_ bytes: [UInt8], isData: Bool) -> MessagePayload {

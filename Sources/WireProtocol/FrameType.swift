@@ -11,6 +11,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     case ping = 0x30
     case pong = 0x31
     case goAway = 0x3F
+    case item = 0x40
+    case ack = 0x41
 
     /// The protocol name of the type, e.g. `"MESSAGE_ERROR"`.
     public var name: String {
@@ -26,6 +28,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         case .ping: return "PING"
         case .pong: return "PONG"
         case .goAway: return "GOAWAY"
+        case .item: return "ITEM"
+        case .ack: return "ACK"
         }
     }
 
@@ -34,7 +38,7 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     public var isAllowedBeforeHandshake: Bool {
         switch self {
         case .hello, .auth, .ready, .goAway: return true
-        case .state, .message, .reply, .messageError, .messageAck, .ping, .pong: return false
+        case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack: return false
         }
     }
 

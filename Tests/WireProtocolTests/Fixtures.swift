@@ -45,6 +45,13 @@ enum Fixtures {
         .pong(.max),
         .goAway(code: 5, reason: "bad proof"),
         .goAway(code: 999, reason: "ünknown cöde"),
+        .item(channel: 1, seq: 1, flags: 0, payload: pingPropertyList),
+        .item(channel: 1, seq: .max, flags: 0x01, payload: okPropertyList),
+        .item(channel: 2, seq: 0, flags: 0, payload: []),
+        .item(channel: 255, seq: 9, flags: 0, payload: Array(repeating: 0xCD, count: 70_000)),
+        .ack(channel: 1, seq: 0),
+        .ack(channel: 2, seq: .max),
+        .ack(channel: 255, seq: 1),
     ]
 
     static func bytes(_ hex: String) -> [UInt8] {

@@ -203,6 +203,36 @@ final class FrameDecoderTests: XCTestCase {
         assertMalformed(.goAway, [0, 5, 0, 0, 0], "1 trailing byte after reason")
     }
 
+    func testMalformedItem() {
+        let seq: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 7]
+        assertMalformed(.item, [], "body ends inside channel: needs 1 byte, 0 left")
+        assertMalformed(.item, [1, 0, 0, 0], "body ends inside seq: needs 8 bytes, 3 left")
+        assertMalformed(.item, [1] + seq, "body ends inside flags: needs 1 byte, 0 left")
+        assertMalformed(.item, [0] + seq + [0] + Fixtures.okPropertyList, "channel is 0, must be 1...255")
+        assertMalformed(.item, [1] + seq + [0x02] + Fixtures.okPropertyList, "flags has unknown bits 0x02")
+        assertMalformed(.item, [2] + seq + [0xFF], "flags has unknown bits 0xFE")
+    }
+
+    func testMalformedAck() {
+        let seq: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 7]
+        assertMalformed(.ack, [], "body ends inside channel: needs 1 byte, 0 left")
+        assertMalformed(.ack, [1] + seq.dropLast(), "body ends inside seq: needs 8 bytes, 7 left")
+        assertMalformed(.ack, [0] + seq, "channel is 0, must be 1...255")
+        assertMalformed(.ack, [1] + seq + [0], "1 trailing byte after seq")
+        assertMalformed(.ack, [2] + seq + seq, "8 trailing bytes after seq")
+        XCTAssertEqual(FrameDecodingError.malformed(type: FrameType.ack.rawValue, reason: "channel is 0, must be 1...255").description,
+                       "malformed ACK frame: channel is 0, must be 1...255")
+    }
+
+    func testItemsAndAcksOfAnyNonzeroChannelDecode() {
+        let seq: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08]
+        let input = rawFrame(0x40, [3] + seq + [0x01]) + rawFrame(0x41, [0xFF] + seq)
+        FrameDecoderVerifier.verify(input, expected: .frames([
+            .item(channel: 3, seq: 0x0102_0304_0506_0708, flags: 0x01, payload: []),
+            .ack(channel: 0xFF, seq: 0x0102_0304_0506_0708),
+        ], pendingBytes: 0))
+    }
+
     func testAGoAwayWithAnUnknownCodeDecodes() {
         let input = rawFrame(0x3F, [0xAB, 0xCD, 0, 0])
         FrameDecoderVerifier.verify(input, expected: .frames([.goAway(code: 0xABCD, reason: "")], pendingBytes: 0))

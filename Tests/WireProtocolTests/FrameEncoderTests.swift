@@ -23,6 +23,13 @@ final class FrameEncoderTests: XCTestCase {
         XCTAssertEqual(FrameEncoder.encode(.reply(id: 0, payload: .data([])))[flagsOffset], 0x02)
     }
 
+    func testItemAndAckLayout() {
+        let item = FrameEncoder.encode(.item(channel: 2, seq: 0x0102_0304_0506_0708, flags: 0x01, payload: [0xAA, 0xBB]))
+        XCTAssertEqual(item, [0, 0, 0, 13, 0x40, 0x02, 1, 2, 3, 4, 5, 6, 7, 8, 0x01, 0xAA, 0xBB])
+        let ack = FrameEncoder.encode(.ack(channel: 1, seq: 258))
+        XCTAssertEqual(ack, [0, 0, 0, 10, 0x41, 0x01, 0, 0, 0, 0, 0, 0, 1, 2])
+    }
+
     func testLongStringsAreCutAtAScalarBoundary() throws {
         let reason = String(repeating: "é", count: 40_000)
         var decoder = FrameDecoder()

@@ -45,9 +45,13 @@ final class VocabularyTests: XCTestCase {
     }
 
     func testFrameTypes() {
-        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F])
+        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41])
+        XCTAssertEqual(FrameType.item.name, "ITEM")
+        XCTAssertEqual(FrameType.ack.name, "ACK")
         XCTAssertEqual(FrameType.allCases.filter(\.isAllowedBeforeHandshake), [.hello, .auth, .ready, .goAway])
         XCTAssertEqual(Frame.messageError(id: 1, code: 7001, description: "").type, .messageError)
+        XCTAssertEqual(Frame.item(channel: 1, seq: 1, flags: 0, payload: []).type, .item)
+        XCTAssertEqual(Frame.ack(channel: 1, seq: 1).type, .ack)
     }
 
     func testVersionNegotiation() {

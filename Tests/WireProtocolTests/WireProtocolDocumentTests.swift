@@ -25,6 +25,11 @@ final class WireProtocolDocumentTests: XCTestCase {
         "ping": .ping(0x0102_0304_0506_0708),
         "pong": .pong(0x0102_0304_0506_0708),
         "goaway": .goAway(code: GoAwayCode.authenticationFailed.rawValue, reason: "bad proof"),
+        "item": .item(channel: 1, seq: 1, flags: 0, payload: Fixtures.okPropertyList),
+        "item-complication": .item(channel: 1, seq: 2, flags: 0x01, payload: Fixtures.okPropertyList),
+        "item-context": .item(channel: 2, seq: 0x0102_0304_0506_0708, flags: 0, payload: Fixtures.pingPropertyList),
+        "ack": .ack(channel: 1, seq: 2),
+        "ack-resume": .ack(channel: 2, seq: 0),
     ]
 
     static func documentURL(filePath: String = #filePath) -> URL {

@@ -1,6 +1,7 @@
 import Foundation
 import LinkControl
 import LinkSession
+import LinkStore
 import WireProtocol
 
 /// The control operations: arguments decoded with clear errors, results rendered as JSON.
@@ -8,7 +9,8 @@ enum ControlOps {
     static let names: [String] = [
         "status", "session.activate", "app.setState", "device.set", "link.set",
         "message.send", "message.sendData", "message.reply", "replies.set", "received.list",
-        "events.subscribe", "shutdown",
+        "userInfo.transfer", "userInfo.outstanding", "userInfo.cancel", "complication.transfer",
+        "context.update", "context.get", "events.subscribe", "shutdown",
     ]
 
     static func dispatch(_ request: ControlRequest, client: ControlClientConnection, daemon: Daemon) throws {
@@ -112,9 +114,32 @@ enum ControlOps {
                           client: client, request: request)
 
         case "received.list":
-            try args.rejectUnknownKeys(allowed: ["after"])
-            let after = try args.optionalInt("after", range: 0...Int64.max).map { UInt64($0) }
-            daemon.submit(.receivedList(after: after), client: client, request: request)
+            try args.rejectUnknownKeys(allowed: ["after", "limit"])
+            let after = UInt64(try args.optionalInt("after", range: 0...Int64.max) ?? 0)
+            let limit = Int(try args.optionalInt("limit", range: 1...10_000) ?? 1_000)
+            client.respond(id: request.id, result: try daemon.receivedList(after: after, limit: limit))
+
+        case "userInfo.transfer", "complication.transfer":
+            try args.rejectUnknownKeys(allowed: ["userInfo"])
+            let payload = try dictionaryPayload(args, key: "userInfo")
+            daemon.submit(request.op == "userInfo.transfer" ? .transferUserInfo(payload) : .transferComplicationUserInfo(payload),
+                          client: client, request: request)
+
+        case "userInfo.outstanding":
+            try args.rejectUnknownKeys(allowed: [])
+            daemon.submit(.outstandingTransfers, client: client, request: request)
+
+        case "userInfo.cancel":
+            try args.rejectUnknownKeys(allowed: ["transferId"])
+            daemon.submit(.cancelTransfer(transferId: try args.string("transferId")), client: client, request: request)
+
+        case "context.update":
+            try args.rejectUnknownKeys(allowed: ["context"])
+            daemon.submit(.updateApplicationContext(try dictionaryPayload(args, key: "context")), client: client, request: request)
+
+        case "context.get":
+            try args.rejectUnknownKeys(allowed: [])
+            daemon.submit(.applicationContext, client: client, request: request)
 
         case "events.subscribe":
             try args.rejectUnknownKeys(allowed: [])
@@ -196,6 +221,26 @@ enum ControlOps {
             }
         case .received(let items):
             return ["items": .array(items.map { .object(render($0)) })]
+        case .transfer(let transferId, let remaining):
+            var object: JSONObject = ["transferId": .string(transferId)]
+            if let remaining { object["remaining"] = .int(Int64(remaining)) }
+            return object
+        case .cancelled(let cancelled):
+            return ["cancelled": .bool(cancelled)]
+        case .outstanding(let transfers):
+            return ["transfers": .array(transfers.map { transfer in
+                .object([
+                    "transferId": .string(transfer.transferId),
+                    "userInfo": dictionaryJSON(transfer.payload),
+                    "isTransferring": .bool(transfer.isTransferring),
+                    "isCurrentComplicationInfo": .bool(transfer.isCurrentComplicationInfo),
+                ])
+            })]
+        case .contextUpdated:
+            return [:]
+        case .contexts(let application, let received):
+            return ["applicationContext": dictionaryJSON(application),
+                    "receivedApplicationContext": dictionaryJSON(received)]
         case .replies(let configuration):
             var object: JSONObject = ["mode": .string(configuration.mode.rawValue),
                                       "delayMs": .int(configuration.delayMilliseconds)]
@@ -217,6 +262,24 @@ enum ControlOps {
         return object
     }
 
+    /// A received queued item as `received.list` shows it.
+    static func render(_ item: InboxItem) -> JSONObject {
+        switch item.channel {
+        case .userInfo:
+            return ["seq": .int(Int64(item.seq)), "kind": "userInfo", "userInfo": dictionaryJSON(item.payload),
+                    "isCurrentComplicationInfo": .bool(item.flags.contains(.currentComplication))]
+        case .applicationContext:
+            return ["seq": .int(Int64(item.seq)), "kind": "applicationContext",
+                    "applicationContext": dictionaryJSON(item.payload)]
+        }
+    }
+
+    /// An encoded dictionary as JSON (`{}` for none).
+    static func dictionaryJSON(_ bytes: [UInt8]?) -> JSONValue {
+        guard let bytes, let dictionary = try? PropertyListCodec.decodeDictionary(bytes) else { return .object([:]) }
+        return PlistJSON.json(from: dictionary)
+    }
+
     static func render(_ notification: SessionNotification) -> (String, JSONObject) {
         switch notification {
         case .activationDidComplete(let state):
@@ -233,6 +296,15 @@ enum ControlOps {
             return ("session.companionAppInstalledDidChange", ["isCompanionAppInstalled": .bool(installed)])
         case .messageReceived(let item):
             return ("message.received", render(item))
+        case .userInfoReceived(let seq, let userInfo, let isCurrent):
+            return ("userInfo.received", ["seq": .int(Int64(seq)), "userInfo": PlistJSON.json(from: userInfo),
+                                          "isCurrentComplicationInfo": .bool(isCurrent)])
+        case .userInfoDidFinish(let transferId, let error):
+            var data: JSONObject = ["transferId": .string(transferId)]
+            if let error { data["error"] = controlError(error).json }
+            return ("userInfo.didFinish", data)
+        case .applicationContextReceived(let seq, let context):
+            return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": PlistJSON.json(from: context)])
         }
     }
 

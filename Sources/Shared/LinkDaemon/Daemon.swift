@@ -2,6 +2,7 @@ import Foundation
 import LinkControl
 import LinkRuntime
 import LinkSession
+import LinkStore
 import WireProtocol
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,15 @@ public final class Daemon {
     private var sessionTimers: [SessionTimer: EventLoop.TimerID] = [:]
     private var stopping = false
 
+    // The durable store and group commit.
+    private(set) var store: DeliveryStore?
+    /// Actions that wait for the commit of this turn's transaction.
+    private var deferred: [SessionAction] = []
+    /// The first write of this turn that failed; the whole turn is rolled back.
+    private var turnFailure: Error?
+    private var deliveriesSincePrune = 0
+    static let keptReceivedItems = 10_000
+
     public init(options: DaemonOptions) throws {
         self.options = options
         logger = Logger(label: options.programName, level: options.logLevel)
@@ -73,7 +83,7 @@ public final class Daemon {
         }
         control.onRequest = { [unowned self] client, request in self.handleRequest(client, request) }
         control.onClientClosed = { [unowned self] client in self.clientClosed(client) }
-        loop.afterTurn { [unowned self] in self.flushChannels() }
+        loop.afterTurn { [unowned self] in self.endOfTurn() }
         try loop.onSignals([SIGTERM, SIGINT]) { [unowned self] signal in
             self.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
             self.stop()
@@ -119,6 +129,13 @@ public final class Daemon {
         }
         pendingRequests.removeAll()
         control.stop()
+        if let store {
+            if store.inTransaction {
+                do { try store.commit() } catch { store.rollback() }
+            }
+            store.close()
+            self.store = nil
+        }
         loop.stop()
         logger.info("stopped")
     }
@@ -143,6 +160,21 @@ public final class Daemon {
         deviceId = try options.deviceId ?? loadDeviceId()
         if role == .phone {
             pairingKey = try loadOrCreatePairingKey()
+        }
+        try openStore()
+    }
+
+    private func openStore() throws {
+        // A file-size limit must surface as a failed write (7015), not kill the daemon.
+        signal(SIGXFSZ, SIG_IGN)
+        let path = options.stateDirectory + (role == .phone ? "/phone.db" : "/watch.db")
+        do {
+            let store = try DeliveryStore(path: path)
+            session.restore(try store.load())
+            try store.pruneDelivered(keeping: Daemon.keptReceivedItems)
+            self.store = store
+        } catch {
+            throw StartupError("cannot use the database: \(error)")
         }
     }
 
@@ -354,32 +386,113 @@ public final class Daemon {
 
     // MARK: - Session actions
 
+    /// Performs the session's actions. A `.persist` joins this turn's transaction; every
+    /// action after it waits for that commit (`endOfTurn`), so nothing that depends on a
+    /// write (an answer, an acknowledgement, an item on the link) goes out before it is durable.
     func perform(_ actions: [SessionAction]) {
         for action in actions {
-            switch action {
-            case .send(let frame):
-                activeChannel?.send(frame)
-            case .respond(let token, let result):
-                guard let pending = pendingRequests.removeValue(forKey: token) else { continue }
-                switch result {
-                case .success(let value):
-                    pending.client.respond(id: pending.id, result: ControlOps.render(value, role: role))
-                case .failure(let error):
-                    pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
-                }
-            case .notify(let notification):
-                let (name, data) = ControlOps.render(notification)
-                publish(name, data)
-            case .armTimer(let timer, let deadline):
-                if let existing = sessionTimers[timer] { loop.cancel(existing) }
-                let wait = max(0, deadline - loop.nowMilliseconds)
-                sessionTimers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self] in
-                    self.sessionTimers[timer] = nil
-                    self.perform(self.session.timerFired(timer, now: self.loop.nowMilliseconds))
-                }
-            case .cancelTimer(let timer):
-                if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
+            if case .persist(let operation) = action {
+                guard turnFailure == nil, let store else { continue }
+                do { try store.apply(operation) } catch { turnFailure = error }
+                continue
             }
+            if turnFailure != nil || store?.inTransaction == true {
+                deferred.append(action)
+            } else {
+                execute(action)
+            }
+        }
+    }
+
+    /// Group commit: one transaction a loop turn, then what waited for it, then the writes.
+    private func endOfTurn() {
+        perform(session.flushAcknowledgements())
+        if let store, store.inTransaction || turnFailure != nil {
+            var failure = turnFailure
+            if failure == nil {
+                do { try store.commit() } catch { failure = error }
+            }
+            let waiting = deferred
+            deferred.removeAll(keepingCapacity: true)
+            turnFailure = nil
+            if let failure {
+                store.rollback()
+                storeFailed(failure, waiting: waiting)
+            } else {
+                for action in waiting { execute(action) }
+            }
+        }
+        flushChannels()
+    }
+
+    /// A write or commit failed: nothing of the turn was kept. Answers that promised
+    /// durability fail (7015 when the disk is full), the session reloads what is committed,
+    /// and the link restarts so that both sides resume from committed state.
+    private func storeFailed(_ error: Error, waiting: [SessionAction]) {
+        let diskFull = (error as? SQLiteError)?.isDiskFull ?? false
+        logger.error("store: a write failed and this turn was rolled back: \(error)")
+        let failure: SessionError = diskFull
+            ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")
+            : .wc(.genericError, "the database write failed (\(error)); nothing of this request was kept")
+        for action in waiting {
+            switch action {
+            case .respond(let token, .success(let result)) where result.isDurable:
+                execute(.respond(token, .failure(failure)))
+            case .notify(let notification) where notification.isDurable:
+                continue
+            case .send(.item), .send(.ack):
+                continue
+            default:
+                execute(action)
+            }
+        }
+        do {
+            if let store { session.restore(try store.load()) }
+        } catch {
+            logger.error("store: cannot reload the committed state: \(error); stopping")
+            stop()
+            return
+        }
+        activeChannel?.goAway(.protocolError, "the \(role.name) is resynchronising its queues after a failed write")
+    }
+
+    private func execute(_ action: SessionAction) {
+        switch action {
+        case .send(let frame):
+            activeChannel?.send(frame)
+        case .respond(let token, let result):
+            guard let pending = pendingRequests.removeValue(forKey: token) else { return }
+            switch result {
+            case .success(let value):
+                pending.client.respond(id: pending.id, result: ControlOps.render(value, role: role))
+            case .failure(let error):
+                pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
+            }
+        case .notify(let notification):
+            if case .userInfoReceived = notification { noteDelivery() }
+            let (name, data) = ControlOps.render(notification)
+            publish(name, data)
+        case .armTimer(let timer, let deadline):
+            if let existing = sessionTimers[timer] { loop.cancel(existing) }
+            let wait = max(0, deadline - loop.nowMilliseconds)
+            sessionTimers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self] in
+                self.sessionTimers[timer] = nil
+                self.perform(self.session.timerFired(timer, now: self.loop.nowMilliseconds))
+            }
+        case .cancelTimer(let timer):
+            if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
+        case .persist:
+            break
+        }
+    }
+
+    /// Keeps the newest received items in the database and forgets older ones now and then.
+    private func noteDelivery() {
+        deliveriesSincePrune += 1
+        guard deliveriesSincePrune >= 1_000, let store else { return }
+        deliveriesSincePrune = 0
+        do { try store.pruneDelivered(keeping: Daemon.keptReceivedItems) } catch {
+            logger.warning("store: could not prune old received items: \(error)")
         }
     }
 
@@ -422,6 +535,19 @@ public final class Daemon {
         // Answers to its requests have nowhere to go; the session still completes them.
     }
 
+    /// `received.list`: immediate messages from memory and queued items from the database,
+    /// merged by `seq`, oldest first.
+    func receivedList(after: UInt64, limit: Int) throws -> JSONObject {
+        let messages = session.receivedMessages(after: after)
+        let stored = try store?.deliveredItems(after: after, limit: limit + 1) ?? []
+        var items: [(UInt64, JSONObject)] = messages.map { ($0.seq, ControlOps.render($0)) }
+        items += stored.map { ($0.seq, ControlOps.render($0)) }
+        items.sort { $0.0 < $1.0 }
+        var result: JSONObject = ["items": .array(items.prefix(limit).map { .object($0.1) })]
+        if items.count > limit { result["more"] = true }
+        return result
+    }
+
     // MARK: - Status
 
     func statusResult() -> JSONObject {
@@ -441,6 +567,10 @@ public final class Daemon {
         ]
         for flag in DeviceFlagName.owned(by: role) {
             result[flag.rawValue] = .bool(status.flags.contains(flag.flag))
+        }
+        result["outstandingUserInfoTransfers"] = .int(Int64(status.outstandingUserInfoTransfers))
+        if let remaining = status.remainingComplicationUserInfoTransfers {
+            result["remainingComplicationUserInfoTransfers"] = .int(Int64(remaining))
         }
         if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
         result["replyMode"] = .string(session.replies.mode.rawValue)

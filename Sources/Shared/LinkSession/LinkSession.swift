@@ -1,3 +1,5 @@
+import Foundation
+import LinkStore
 import WireProtocol
 
 /// The WatchConnectivity session rules as a state machine.
@@ -16,6 +18,18 @@ public final class LinkSession {
         public var receivedListCapacity: Int
         /// How many messages may wait for a `manual` reply before the oldest is forgotten.
         public var manualReplyCapacity: Int
+        /// The largest encoded userInfo `transferUserInfo` accepts.
+        public var maximumUserInfoLength: Int = 65_536
+        /// The largest encoded application context.
+        public var maximumApplicationContextLength: Int = 262_144
+        /// Complication userInfo transfers a day while the complication is enabled.
+        public var complicationTransfersPerDay: Int = 50
+        /// Unacknowledged ITEM frames a channel may have on the link.
+        public var maximumItemsInFlight: Int = 256
+        /// Wall-clock seconds since 1970 (injected so tests control the day).
+        public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// Makes the `transferId` of a new transfer.
+        public var makeTransferId: @Sendable () -> String = { UUID().uuidString }
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = 10_000,
@@ -61,8 +75,16 @@ public final class LinkSession {
     private var awaitingReplies: [UInt64: AwaitingReply] = [:]
     private var awaitingReplyOrder: [UInt64] = []
     private var received = RingBuffer<ReceivedItem>(capacity: 1)
-    private var nextReceivedSeq: UInt64 = 1
-    private var actions: [SessionAction] = []
+    var nextReceivedSeq: UInt64 = 1
+    var actions: [SessionAction] = []
+    // Queued channels (QueuedDelivery.swift).
+    var queues: [QueueChannel: OutboundQueue] = [:]
+    var cursors: [QueueChannel: ChannelCursor] = [:]
+    var undelivered: [InboxItem] = []
+    var acknowledgementsDue: Set<QueueChannel> = []
+    var durableContexts: (application: [UInt8]?, received: [UInt8]?) = (nil, nil)
+    var complicationBudget: (day: Int64, used: Int) = (0, 0)
+    var reservedSeq: UInt64 = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -83,8 +105,10 @@ public final class LinkSession {
     public func status() -> SessionStatus {
         SessionStatus(role: role, activationState: activationState, isReachable: isReachable,
                       appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
-                      hasContentPending: false, pendingMessages: pendingSends.count,
-                      awaitingManualReplies: awaitingReplies.count)
+                      hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
+                      awaitingManualReplies: awaitingReplies.count,
+                      outstandingUserInfoTransfers: queues[.userInfo]?.items.count ?? 0,
+                      remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
     }
 
     // MARK: - Link events
@@ -95,6 +119,7 @@ public final class LinkSession {
         linkGeneration &+= 1
         peerState = nil
         actions.append(.send(.state(localState)))
+        queuedLinkUp()
         updateReachability()
         return drain()
     }
@@ -115,6 +140,7 @@ public final class LinkSession {
         }
         awaitingReplies.removeAll()
         awaitingReplyOrder.removeAll()
+        queuedLinkDown()
         updateReachability()
         return drain()
     }
@@ -142,6 +168,10 @@ public final class LinkSession {
             actions.append(.respond(pending.token, .success(.empty)))
         case .ping(let value):
             actions.append(.send(.pong(value)))
+        case .item(let channel, let seq, let flags, let payload):
+            receiveItem(channel: channel, seq: seq, flags: ItemFlags(rawValue: flags), payload: payload)
+        case .ack(let channel, let seq):
+            receiveAcknowledgement(channel: channel, seq: seq)
         case .hello, .auth, .ready, .pong, .goAway:
             break
         }
@@ -179,6 +209,7 @@ public final class LinkSession {
             appState = state
             stateChanged()
             actions.append(.respond(token, .success(.appState(state))))
+            deliverPending()
         case .setDeviceFlags(let changes):
             setDeviceFlags(changes, token: token)
         case .sendMessage(let payload, let wantsReply, let timeout):
@@ -189,8 +220,20 @@ public final class LinkSession {
             replies = configuration
             actions.append(.respond(token, .success(.replies(configuration))))
         case .receivedList(let after):
-            let items = received.elements.filter { $0.seq > (after ?? 0) }
-            actions.append(.respond(token, .success(.received(items))))
+            actions.append(.respond(token, .success(.received(receivedMessages(after: after ?? 0)))))
+        case .transferUserInfo(let payload):
+            transferUserInfo(payload, complication: false, token: token)
+        case .transferComplicationUserInfo(let payload):
+            transferUserInfo(payload, complication: true, token: token)
+        case .cancelTransfer(let transferId):
+            cancelTransfer(transferId, token: token)
+        case .outstandingTransfers:
+            actions.append(.respond(token, .success(.outstanding(outstandingTransfers()))))
+        case .updateApplicationContext(let payload):
+            updateApplicationContext(payload, token: token)
+        case .applicationContext:
+            actions.append(.respond(token, .success(.contexts(applicationContext: durableContexts.application,
+                                                              received: durableContexts.received))))
         }
         return drain()
     }
@@ -203,6 +246,7 @@ public final class LinkSession {
         actions.append(.respond(token, .success(.activationState(activationState))))
         actions.append(.notify(.activationDidComplete(activationState)))
         if changed { stateChanged() }
+        deliverPending()
     }
 
     private func setDeviceFlags(_ changes: [DeviceFlagName: Bool], token: RequestToken) {
@@ -338,8 +382,7 @@ public final class LinkSession {
                                                description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
-        let seq = nextReceivedSeq
-        nextReceivedSeq &+= 1
+        let seq = allocateReceivedSeq()
         var item = ReceivedItem(seq: seq, kind: payload.isData ? .messageData : .message, content: content, replyId: nil)
         guard wantsReply else {
             record(item)
@@ -429,6 +472,23 @@ public final class LinkSession {
         if awaitingReplies.isEmpty { awaitingReplyOrder.removeAll(keepingCapacity: true) }
     }
 
+    /// Messages received since `after`, oldest first (immediate messages are kept in memory).
+    public func receivedMessages(after: UInt64) -> [ReceivedItem] {
+        received.elements.filter { $0.seq > after }
+    }
+
+    /// The next `seq` of `received.list`. Numbers are reserved in the store in blocks so that
+    /// a restart never hands out one that an immediate message already had.
+    func allocateReceivedSeq() -> UInt64 {
+        let seq = nextReceivedSeq
+        nextReceivedSeq &+= 1
+        if seq > reservedSeq {
+            reservedSeq = seq + 1_023
+            actions.append(.persist(.reserveSeq(upTo: reservedSeq)))
+        }
+        return seq
+    }
+
     private func record(_ item: ReceivedItem) {
         received.append(item)
         actions.append(.notify(.messageReceived(item)))
@@ -436,7 +496,7 @@ public final class LinkSession {
 
     // MARK: - Helpers
 
-    private func decode(_ payload: MessagePayload) -> Result<MessageContent, PropertyListError> {
+    func decode(_ payload: MessagePayload) -> Result<MessageContent, PropertyListError> {
         switch payload {
         case .data(let bytes):
             return .success(.data(bytes))
@@ -447,7 +507,7 @@ public final class LinkSession {
         }
     }
 
-    private var peerName: String { role == .phone ? "watch" : "phone" }
+    var peerName: String { role == .phone ? "watch" : "phone" }
 
     /// Why `isReachable` is false, in the user's words.
     public var unreachableReason: String {
@@ -467,7 +527,7 @@ public final class LinkSession {
         }
     }
 
-    private func drain() -> [SessionAction] {
+    func drain() -> [SessionAction] {
         defer { actions.removeAll(keepingCapacity: true) }
         return actions
     }

@@ -1,3 +1,4 @@
+import LinkStore
 import WireProtocol
 
 /// Identifies one control request that is waiting for its response.
@@ -109,6 +110,23 @@ public enum SessionCommand: Sendable {
     case reply(replyId: UInt64, payload: MessagePayload)
     case setReplies(ReplyConfiguration)
     case receivedList(after: UInt64?)
+    /// `transferUserInfo`: the encoded dictionary.
+    case transferUserInfo([UInt8])
+    /// `transferCurrentComplicationUserInfo` (phone).
+    case transferComplicationUserInfo([UInt8])
+    case cancelTransfer(transferId: String)
+    case outstandingTransfers
+    /// `updateApplicationContext`: the encoded dictionary.
+    case updateApplicationContext([UInt8])
+    case applicationContext
+}
+
+/// One entry of `outstandingUserInfoTransfers`.
+public struct OutstandingTransfer: Hashable, Sendable {
+    public var transferId: String
+    public var payload: [UInt8]
+    public var isTransferring: Bool
+    public var isCurrentComplicationInfo: Bool
 }
 
 /// The successful outcome of a `SessionCommand`.
@@ -120,6 +138,24 @@ public enum CommandResult: Hashable, Sendable {
     case appState(AppState)
     case deviceFlags(DeviceFlags)
     case replies(ReplyConfiguration)
+    /// A queued transfer was accepted and committed.
+    case transfer(transferId: String, remainingComplicationTransfers: Int?)
+    case cancelled(Bool)
+    case outstanding([OutstandingTransfer])
+    case contextUpdated
+    case contexts(applicationContext: [UInt8]?, received: [UInt8]?)
+}
+
+extension CommandResult {
+    /// Whether the result promises something the store must have committed first: a
+    /// failed commit turns it into 7015 `insufficientSpace`.
+    public var isDurable: Bool {
+        switch self {
+        case .transfer, .contextUpdated: return true
+        case .cancelled(let cancelled): return cancelled
+        default: return false
+        }
+    }
 }
 
 /// Something the app is told (a delegate callback in WatchConnectivity terms).
@@ -131,6 +167,22 @@ public enum SessionNotification: Hashable, Sendable {
     /// Watch: `sessionCompanionAppInstalledDidChange`.
     case companionAppInstalledDidChange(Bool)
     case messageReceived(ReceivedItem)
+    /// A queued userInfo reached the app (`didReceiveUserInfo`).
+    case userInfoReceived(seq: UInt64, userInfo: [String: PropertyListValue], isCurrentComplicationInfo: Bool)
+    /// The other side committed a transfer (`didFinish userInfoTransfer`).
+    case userInfoDidFinish(transferId: String, error: SessionError?)
+    /// A new application context reached the app (`didReceiveApplicationContext`).
+    case applicationContextReceived(seq: UInt64, context: [String: PropertyListValue])
+}
+
+extension SessionNotification {
+    /// Whether the notification reports something that only holds once the store commits.
+    public var isDurable: Bool {
+        switch self {
+        case .userInfoReceived, .userInfoDidFinish, .applicationContextReceived: return true
+        default: return false
+        }
+    }
 }
 
 /// Timers the session arms; the runtime calls back with the same value.
@@ -146,6 +198,8 @@ public enum SessionAction: Sendable {
     case notify(SessionNotification)
     case armTimer(SessionTimer, deadlineMilliseconds: Int64)
     case cancelTimer(SessionTimer)
+    /// Write this within the current turn's transaction; what follows waits for its commit.
+    case persist(DurableOperation)
 }
 
 /// A point-in-time view of the session for `status`.
@@ -160,4 +214,7 @@ public struct SessionStatus: Hashable, Sendable {
     public var hasContentPending: Bool
     public var pendingMessages: Int
     public var awaitingManualReplies: Int
+    public var outstandingUserInfoTransfers: Int
+    /// Phone: what is left of today's complication budget.
+    public var remainingComplicationUserInfoTransfers: Int?
 }

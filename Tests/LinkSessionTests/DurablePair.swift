@@ -1,0 +1,174 @@
+import LinkSession
+import LinkStore
+import WireProtocol
+
+/// Two sessions with in-memory stores, an in-memory link and the runtime's group commit:
+/// one event a turn, then the turn's acknowledgements, the commit, and what waited for it.
+final class DurablePair {
+    final class Side {
+        let role: Role
+        var session: LinkSession
+        var store = MemoryStore()
+        var deferred: [SessionAction] = []
+        var responses: [RequestToken: Result<CommandResult, SessionError>] = [:]
+        var notifications: [SessionNotification] = []
+        var inbound: [Frame] = []
+        var day: Double
+
+        init(role: Role, day: Double) {
+            self.role = role
+            self.day = day
+            session = DurablePair.makeSession(role: role, clock: { day })
+        }
+    }
+
+    let phone: Side
+    let watch: Side
+    private(set) var linkUp = false
+    private var nextToken: UInt64 = 1
+    var wallClock: Double = 1_800_000_000
+
+    init() {
+        phone = Side(role: .phone, day: 1_800_000_000)
+        watch = Side(role: .watch, day: 1_800_000_000)
+        phone.session.restore(phone.store.load())
+        watch.session.restore(watch.store.load())
+    }
+
+    static func makeSession(role: Role, clock: @escaping @Sendable () -> Double) -> LinkSession {
+        var configuration = LinkSession.Configuration(role: role)
+        configuration.wallClock = clock
+        return LinkSession(configuration: configuration)
+    }
+
+    func side(_ role: Role) -> Side { role == .phone ? phone : watch }
+    func peer(of role: Role) -> Side { role == .phone ? watch : phone }
+
+    private func perform(_ side: Side, _ actions: [SessionAction]) {
+        for action in actions {
+            if case .persist(let operation) = action {
+                side.store.apply(operation)
+            } else if side.store.inTransaction {
+                side.deferred.append(action)
+            } else {
+                execute(side, action)
+            }
+        }
+    }
+
+    private func execute(_ side: Side, _ action: SessionAction) {
+        switch action {
+        case .send(let frame):
+            if linkUp { peer(of: side.role).inbound.append(frame) }
+        case .respond(let token, let result):
+            side.responses[token] = result
+        case .notify(let notification):
+            side.notifications.append(notification)
+        case .armTimer, .cancelTimer, .persist:
+            break
+        }
+    }
+
+    private func endTurn(_ side: Side) {
+        perform(side, side.session.flushAcknowledgements())
+        side.store.commit()
+        let waiting = side.deferred
+        side.deferred.removeAll()
+        for action in waiting { execute(side, action) }
+    }
+
+    /// Where a SIGKILL lands within a turn.
+    enum CrashPoint {
+        /// The turn's writes are lost and nothing that waited for them went out.
+        case beforeCommit
+        /// The writes are committed, but nothing that waited for them went out.
+        case afterCommit
+    }
+
+    private func turn(_ side: Side, crash: CrashPoint? = nil, _ body: () -> [SessionAction]) {
+        perform(side, body())
+        guard let crash else { return endTurn(side) }
+        perform(side, side.session.flushAcknowledgements())
+        if crash == .afterCommit { side.store.commit() }
+        side.store.crash()
+        side.deferred.removeAll()
+        restart(side)
+    }
+
+    func setLink(up: Bool) {
+        guard up != linkUp else { return }
+        if up {
+            linkUp = true
+            turn(phone) { phone.session.linkUp(now: 0) }
+            turn(watch) { watch.session.linkUp(now: 0) }
+        } else {
+            linkUp = false
+            phone.inbound.removeAll()
+            watch.inbound.removeAll()
+            turn(phone) { phone.session.linkDown(now: 0) }
+            turn(watch) { watch.session.linkDown(now: 0) }
+        }
+    }
+
+    @discardableResult
+    func command(_ role: Role, _ command: SessionCommand, crash: CrashPoint? = nil) -> RequestToken {
+        let token = RequestToken(nextToken)
+        nextToken += 1
+        let side = side(role)
+        turn(side, crash: crash) { side.session.handle(command, token: token, now: 0) }
+        return token
+    }
+
+    /// Delivers one frame to `role`, as one loop turn; false when none is waiting.
+    @discardableResult
+    func deliverOne(to role: Role, crash: CrashPoint? = nil) -> Bool {
+        let side = side(role)
+        guard !side.inbound.isEmpty else { return false }
+        let frame = side.inbound.removeFirst()
+        turn(side, crash: crash) { side.session.receive(frame, now: 0) }
+        return true
+    }
+
+    func pump() {
+        var progressed = true
+        while progressed {
+            progressed = false
+            while deliverOne(to: .watch) { progressed = true }
+            while deliverOne(to: .phone) { progressed = true }
+        }
+    }
+
+    /// SIGKILL between turns: everything in memory is gone; the daemon restarts, reloads its
+    /// store and is activated again (`--activate`).
+    func crash(_ role: Role) {
+        let side = side(role)
+        side.store.crash()
+        side.deferred.removeAll()
+        restart(side)
+    }
+
+    private func restart(_ side: Side) {
+        let wasUp = linkUp
+        if wasUp {
+            // The peer sees the link drop; frames in flight are gone.
+            linkUp = false
+            phone.inbound.removeAll()
+            watch.inbound.removeAll()
+            let survivor = peer(of: side.role)
+            turn(survivor) { survivor.session.linkDown(now: 0) }
+        }
+        side.session = DurablePair.makeSession(role: side.role, clock: { [day = side.day] in day })
+        side.session.restore(side.store.load())
+        let token = RequestToken(nextToken)
+        nextToken += 1
+        turn(side) { side.session.handle(.activate, token: token, now: 0) }
+        if wasUp { setLink(up: true) }
+    }
+
+    /// userInfo items the app on `role` received, in order, from its committed store.
+    func deliveredUserInfo(_ role: Role) -> [[String: PropertyListValue]] {
+        side(role).store.delivered.filter { $0.channel == .userInfo }.map {
+            (try? PropertyListCodec.decodeDictionary($0.payload)) ?? [:]
+        }
+    }
+}

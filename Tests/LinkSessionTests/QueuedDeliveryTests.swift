@@ -1,0 +1,197 @@
+import XCTest
+import LinkSession
+import LinkStore
+import WireProtocol
+
+final class QueuedDeliveryTests: XCTestCase {
+    private func payload(_ dictionary: [String: PropertyListValue]) -> [UInt8] {
+        try! PropertyListCodec.encode(dictionary)
+    }
+
+    private func activatedPair() -> DurablePair {
+        let pair = DurablePair()
+        pair.command(.phone, .activate)
+        pair.command(.watch, .activate)
+        pair.setLink(up: true)
+        pair.pump()
+        return pair
+    }
+
+    private func transferId(_ result: Result<CommandResult, SessionError>?) -> String? {
+        if case .success(.transfer(let id, _))? = result { return id }
+        return nil
+    }
+
+    func testTransfersArriveInOrderAndFinish() {
+        let pair = activatedPair()
+        var ids: [String] = []
+        for n in 0..<10 {
+            let token = pair.command(.phone, .transferUserInfo(payload(["n": .integer(Int64(n))])))
+            ids.append(transferId(pair.phone.responses[token])!)
+        }
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, (0..<10).map { .integer(Int64($0)) })
+        let finished = pair.phone.notifications.compactMap { notification -> String? in
+            if case .userInfoDidFinish(let id, nil) = notification { return id }
+            return nil
+        }
+        XCTAssertEqual(finished, ids)
+        XCTAssertEqual(pair.phone.session.status().outstandingUserInfoTransfers, 0)
+    }
+
+    func testTransferBeforeActivationAndOversizedAreRefused() {
+        let pair = DurablePair()
+        let early = pair.command(.phone, .transferUserInfo(payload([:])))
+        guard case .failure(.wc(.sessionNotActivated, _))? = pair.phone.responses[early] else { return XCTFail() }
+        pair.command(.phone, .activate)
+        let big = pair.command(.phone, .transferUserInfo([UInt8](repeating: 0, count: 65_537)))
+        guard case .failure(.wc(.payloadTooLarge, _))? = pair.phone.responses[big] else { return XCTFail() }
+    }
+
+    func testDeliveryWaitsForActivationAndARunningApp() {
+        let pair = DurablePair()
+        pair.command(.phone, .activate)
+        pair.setLink(up: true)
+        pair.command(.phone, .transferUserInfo(payload(["n": 1])))
+        pair.command(.phone, .transferUserInfo(payload(["n": 2])))
+        pair.pump()
+        XCTAssertTrue(pair.watch.session.status().hasContentPending)
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).count, 0)
+        pair.command(.watch, .setAppState(.notRunning))
+        pair.command(.watch, .activate)
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).count, 0, "a notRunning app gets nothing yet")
+        pair.command(.watch, .setAppState(.foreground))
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(1), .integer(2)])
+        XCTAssertFalse(pair.watch.session.status().hasContentPending)
+    }
+
+    func testCancelBeforeSendingAndAfterDelivery() {
+        let pair = activatedPair()
+        pair.setLink(up: false)
+        let first = transferId(pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": 1])))])!
+        let second = transferId(pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": 2])))])!
+        XCTAssertEqual(pair.phone.responses[pair.command(.phone, .cancelTransfer(transferId: first))], .success(.cancelled(true)))
+        pair.setLink(up: true)
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(2)])
+        XCTAssertEqual(pair.phone.responses[pair.command(.phone, .cancelTransfer(transferId: second))], .success(.cancelled(false)))
+    }
+
+    func testOutstandingSurvivesACrash() {
+        let pair = activatedPair()
+        pair.setLink(up: false)
+        for n in 1...3 { pair.command(.phone, .transferUserInfo(payload(["n": .integer(Int64(n))]))) }
+        pair.crash(.phone)
+        let token = pair.command(.phone, .outstandingTransfers)
+        guard case .success(.outstanding(let list))? = pair.phone.responses[token] else { return XCTFail() }
+        XCTAssertEqual(list.count, 3)
+        XCTAssertFalse(list.contains { $0.isTransferring })
+        pair.setLink(up: true)
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).count, 3)
+    }
+
+    func testContextLatestWinsAndEqualContextIsNotDeliveredAgain() {
+        let pair = activatedPair()
+        pair.setLink(up: false)
+        for n in 1...4 { pair.command(.phone, .updateApplicationContext(payload(["v": .integer(Int64(n))]))) }
+        pair.setLink(up: true)
+        pair.pump()
+        let received = pair.watch.notifications.compactMap { notification -> [String: PropertyListValue]? in
+            if case .applicationContextReceived(_, let context) = notification { return context }
+            return nil
+        }
+        XCTAssertEqual(received, [["v": .integer(4)]])
+        pair.command(.phone, .updateApplicationContext(payload(["v": 4])))
+        pair.pump()
+        XCTAssertEqual(pair.watch.notifications.filter { if case .applicationContextReceived = $0 { return true }; return false }.count, 1)
+        let token = pair.command(.watch, .applicationContext)
+        XCTAssertEqual(pair.watch.responses[token], .success(.contexts(applicationContext: nil, received: payload(["v": 4]))))
+    }
+
+    func testComplicationBudgetAndFallback() {
+        let pair = activatedPair()
+        let off = pair.command(.phone, .transferComplicationUserInfo(payload([:])))
+        guard case .failure(.wc(.genericError, _))? = pair.phone.responses[off] else { return XCTFail() }
+        pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        for expected in stride(from: 49, through: 0, by: -1) {
+            let token = pair.command(.phone, .transferComplicationUserInfo(payload([:])))
+            guard case .success(.transfer(_, let remaining))? = pair.phone.responses[token] else { return XCTFail() }
+            XCTAssertEqual(remaining, expected)
+            pair.pump()
+        }
+        pair.command(.phone, .transferComplicationUserInfo(payload(["late": true])))
+        pair.pump()
+        let tags = pair.watch.store.delivered.map { $0.flags.contains(.currentComplication) }
+        XCTAssertEqual(tags, Array(repeating: true, count: 50) + [false])
+        XCTAssertEqual(pair.phone.session.status().remainingComplicationUserInfoTransfers, 0)
+    }
+
+    func testANewerComplicationItemTakesTheTag() {
+        let pair = activatedPair()
+        pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        pair.setLink(up: false)
+        pair.command(.phone, .transferComplicationUserInfo(payload(["n": 1])))
+        pair.command(.phone, .transferComplicationUserInfo(payload(["n": 2])))
+        let token = pair.command(.phone, .outstandingTransfers)
+        guard case .success(.outstanding(let list))? = pair.phone.responses[token] else { return XCTFail() }
+        XCTAssertEqual(list.map(\.isCurrentComplicationInfo), [false, true])
+    }
+
+    /// Random transfers both ways, random frame delivery, random crashes of either side and
+    /// link drops: every acknowledged transfer arrives exactly once and in order.
+    func testExactlyOnceInOrderAcrossRandomCrashes() {
+        for seed in 1...20 as ClosedRange<UInt64> {
+            var random = SplitMix(seed: seed)
+            let pair = activatedPair()
+            var attempts: [Role: Int] = [.phone: 0, .watch: 0]
+            var acknowledged: [Role: Set<Int>] = [.phone: [], .watch: []]
+            for _ in 0..<600 {
+                let role: Role = random.next() % 2 == 0 ? .phone : .watch
+                let crashPoint: DurablePair.CrashPoint? = switch random.next() % 40 {
+                case 0: .beforeCommit
+                case 1: .afterCommit
+                default: nil
+                }
+                switch random.next() % 10 {
+                case 0...3:
+                    let n = attempts[role]!
+                    attempts[role] = n + 1
+                    let token = pair.command(role, .transferUserInfo(payload(["n": .integer(Int64(n))])), crash: crashPoint)
+                    if case .success? = pair.side(role).responses[token] { acknowledged[role]!.insert(n) }
+                case 4...7:
+                    pair.deliverOne(to: role, crash: crashPoint)
+                case 8:
+                    if random.next() % 4 == 0 { pair.crash(role) }
+                default:
+                    if random.next() % 3 == 0 { pair.setLink(up: !pair.linkUp) }
+                }
+            }
+            pair.setLink(up: true)
+            pair.pump()
+            for sender in [Role.phone, .watch] {
+                let receiver: Role = sender == .phone ? .watch : .phone
+                let received = pair.deliveredUserInfo(receiver).compactMap { value -> Int? in
+                    if case .integer(let n)? = value["n"] { return Int(n) }
+                    return nil
+                }
+                XCTAssertEqual(received, received.sorted(), "seed \(seed): in order")
+                XCTAssertEqual(Set(received).count, received.count, "seed \(seed): no duplicates")
+                XCTAssertTrue(acknowledged[sender]!.isSubset(of: Set(received)), "seed \(seed): nothing acknowledged lost")
+                XCTAssertEqual(pair.side(sender).session.status().outstandingUserInfoTransfers, 0)
+            }
+        }
+    }
+}
+
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
