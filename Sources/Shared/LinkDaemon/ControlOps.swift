@@ -153,8 +153,19 @@ enum ControlOps {
             daemon.loop.execute { daemon.stop() }
 
         default:
+            if let feature = daemon.feature(serving: request.op) {
+                feature.handle(request) { [weak client] result in
+                    guard let client else { return }
+                    switch result {
+                    case .success(let object): client.respond(id: request.id, result: object)
+                    case .failure(let error): client.respond(id: request.id, error: error)
+                    }
+                }
+                return
+            }
+            let known = names + daemon.features.flatMap(\.operations)
             throw ControlError.control(.unknownOp,
-                "unknown op '\(request.op)' (known: \(names.joined(separator: ", ")))")
+                "unknown op '\(request.op)' (known: \(known.joined(separator: ", ")))")
         }
     }
 

@@ -61,8 +61,12 @@ public final class Daemon {
     private var deliveriesSincePrune = 0
     static let keptReceivedItems = 10_000
 
-    public init(options: DaemonOptions) throws {
+    let features: [DaemonFeature]
+    private var featureByOperation: [String: DaemonFeature] = [:]
+
+    public init(options: DaemonOptions, features: [DaemonFeature] = []) throws {
         self.options = options
+        self.features = features
         logger = Logger(label: options.programName, level: options.logLevel)
         loop = try EventLoop(backend: options.poller)
         session = LinkSession(configuration: .init(role: options.role,
@@ -100,11 +104,26 @@ public final class Daemon {
         case .watch:
             loop.execute { [unowned self] in self.connectLink() }
         }
+        try startFeatures()
         if options.activateOnStart {
             perform(session.handle(.activate, token: RequestToken(0), now: loop.nowMilliseconds))
         }
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
+
+    private func startFeatures() throws {
+        let context = FeatureContext(role: role, loop: loop, logger: logger, home: options.home,
+                                     stateDirectory: options.stateDirectory, options: options.featureOptions,
+                                     publish: { [unowned self] name, data in self.publish(name, data) })
+        for feature in features {
+            for operation in feature.operations { featureByOperation[operation] = feature }
+            do { try feature.start(context) } catch {
+                throw StartupError("\(error)")
+            }
+        }
+    }
+
+    func feature(serving operation: String) -> DaemonFeature? { featureByOperation[operation] }
 
     /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op).
     public func run() throws {
@@ -129,6 +148,7 @@ public final class Daemon {
         }
         pendingRequests.removeAll()
         control.stop()
+        for feature in features { feature.stop() }
         if let store {
             if store.inTransaction {
                 do { try store.commit() } catch { store.rollback() }
@@ -574,6 +594,7 @@ public final class Daemon {
         }
         if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
         result["replyMode"] = .string(session.replies.mode.rawValue)
+        for feature in features { feature.addStatus(to: &result) }
         return result
     }
 }

@@ -8,7 +8,7 @@ import Darwin
 
 /// The shared `main` of `phoned` and `watchd`.
 public enum DaemonMain {
-    public static func run(role: Role) -> Never {
+    public static func run(role: Role, features: @escaping () -> [DaemonFeature] = { [] }) -> Never {
         let name = role == .phone ? "phoned" : "watchd"
         switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role) {
         case .exit(let code, let output):
@@ -16,7 +16,7 @@ public enum DaemonMain {
             exit(code)
         case .run(let options):
             do {
-                let daemon = try Daemon(options: options)
+                let daemon = try Daemon(options: options, features: features())
                 try daemon.start()
                 try daemon.run()
                 exit(0)

@@ -17,6 +17,8 @@ public struct DaemonOptions: Sendable {
     public var poller: PollerBackend = .default
     public var replyTimeoutMilliseconds: Int64 = 10_000
     public var activateOnStart = false
+    /// `--apns-*` and other feature options, by name without the dashes.
+    public var featureOptions: [String: String] = [:]
 
     public var pairingKeyPath: String { home + "/pairing.key" }
     public var programName: String { role == .phone ? "phoned" : "watchd" }
@@ -87,6 +89,9 @@ public struct DaemonOptions: Sendable {
                 return .exit(code: 0, output: "\(name) \(version)")
             case "--activate":
                 options.activateOnStart = true
+            case let name where name.hasPrefix("--apns-") || name.hasPrefix("--pa-"):
+                guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
+                options.featureOptions[String(name.dropFirst(2))] = v
             case "--home", "--link", "--control", "--state-dir", "--device-id", "--log-level", "--reply-timeout-ms", "--poller":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
@@ -127,6 +132,7 @@ public struct DaemonOptions: Sendable {
         resolved.poller = options.poller
         resolved.replyTimeoutMilliseconds = options.replyTimeoutMilliseconds
         resolved.activateOnStart = options.activateOnStart
+        resolved.featureOptions = options.featureOptions
         if let link { resolved.linkPath = link }
         if let control { resolved.controlPath = control }
         if let state { resolved.stateDirectory = state }
