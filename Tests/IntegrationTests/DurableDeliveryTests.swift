@@ -97,6 +97,46 @@ final class DurableDeliveryTests: DurableTestCase {
             + "outOfOrder=\(totalOutOfOrder) | streaming \(String(format: "%.1f", streaming)) s, total \(String(format: "%.1f", total)) s")
     }
 
+    func testApplicationContextNeverGoesBackAcrossRandomSIGKILLs() throws {
+        let seed = ProcessInfo.processInfo.environment["WATCHLINK_CRASH_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
+        print("testApplicationContextNeverGoesBackAcrossRandomSIGKILLs seed \(seed)")
+        let phone = restartable("phoned", logLevel: "info")
+        let watch = restartable("watchd", logLevel: "info")
+        try phone.startAndWait()
+        try watch.startAndWait()
+        let stop = Locked(false)
+        let contexts = TransferStream(direction: "p2w", sender: phone, minimumAttempts: 1_000,
+                                      op: "context.update", argument: "context")
+        let killer = Killer(daemons: [phone, watch], seed: seed)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { contexts.run { stop.current } }
+        DispatchQueue.global().async(group: group) {
+            killer.run {
+                killer.kills.allSatisfy { $0 >= 12 } && contexts.attempts >= 1_000 || contexts.failure != nil
+            }
+            stop.withValue { $0 = true }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "sender and killer finish")
+        stop.withValue { $0 = true }
+        if let failure = killer.failure ?? contexts.failure { return XCTFail(failure) }
+
+        let p = try client(phone, timeout: 30)
+        let w = try client(watch, timeout: 30)
+        let newest = try XCTUnwrap(p.call("context.get")["applicationContext"]?["n"]?.intValue)
+        XCTAssertGreaterThanOrEqual(newest, Int64(contexts.acknowledged.last ?? 0), "the newest acknowledged context is kept")
+        eventually("the watch to get the newest context", timeout: 30) {
+            try w.call("context.get")["receivedApplicationContext"]?["n"]?.intValue == newest
+        }
+        let received = try Received.items(w, kind: "applicationContext").compactMap { $0["applicationContext"]?["n"]?.intValue }
+        let backwards = zip(received, received.dropFirst()).filter { $0.0 >= $0.1 }
+        XCTAssertTrue(backwards.isEmpty, "the received context went back or repeated (previous, next): \(backwards.prefix(20))")
+        XCTAssertEqual(received.last, newest)
+        print("context crash test seed=\(seed) | attempts=\(contexts.attempts) acknowledged=\(contexts.acknowledged.count) "
+            + "received=\(received.count) newest=\(newest) | kills phoned=\(killer.kills[0]) watchd=\(killer.kills[1]) "
+            + "| backwards=\(backwards.count)")
+    }
+
     // MARK: Held until the app can take it
 
     func testDeliveryWaitsForActivationAndForTheAppToRun() throws {
@@ -110,7 +150,7 @@ final class DurableDeliveryTests: DurableTestCase {
         XCTAssertEqual(try Received.userInfos(w), [], "nothing reaches the app before activation")
 
         _ = try w.call("session.activate")
-        XCTAssertEqual(try receivedEvents(events, count: 3).map { $0.data["userInfo"] }, first)
+        XCTAssertEqual(try events.userInfoReceived(count: 3).map { $0.data["userInfo"] }, first)
         XCTAssertEqual(try Received.userInfos(w), first)
         XCTAssertEqual(try w.status("hasContentPending"), false)
         eventually("the phone's outbox to drain") { try p.status("outstandingUserInfoTransfers") == 0 }
@@ -124,7 +164,7 @@ final class DurableDeliveryTests: DurableTestCase {
         }
         XCTAssertEqual(try Received.userInfos(w, after: last), [], "nothing reaches an app that is not running")
         _ = try w.call("app.setState", ["state": "foreground"])
-        XCTAssertEqual(try receivedEvents(events, count: 3).map { $0.data["userInfo"] }, second)
+        XCTAssertEqual(try events.userInfoReceived(count: 3).map { $0.data["userInfo"] }, second)
         XCTAssertEqual(try Received.userInfos(w), first + second)
         XCTAssertEqual(try w.status("hasContentPending"), false)
     }
@@ -143,7 +183,7 @@ final class DurableDeliveryTests: DurableTestCase {
         XCTAssertEqual(try Received.userInfos(w2), [])
         let events = try subscribed(watch)
         _ = try w2.call("session.activate")
-        XCTAssertEqual(try receivedEvents(events, count: 3).map { $0.data["userInfo"] }, infos)
+        XCTAssertEqual(try events.userInfoReceived(count: 3).map { $0.data["userInfo"] }, infos)
         XCTAssertEqual(try Received.userInfos(w2), infos, "each held item is delivered once")
         XCTAssertEqual(try w2.status("hasContentPending"), false)
     }
@@ -157,11 +197,11 @@ final class DurableDeliveryTests: DurableTestCase {
         _ = try p.call("link.set", ["up": false])
         eventually("the link to drop") { try p.status("link")?["connected"] == false }
 
-        let cancelled = try transferId(p.call("userInfo.transfer", ["userInfo": ["item": "cancelled"]]))
-        let kept = try transferId(p.call("userInfo.transfer", ["userInfo": ["item": "kept"]]))
-        XCTAssertEqual(try outstandingIds(p), [cancelled, kept])
+        let cancelled = try p.transferUserInfo(["item": "cancelled"])
+        let kept = try p.transferUserInfo(["item": "kept"])
+        XCTAssertEqual(try p.outstandingIds(), [cancelled, kept])
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(cancelled)])["cancelled"], true)
-        XCTAssertEqual(try outstandingIds(p), [kept])
+        XCTAssertEqual(try p.outstandingIds(), [kept])
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(cancelled)])["cancelled"], false,
                        "a transfer cancelled once is no longer outstanding")
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(UUID().uuidString)])["cancelled"], false)
@@ -174,14 +214,14 @@ final class DurableDeliveryTests: DurableTestCase {
         XCTAssertEqual(finishedKept.data["transferId"]?.stringValue, kept)
         XCTAssertNil(finishedKept.data["error"])
 
-        let delivered = try transferId(p.call("userInfo.transfer", ["userInfo": ["item": "delivered"]]))
+        let delivered = try p.transferUserInfo(["item": "delivered"])
         let finished = try phoneEvents.waitForEvent("userInfo.didFinish", timeoutSeconds: 10)
         XCTAssertEqual(finished.data["transferId"]?.stringValue, delivered)
         XCTAssertNil(finished.data["error"])
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(delivered)])["cancelled"], false,
                        "cancel has no effect once delivered")
         XCTAssertEqual(try Received.userInfos(w), [["item": "kept"], ["item": "delivered"]])
-        XCTAssertEqual(try outstandingIds(p), [])
+        XCTAssertEqual(try p.outstandingIds(), [])
     }
 
     // MARK: Outstanding transfers survive a restart
@@ -192,7 +232,7 @@ final class DurableDeliveryTests: DurableTestCase {
         eventually("the link to drop") { try p.status("link")?["connected"] == false }
         let infos: [JSONValue] = [["q": 1, "s": "one"], ["q": 2, "blob": ["$data": "AAECAw=="]], ["q": 3, "list": [1, 2.5, true]]]
         var ids: [String] = []
-        for info in infos { ids.append(try transferId(p.call("userInfo.transfer", ["userInfo": info]))) }
+        for info in infos { ids.append(try p.transferUserInfo(info)) }
         let before = try p.call("userInfo.outstanding")["transfers"]?.arrayValue ?? []
         XCTAssertEqual(before.compactMap { $0["transferId"]?.stringValue }, ids)
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 3)
@@ -319,7 +359,7 @@ final class DurableDeliveryTests: DurableTestCase {
 
         let events = try subscribed(watch)
         _ = try p.call("link.set", ["up": true])
-        let received = try receivedEvents(events, count: 2)
+        let received = try events.userInfoReceived(count: 2)
         XCTAssertEqual(received.map { $0.data["userInfo"] }, [["c": "older"], ["c": "newer"]])
         XCTAssertEqual(received.map { $0.data["isCurrentComplicationInfo"] }, [false, true])
         XCTAssertEqual(try Received.items(w, kind: "userInfo").map { $0["isCurrentComplicationInfo"] }, [false, true])
@@ -349,7 +389,7 @@ final class DurableDeliveryTests: DurableTestCase {
             try p.call("complication.transfer", ["userInfo": ["blob": randomData(65_537, using: &generator)]])
         }
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 0, "refused transfers are not queued")
-        XCTAssertNotNil(try transferId(p.call("userInfo.transfer", ["userInfo": ["a": 1]])))
+        XCTAssertNotNil(try p.transferUserInfo(["a": 1]))
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 1)
     }
 
@@ -422,23 +462,6 @@ final class DurableDeliveryTests: DurableTestCase {
 
     // MARK: Helpers
 
-    private func transferId(_ result: JSONObject) throws -> String {
-        guard let id = result["transferId"]?.stringValue else { throw HarnessError("no transferId in \(result)") }
-        return id
-    }
-
-    private func outstandingIds(_ client: ControlClient) throws -> [String] {
-        try client.call("userInfo.outstanding")["transfers"]?.arrayValue?.compactMap { $0["transferId"]?.stringValue } ?? []
-    }
-
-    private func receivedEvents(_ events: ControlClient, count: Int) throws -> [ControlEvent] {
-        var received: [ControlEvent] = []
-        while received.count < count {
-            received.append(try events.waitForEvent("userInfo.received", timeoutSeconds: 10))
-        }
-        return received
-    }
-
     /// Sends a userInfo marker and checks that no `context.received` event comes before it.
     private func assertNoContextReceived(_ events: ControlClient, barrier: Int, p: ControlClient,
                                          file: StaticString = #filePath, line: UInt = #line) throws {
@@ -449,151 +472,8 @@ final class DurableDeliveryTests: DurableTestCase {
         XCTAssertEqual(contexts.count, 0, "unexpected context.received: \(contexts.map(\.data))", file: file, line: line)
     }
 
-    private func makeStateDirectory(_ daemon: RestartableDaemon) throws {
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-    }
-
-    /// Starts the daemon, expects it to exit non-zero on its own, and returns its log.
-    private func refusedStart(_ daemon: RestartableDaemon, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        try daemon.start(activate: false)
-        guard let status = daemon.waitForExit(timeout: 10) else {
-            XCTFail("\(daemon.name) kept running", file: file, line: line)
-            return daemon.log
-        }
-        XCTAssertEqual(daemon.terminationReason, .exit, file: file, line: line)
-        XCTAssertNotEqual(status, 0, "\(daemon.name) exits non-zero", file: file, line: line)
-        return daemon.log
-    }
-
-    /// An SQLite database of another application, made with the sqlite3 shell or Python.
+    /// An SQLite database of another application.
     private func createForeignDatabase(at path: String) throws {
-        let sql = "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hello');"
-        let candidates: [(String, [String])] = [
-            ("/usr/bin/sqlite3", [path, sql]),
-            ("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
-        ]
-        for (tool, arguments) in candidates where FileManager.default.isExecutableFile(atPath: tool) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus == 0, FileManager.default.fileExists(atPath: path) { return }
-        }
-        throw XCTSkip("neither the sqlite3 shell nor python3 is available to make a foreign database")
-    }
-}
-
-/// One direction of the crash test: sends `{"dir", "n"}` userInfo transfers one after another,
-/// a new attempt number for every attempt, and reconnects whenever the daemon goes away.
-final class TransferStream: @unchecked Sendable {
-    let direction: String
-    let sender: RestartableDaemon
-    let minimumAttempts: Int
-
-    private struct State {
-        var attempts = 0
-        var acknowledged: [Int] = []
-        var errors: [Int: Int] = [:]
-        var reconnects = 0
-        var failure: String?
-    }
-    private let state = Locked(State())
-
-    init(direction: String, sender: RestartableDaemon, minimumAttempts: Int) {
-        self.direction = direction
-        self.sender = sender
-        self.minimumAttempts = minimumAttempts
-    }
-
-    var attempts: Int { state.current.attempts }
-    var acknowledged: [Int] { state.current.acknowledged }
-    var errors: [Int: Int] { state.current.errors }
-    var reconnects: Int { state.current.reconnects }
-    var failure: String? { state.current.failure }
-
-    func run(stopped: () -> Bool) {
-        var client: ControlClient?
-        var n = 0
-        while n < minimumAttempts || !stopped() {
-            if client == nil {
-                client = connect(deadline: Date().addingTimeInterval(30))
-                guard client != nil else {
-                    state.withValue { $0.failure = "\(sender.name)'s control socket did not answer for 30 s" }
-                    return
-                }
-            }
-            n += 1
-            state.withValue { $0.attempts = n }
-            do {
-                _ = try client!.call("userInfo.transfer", ["userInfo": ["dir": .string(direction), "n": .int(Int64(n))]],
-                                     timeoutSeconds: 15)
-                state.withValue { $0.acknowledged.append(n) }
-            } catch let error as ControlError {
-                state.withValue { $0.errors[error.code, default: 0] += 1 }
-                if error.code == 7004 { waitUntilActivated(client!) }
-            } catch {
-                client?.close()
-                client = nil
-            }
-        }
-        client?.close()
-    }
-
-    private func connect(deadline: Date) -> ControlClient? {
-        while Date() < deadline {
-            if let client = try? sender.client(timeout: 15) {
-                if (try? client.call("status", timeoutSeconds: 5)) != nil {
-                    state.withValue { $0.reconnects += 1 }
-                    return client
-                }
-                client.close()
-            }
-            usleep(2_000)
-        }
-        return nil
-    }
-
-    private func waitUntilActivated(_ client: ControlClient) {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            guard let status = try? client.call("status", timeoutSeconds: 5) else { return }
-            if status["activationState"] == "activated" { return }
-            usleep(2_000)
-        }
-    }
-}
-
-/// Kills a random one of the daemons with SIGKILL at random moments and restarts it at once
-/// with `--activate`, until `done` says enough.
-final class Killer: @unchecked Sendable {
-    let daemons: [RestartableDaemon]
-    private let state: Locked<(kills: [Int], failure: String?)>
-    private var generator: SeededGenerator
-
-    init(daemons: [RestartableDaemon], seed: UInt64) {
-        self.daemons = daemons
-        state = Locked((Array(repeating: 0, count: daemons.count), nil))
-        generator = SeededGenerator(seed: seed)
-    }
-
-    var kills: [Int] { state.current.kills }
-    var failure: String? { state.current.failure }
-
-    func run(done: () -> Bool) {
-        while !done() {
-            usleep(UInt32.random(in: 10_000...250_000, using: &generator))
-            let index = Int.random(in: 0..<daemons.count, using: &generator)
-            let daemon = daemons[index]
-            daemon.kill9()
-            state.withValue { $0.kills[index] += 1 }
-            do {
-                try daemon.startAndWait(timeout: 20)
-            } catch {
-                state.withValue { $0.failure = "\(daemon.name) after kill \($0.kills[index]): \(error)" }
-                return
-            }
-        }
+        try runSQLite(at: path, "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT); INSERT INTO notes(text) VALUES ('hello');")
     }
 }

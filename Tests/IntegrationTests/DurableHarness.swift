@@ -291,3 +291,189 @@ func randomData(_ count: Int, using generator: inout some RandomNumberGenerator)
     for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
     return ["$data": .string(Data(bytes).base64EncodedString())]
 }
+
+/// Runs an SQL script on the database at `path` with the sqlite3 shell, else Python's sqlite3
+/// module; skips the test when neither is there.
+func runSQLite(at path: String, _ sql: String) throws {
+    let candidates: [(String, [String])] = [
+        ("/usr/bin/sqlite3", [path, sql]),
+        ("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
+    ]
+    for (tool, arguments) in candidates where FileManager.default.isExecutableFile(atPath: tool) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        if process.terminationStatus == 0 { return }
+    }
+    throw XCTSkip("neither the sqlite3 shell nor python3 could run SQL on \(path)")
+}
+
+extension ControlClient {
+    /// Calls `userInfo.transfer` and returns the transferId.
+    func transferUserInfo(_ userInfo: JSONValue) throws -> String {
+        let result = try call("userInfo.transfer", ["userInfo": userInfo])
+        guard let id = result["transferId"]?.stringValue else { throw HarnessError("no transferId in \(result)") }
+        return id
+    }
+
+    /// The transferIds of `userInfo.outstanding`, oldest first.
+    func outstandingIds() throws -> [String] {
+        try call("userInfo.outstanding")["transfers"]?.arrayValue?.compactMap { $0["transferId"]?.stringValue } ?? []
+    }
+
+    /// The next `count` `userInfo.received` events, other events dropped.
+    func userInfoReceived(count: Int, timeoutSeconds: Double = 10) throws -> [ControlEvent] {
+        var received: [ControlEvent] = []
+        while received.count < count {
+            received.append(try waitForEvent("userInfo.received", timeoutSeconds: timeoutSeconds))
+        }
+        return received
+    }
+}
+
+extension DurableTestCase {
+    func makeStateDirectory(_ daemon: RestartableDaemon) throws {
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Starts the daemon, expects it to exit non-zero on its own, and returns its log.
+    func refusedStart(_ daemon: RestartableDaemon, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try daemon.start(activate: false)
+        guard let status = daemon.waitForExit(timeout: 10) else {
+            XCTFail("\(daemon.name) kept running", file: file, line: line)
+            return daemon.log
+        }
+        XCTAssertEqual(daemon.terminationReason, .exit, file: file, line: line)
+        XCTAssertNotEqual(status, 0, "\(daemon.name) exits non-zero", file: file, line: line)
+        return daemon.log
+    }
+}
+
+/// One direction of the crash test: sends `{"dir", "n"}` one after another with `op`
+/// (`userInfo.transfer` by default, or `context.update`), a new attempt number for every
+/// attempt, and reconnects whenever the daemon goes away.
+final class TransferStream: @unchecked Sendable {
+    let direction: String
+    let sender: RestartableDaemon
+    let minimumAttempts: Int
+    /// Never more attempts than this: the receiver lists only its newest 10,000 items.
+    let maximumAttempts: Int
+    let op: String
+    let argument: String
+
+    private struct State {
+        var attempts = 0
+        var acknowledged: [Int] = []
+        var errors: [Int: Int] = [:]
+        var reconnects = 0
+        var failure: String?
+    }
+    private let state = Locked(State())
+
+    init(direction: String, sender: RestartableDaemon, minimumAttempts: Int, maximumAttempts: Int = 8_000,
+         op: String = "userInfo.transfer", argument: String = "userInfo") {
+        self.maximumAttempts = max(minimumAttempts, maximumAttempts)
+        self.op = op
+        self.argument = argument
+        self.direction = direction
+        self.sender = sender
+        self.minimumAttempts = minimumAttempts
+    }
+
+    var attempts: Int { state.current.attempts }
+    var acknowledged: [Int] { state.current.acknowledged }
+    var errors: [Int: Int] { state.current.errors }
+    var reconnects: Int { state.current.reconnects }
+    var failure: String? { state.current.failure }
+
+    func run(stopped: () -> Bool) {
+        var client: ControlClient?
+        var n = 0
+        while n < maximumAttempts && (n < minimumAttempts || !stopped()) {
+            if client == nil {
+                client = connect(deadline: Date().addingTimeInterval(30))
+                guard client != nil else {
+                    state.withValue { $0.failure = "\(sender.name)'s control socket did not answer for 30 s" }
+                    return
+                }
+            }
+            n += 1
+            state.withValue { $0.attempts = n }
+            do {
+                _ = try client!.call(op, [argument: ["dir": .string(direction), "n": .int(Int64(n))]],
+                                     timeoutSeconds: 15)
+                state.withValue { $0.acknowledged.append(n) }
+            } catch let error as ControlError {
+                state.withValue { $0.errors[error.code, default: 0] += 1 }
+                if error.code == 7004 { waitUntilActivated(client!) }
+            } catch {
+                client?.close()
+                client = nil
+            }
+        }
+        client?.close()
+    }
+
+    private func connect(deadline: Date) -> ControlClient? {
+        while Date() < deadline {
+            if let client = try? sender.client(timeout: 15) {
+                if (try? client.call("status", timeoutSeconds: 5)) != nil {
+                    state.withValue { $0.reconnects += 1 }
+                    return client
+                }
+                client.close()
+            }
+            usleep(2_000)
+        }
+        return nil
+    }
+
+    private func waitUntilActivated(_ client: ControlClient) {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            guard let status = try? client.call("status", timeoutSeconds: 5) else { return }
+            if status["activationState"] == "activated" { return }
+            usleep(2_000)
+        }
+    }
+}
+
+/// Kills a random one of the daemons with SIGKILL at random moments and restarts it at once
+/// with `--activate`, until `done` says enough.
+final class Killer: @unchecked Sendable {
+    let daemons: [RestartableDaemon]
+    private let state: Locked<(kills: [Int], failure: String?)>
+    private var generator: SeededGenerator
+
+    let extra: [String]
+
+    init(daemons: [RestartableDaemon], seed: UInt64, extra: [String] = []) {
+        self.daemons = daemons
+        self.extra = extra
+        state = Locked((Array(repeating: 0, count: daemons.count), nil))
+        generator = SeededGenerator(seed: seed)
+    }
+
+    var kills: [Int] { state.current.kills }
+    var failure: String? { state.current.failure }
+
+    func run(done: () -> Bool) {
+        while !done() {
+            usleep(UInt32.random(in: 10_000...250_000, using: &generator))
+            let index = Int.random(in: 0..<daemons.count, using: &generator)
+            let daemon = daemons[index]
+            daemon.kill9()
+            state.withValue { $0.kills[index] += 1 }
+            do {
+                try daemon.startAndWait(extra: extra, timeout: 20)
+            } catch {
+                state.withValue { $0.failure = "\(daemon.name) after kill \($0.kills[index]): \(error)" }
+                return
+            }
+        }
+    }
+}

@@ -98,7 +98,7 @@ final class QueuedDeliveryTests: XCTestCase {
         pair.setLink(up: true)
         pair.pump()
         let received = pair.watch.notifications.compactMap { notification -> [String: PropertyListValue]? in
-            if case .applicationContextReceived(_, let context) = notification { return context }
+            if case .applicationContextReceived(_, let context) = notification { return try? PropertyListCodec.decodeDictionary(context) }
             return nil
         }
         XCTAssertEqual(received, [["v": .integer(4)]])

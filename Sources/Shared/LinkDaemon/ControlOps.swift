@@ -152,6 +152,15 @@ enum ControlOps {
             daemon.logger.info("shutdown requested over the control socket")
             daemon.loop.execute { daemon.stop() }
 
+        case let op where op.hasPrefix("bench."):
+            try daemon.bench.handle(request, args: args) { [weak client] result in
+                guard let client else { return }
+                switch result {
+                case .success(let object): client.respond(id: request.id, result: object)
+                case .failure(let error): client.respond(id: request.id, error: error)
+                }
+            }
+
         default:
             if let feature = daemon.feature(serving: request.op) {
                 feature.handle(request) { [weak client] result in
@@ -308,14 +317,14 @@ enum ControlOps {
         case .messageReceived(let item):
             return ("message.received", render(item))
         case .userInfoReceived(let seq, let userInfo, let isCurrent):
-            return ("userInfo.received", ["seq": .int(Int64(seq)), "userInfo": PlistJSON.json(from: userInfo),
+            return ("userInfo.received", ["seq": .int(Int64(seq)), "userInfo": dictionaryJSON(userInfo),
                                           "isCurrentComplicationInfo": .bool(isCurrent)])
         case .userInfoDidFinish(let transferId, let error):
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = controlError(error).json }
             return ("userInfo.didFinish", data)
         case .applicationContextReceived(let seq, let context):
-            return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": PlistJSON.json(from: context)])
+            return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": dictionaryJSON(context)])
         }
     }
 

@@ -84,8 +84,14 @@ final class ControlServer {
     }
 
     func subscribe(_ client: ControlClientConnection) {
+        guard !client.isSubscribed else { return }
         client.isSubscribed = true
+        subscriberCount += 1
     }
+
+    /// Whether any client listens for events (counted, so the hot path does not scan clients).
+    private(set) var subscriberCount = 0
+    var hasSubscribers: Bool { subscriberCount > 0 }
 
     /// Sends an event line to every subscriber; a subscriber that stopped reading long ago
     /// is disconnected rather than allowed to grow the daemon without bound.
@@ -129,7 +135,10 @@ final class ControlServer {
                     if let client = self.clients[serial] { self.read(client, bytes) }
                 }
                 connection.onClose = { [unowned self] _ in
-                    if let client = self.clients.removeValue(forKey: serial) { self.onClientClosed?(client) }
+                    if let client = self.clients.removeValue(forKey: serial) {
+                        if client.isSubscribed { self.subscriberCount -= 1 }
+                        self.onClientClosed?(client)
+                    }
                 }
                 logger.debug("control: client #\(client.serial) connected")
             } catch {

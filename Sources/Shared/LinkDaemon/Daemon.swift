@@ -48,6 +48,10 @@ public final class Daemon {
         let op: String
     }
     private var pendingRequests: [RequestToken: PendingRequest] = [:]
+    /// Commands the daemon itself submitted (benchmarks), answered by callback.
+    private var internalRequests: [RequestToken: (Result<CommandResult, SessionError>) -> Void] = [:]
+    /// Sees every notification the session emits (benchmarks watch `userInfo.didFinish`).
+    var notificationObserver: ((SessionNotification) -> Void)?
     private var nextToken: UInt64 = 1
     private var sessionTimers: [SessionTimer: EventLoop.TimerID] = [:]
     private var stopping = false
@@ -59,9 +63,14 @@ public final class Daemon {
     /// The first write of this turn that failed; the whole turn is rolled back.
     private var turnFailure: Error?
     private var deliveriesSincePrune = 0
+    /// After a failed write the link stays down this long, so a full disk does not make the
+    /// link flap as fast as the peer can reconnect.
+    private var linkHeldUntil: Int64 = 0
+    static let linkHoldAfterStoreFailure: Int64 = 1_000
     static let keptReceivedItems = 10_000
 
     let features: [DaemonFeature]
+    private(set) lazy var bench = BenchDriver(daemon: self)
     private var featureByOperation: [String: DaemonFeature] = [:]
 
     public init(options: DaemonOptions, features: [DaemonFeature] = []) throws {
@@ -264,6 +273,10 @@ public final class Daemon {
                     channel.goAway(.linkDisabled, "the link is down (link.set up=false on the phone)")
                     continue
                 }
+                if loop.nowMilliseconds < linkHeldUntil {
+                    channel.goAway(.linkDisabled, "the phone is resynchronising after a failed write; try again shortly")
+                    continue
+                }
                 channel.start()
             } catch {
                 logger.warning("link: could not serve a new connection: \(error)")
@@ -275,6 +288,11 @@ public final class Daemon {
     private func connectLink() {
         reconnectTimer = nil
         guard !stopping, linkEnabled, activeChannel == nil, channels.isEmpty else { return }
+        let now = loop.nowMilliseconds
+        if now < linkHeldUntil {
+            scheduleReconnect(after: linkHeldUntil - now)
+            return
+        }
         if pairingKey.isEmpty {
             guard FileSystem.fileExists(options.pairingKeyPath) else {
                 if !waitingForKeyLogged {
@@ -473,7 +491,8 @@ public final class Daemon {
             stop()
             return
         }
-        activeChannel?.goAway(.protocolError, "the \(role.name) is resynchronising its queues after a failed write")
+        linkHeldUntil = loop.nowMilliseconds + Daemon.linkHoldAfterStoreFailure
+        activeChannel?.goAway(.linkDisabled, "the \(role.name) is resynchronising its queues after a failed write")
     }
 
     private func execute(_ action: SessionAction) {
@@ -481,6 +500,10 @@ public final class Daemon {
         case .send(let frame):
             activeChannel?.send(frame)
         case .respond(let token, let result):
+            if let completion = internalRequests.removeValue(forKey: token) {
+                completion(result)
+                return
+            }
             guard let pending = pendingRequests.removeValue(forKey: token) else { return }
             switch result {
             case .success(let value):
@@ -490,6 +513,9 @@ public final class Daemon {
             }
         case .notify(let notification):
             if case .userInfoReceived = notification { noteDelivery() }
+            notificationObserver?(notification)
+            // Rendering costs (base64, property lists): only for someone listening.
+            guard control.hasSubscribers else { return }
             let (name, data) = ControlOps.render(notification)
             publish(name, data)
         case .armTimer(let timer, let deadline):
@@ -530,6 +556,14 @@ public final class Daemon {
         let token = RequestToken(nextToken)
         nextToken += 1
         pendingRequests[token] = PendingRequest(client: client, id: request.id, op: request.op)
+        perform(session.handle(command, token: token, now: loop.nowMilliseconds))
+    }
+
+    /// Submits a command on the daemon's own behalf; `completion` gets the session's answer.
+    func submit(_ command: SessionCommand, completion: @escaping (Result<CommandResult, SessionError>) -> Void) {
+        let token = RequestToken(nextToken)
+        nextToken += 1
+        internalRequests[token] = completion
         perform(session.handle(command, token: token, now: loop.nowMilliseconds))
     }
 

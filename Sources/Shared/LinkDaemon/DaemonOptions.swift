@@ -54,6 +54,7 @@ public struct DaemonOptions: Sendable {
           --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
           --activate              activate the session at start, as an app that calls activate() at launch
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
+          --apns-port N           phoned: APNs endpoint port on 127.0.0.1 (default 0: a free port; see docs/push.md)
           --help                  show this help
           --version               print the version
         """

@@ -16,6 +16,8 @@ public final class LinkSession {
         public var maximumMessagePayloadLength: Int
         /// How many received items `received.list` keeps (newest kept).
         public var receivedListCapacity: Int
+        /// How many payload bytes of received messages `received.list` keeps (newest kept).
+        public var receivedListByteCapacity: Int = 4 << 20
         /// How many messages may wait for a `manual` reply before the oldest is forgotten.
         public var manualReplyCapacity: Int
         /// The largest encoded userInfo `transferUserInfo` accepts.
@@ -25,11 +27,11 @@ public final class LinkSession {
         /// Complication userInfo transfers a day while the complication is enabled.
         public var complicationTransfersPerDay: Int = 50
         /// Unacknowledged ITEM frames a channel may have on the link.
-        public var maximumItemsInFlight: Int = 256
+        public var maximumItemsInFlight: Int = 2_048
         /// Wall-clock seconds since 1970 (injected so tests control the day).
         public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
-        /// Makes the `transferId` of a new transfer.
-        public var makeTransferId: @Sendable () -> String = { UUID().uuidString }
+        /// Makes the `transferId` of a new transfer (by default a random UUID).
+        public var makeTransferId: (@Sendable () -> String)?
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = 10_000,
@@ -85,6 +87,7 @@ public final class LinkSession {
     var durableContexts: (application: [UInt8]?, received: [UInt8]?) = (nil, nil)
     var complicationBudget: (day: Int64, used: Int) = (0, 0)
     var reservedSeq: UInt64 = 0
+    var transferIds = TransferIdGenerator()
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -92,7 +95,8 @@ public final class LinkSession {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
         case .watch: flags = [.isCompanionAppInstalled]
         }
-        received = RingBuffer(capacity: max(1, configuration.receivedListCapacity))
+        received = RingBuffer(capacity: max(1, configuration.receivedListCapacity),
+                              weightCapacity: configuration.receivedListByteCapacity)
     }
 
     public var role: Role { configuration.role }
@@ -107,7 +111,7 @@ public final class LinkSession {
                       appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
                       hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
                       awaitingManualReplies: awaitingReplies.count,
-                      outstandingUserInfoTransfers: queues[.userInfo]?.items.count ?? 0,
+                      outstandingUserInfoTransfers: queues[.userInfo]?.count ?? 0,
                       remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
     }
 
@@ -490,7 +494,7 @@ public final class LinkSession {
     }
 
     private func record(_ item: ReceivedItem) {
-        received.append(item)
+        received.append(item, weight: item.payloadByteCount)
         actions.append(.notify(.messageReceived(item)))
     }
 
@@ -535,6 +539,16 @@ public final class LinkSession {
 
 extension MessagePayload {
     var byteCount: Int { bytes.count }
+}
+
+extension ReceivedItem {
+    /// About what the item holds in memory, for the received list's byte budget.
+    var payloadByteCount: Int {
+        switch content {
+        case .data(let bytes): return bytes.count
+        case .dictionary(let dictionary): return 64 + dictionary.count * 64
+        }
+    }
 }
 
 extension PropertyListCodec {

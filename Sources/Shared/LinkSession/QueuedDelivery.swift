@@ -2,22 +2,60 @@ import LinkStore
 import WireProtocol
 
 /// The outbound side of one queued channel: what waits for the peer's acknowledgement.
-struct OutboundQueue {
-    /// Unacknowledged items in sequence order.
-    var items: [OutboundItem] = []
+/// A class, so that the hot path mutates it in place instead of copying its items.
+final class OutboundQueue {
+    /// Unacknowledged items in sequence order, from `head` on.
+    private var storage: [OutboundItem] = []
+    private var head = 0
     /// Whether the peer told us its resume point on the current link.
     var isResumed = false
     /// The highest seq sent on the current link.
     var sentUpTo: UInt64 = 0
 
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { count == 0 }
+    var items: ArraySlice<OutboundItem> { storage[head...] }
+
+    subscript(offset: Int) -> OutboundItem {
+        get { storage[head + offset] }
+        set { storage[head + offset] = newValue }
+    }
+
+    func append(_ item: OutboundItem) { storage.append(item) }
+
+    /// Removes the items with `seq <= upTo` (a prefix) and returns them.
+    func removeAcknowledged(upTo seq: UInt64) -> ArraySlice<OutboundItem> {
+        let start = head
+        while head < storage.count, storage[head].seq <= seq { head += 1 }
+        let removed = storage[start..<head]
+        if head > 1_024, head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return removed
+    }
+
+    /// Removes items anywhere (cancel, a replaced context).
+    func removeAll(where predicate: (OutboundItem) -> Bool) {
+        storage.removeSubrange(0..<head)
+        head = 0
+        storage.removeAll(where: predicate)
+    }
+
+    func sort() {
+        storage.removeSubrange(0..<head)
+        head = 0
+        storage.sort { $0.seq < $1.seq }
+    }
+
     /// Items already sent and not yet acknowledged: a prefix of `items`.
     func inFlightCount() -> Int {
-        var low = 0, high = items.count
+        var low = head, high = storage.count
         while low < high {
             let middle = (low + high) / 2
-            if items[middle].seq <= sentUpTo { low = middle + 1 } else { high = middle }
+            if storage[middle].seq <= sentUpTo { low = middle + 1 } else { high = middle }
         }
-        return low
+        return low - head
     }
 }
 
@@ -38,8 +76,8 @@ extension LinkSession {
         cursors = state.cursors
         queues = [:]
         for channel in QueueChannel.allCases { queues[channel] = OutboundQueue() }
-        for item in state.outbox { queues[item.channel, default: OutboundQueue()].items.append(item) }
-        for channel in QueueChannel.allCases { queues[channel]?.items.sort { $0.seq < $1.seq } }
+        for item in state.outbox { queue(item.channel).append(item) }
+        for channel in QueueChannel.allCases { queue(channel).sort() }
         undelivered = state.undelivered.sorted { $0.seq < $1.seq }
         durableContexts = (state.applicationContext, state.receivedApplicationContext)
         complicationBudget = (state.complicationDay, state.complicationTransfersUsed)
@@ -64,8 +102,8 @@ extension LinkSession {
 
     func queuedLinkUp() {
         for channel in QueueChannel.allCases {
-            queues[channel, default: OutboundQueue()].isResumed = false
-            queues[channel]?.sentUpTo = 0
+            queue(channel).isResumed = false
+            queue(channel).sentUpTo = 0
             // Our resume point: the peer resends everything after it.
             actions.append(.send(.ack(channel: channel.rawValue, seq: cursor(channel).lastReceived)))
         }
@@ -82,6 +120,13 @@ extension LinkSession {
 
     func cursor(_ channel: QueueChannel) -> ChannelCursor {
         cursors[channel] ?? ChannelCursor()
+    }
+
+    func queue(_ channel: QueueChannel) -> OutboundQueue {
+        if let queue = queues[channel] { return queue }
+        let queue = OutboundQueue()
+        queues[channel] = queue
+        return queue
     }
 
     // MARK: - Sending
@@ -129,13 +174,11 @@ extension LinkSession {
 
     /// Only one queued item is the current complication info: a newer one takes the tag.
     private func retagOlderComplicationItems() {
-        guard var queue = queues[.userInfo] else { return }
-        for index in queue.items.indices where queue.items[index].flags.contains(.currentComplication)
-            && queue.items[index].seq > queue.sentUpTo {
-            queue.items[index].flags.remove(.currentComplication)
-            actions.append(.persist(.setFlags(.userInfo, seq: queue.items[index].seq, queue.items[index].flags)))
+        let queue = queue(.userInfo)
+        for offset in 0..<queue.count where queue[offset].flags.contains(.currentComplication) && queue[offset].seq > queue.sentUpTo {
+            queue[offset].flags.remove(.currentComplication)
+            actions.append(.persist(.setFlags(.userInfo, seq: queue[offset].seq, queue[offset].flags)))
         }
-        queues[.userInfo] = queue
     }
 
     func updateApplicationContext(_ payload: [UInt8], token: RequestToken) {
@@ -154,12 +197,12 @@ extension LinkSession {
             return
         }
         // Latest wins: an older context that has not gone out yet is replaced.
-        if var queue = queues[.applicationContext] {
-            let stale = queue.items.filter { $0.seq > queue.sentUpTo }
-            for item in stale { actions.append(.persist(.removeOutbound(.applicationContext, seq: item.seq))) }
-            queue.items.removeAll { $0.seq > queue.sentUpTo }
-            queues[.applicationContext] = queue
+        let contextQueue = queue(.applicationContext)
+        let sentUpTo = contextQueue.sentUpTo
+        for item in contextQueue.items where item.seq > sentUpTo {
+            actions.append(.persist(.removeOutbound(.applicationContext, seq: item.seq)))
         }
+        contextQueue.removeAll { $0.seq > sentUpTo }
         durableContexts.application = payload
         actions.append(.persist(.setApplicationContext(payload)))
         enqueue(.applicationContext, payload: payload, flags: [])
@@ -172,45 +215,44 @@ extension LinkSession {
         var cursor = cursor(channel)
         cursor.lastAssigned += 1
         cursors[channel] = cursor
-        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned, transferId: configuration.makeTransferId(),
+        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned, transferId: configuration.makeTransferId?() ?? transferIds.next(),
                                 payload: payload, flags: flags, createdAt: configuration.wallClock())
-        queues[channel, default: OutboundQueue()].items.append(item)
+        queue(channel).append(item)
         actions.append(.persist(.enqueue(item)))
         return item
     }
 
     /// Sends what the window allows, in order, once the peer told us where to resume.
     func pump(_ channel: QueueChannel) {
-        guard isLinkUp, var queue = queues[channel], queue.isResumed else { return }
+        let queue = queue(channel)
+        guard isLinkUp, queue.isResumed else { return }
         var next = queue.inFlightCount()
-        while next < queue.items.count, next < configuration.maximumItemsInFlight {
-            let item = queue.items[next]
+        while next < queue.count, next < configuration.maximumItemsInFlight {
+            let item = queue[next]
             actions.append(.send(.item(channel: channel.rawValue, seq: item.seq, flags: item.flags.rawValue, payload: item.payload)))
             queue.sentUpTo = item.seq
             next += 1
         }
-        queues[channel] = queue
     }
 
     func cancelTransfer(_ transferId: String, token: RequestToken) {
-        guard var queue = queues[.userInfo], let index = queue.items.firstIndex(where: { $0.transferId == transferId }) else {
+        let queue = queue(.userInfo)
+        guard let item = queue.items.first(where: { $0.transferId == transferId }) else {
             actions.append(.respond(token, .success(.cancelled(false))))
             return
         }
-        let item = queue.items[index]
         if isLinkUp, queue.isResumed, item.seq <= queue.sentUpTo {
             // On the link already: it may arrive, so it is not cancelled.
             actions.append(.respond(token, .success(.cancelled(false))))
             return
         }
-        queue.items.remove(at: index)
-        queues[.userInfo] = queue
+        queue.removeAll { $0.seq == item.seq }
         actions.append(.persist(.removeOutbound(.userInfo, seq: item.seq)))
         actions.append(.respond(token, .success(.cancelled(true))))
     }
 
     func outstandingTransfers() -> [OutstandingTransfer] {
-        guard let queue = queues[.userInfo] else { return [] }
+        let queue = queue(.userInfo)
         return queue.items.map { item in
             OutstandingTransfer(transferId: item.transferId, payload: item.payload,
                                 isTransferring: isLinkUp && queue.isResumed && item.seq <= queue.sentUpTo,
@@ -238,18 +280,14 @@ extension LinkSession {
             cursor.lastAssigned = seq
             actions.append(.persist(.setLastAssigned(channel, seq)))
         }
-        var queue = queues[channel] ?? OutboundQueue()
+        let queue = queue(channel)
         if seq > cursor.lastAcknowledged {
             cursor.lastAcknowledged = seq
-            var finished = 0
-            while finished < queue.items.count, queue.items[finished].seq <= seq { finished += 1 }
-            if finished > 0 {
-                if channel == .userInfo {
-                    for item in queue.items[..<finished] {
-                        actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: nil)))
-                    }
+            let finished = queue.removeAcknowledged(upTo: seq)
+            if channel == .userInfo {
+                for item in finished {
+                    actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: nil)))
                 }
-                queue.items.removeFirst(finished)
             }
             actions.append(.persist(.acknowledge(channel, upTo: seq)))
         }
@@ -260,7 +298,6 @@ extension LinkSession {
         } else {
             queue.sentUpTo = max(queue.sentUpTo, seq)
         }
-        queues[channel] = queue
         pump(channel)
     }
 
@@ -307,16 +344,15 @@ extension LinkSession {
     func deliverPending() {
         guard !undelivered.isEmpty, activationState == .activated, appState != .notRunning else { return }
         for item in undelivered {
-            let dictionary = (try? PropertyListCodec.decodeDictionary(item.payload)) ?? [:]
             actions.append(.persist(.markDelivered(seq: item.seq)))
             switch item.channel {
             case .userInfo:
-                actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: dictionary,
+                actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: item.payload,
                                                          isCurrentComplicationInfo: item.flags.contains(.currentComplication))))
             case .applicationContext:
                 durableContexts.received = item.payload
                 actions.append(.persist(.setReceivedApplicationContext(item.payload)))
-                actions.append(.notify(.applicationContextReceived(seq: item.seq, context: dictionary)))
+                actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
             }
         }
         undelivered.removeAll()

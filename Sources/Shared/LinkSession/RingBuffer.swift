@@ -1,28 +1,34 @@
-/// A fixed-capacity FIFO that keeps the newest elements.
+/// A FIFO that keeps the newest elements within a count and a byte budget.
 struct RingBuffer<Element> {
-    private var storage: [Element] = []
+    private var storage: [(element: Element, weight: Int)] = []
     private var head = 0
+    private(set) var totalWeight = 0
     let capacity: Int
+    let weightCapacity: Int
 
-    init(capacity: Int) {
+    init(capacity: Int, weightCapacity: Int = .max) {
         precondition(capacity > 0)
         self.capacity = capacity
-        storage.reserveCapacity(min(capacity, 1024))
+        self.weightCapacity = weightCapacity
     }
 
-    mutating func append(_ element: Element) {
-        if storage.count < capacity {
-            storage.append(element)
-        } else {
-            storage[head] = element
-            head = (head + 1) % capacity
+    var count: Int { storage.count - head }
+
+    mutating func append(_ element: Element, weight: Int = 0) {
+        storage.append((element, weight))
+        totalWeight += weight
+        while count > 1, count > capacity || totalWeight > weightCapacity {
+            totalWeight -= storage[head].weight
+            head += 1
+        }
+        if head > 64, head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
         }
     }
 
-    var count: Int { storage.count }
-
     /// Oldest first.
     var elements: [Element] {
-        Array(storage[head...] + storage[..<head])
+        storage[head...].map(\.element)
     }
 }

@@ -167,12 +167,12 @@ public enum SessionNotification: Hashable, Sendable {
     /// Watch: `sessionCompanionAppInstalledDidChange`.
     case companionAppInstalledDidChange(Bool)
     case messageReceived(ReceivedItem)
-    /// A queued userInfo reached the app (`didReceiveUserInfo`).
-    case userInfoReceived(seq: UInt64, userInfo: [String: PropertyListValue], isCurrentComplicationInfo: Bool)
+    /// A queued userInfo reached the app (`didReceiveUserInfo`); the encoded dictionary.
+    case userInfoReceived(seq: UInt64, userInfo: [UInt8], isCurrentComplicationInfo: Bool)
     /// The other side committed a transfer (`didFinish userInfoTransfer`).
     case userInfoDidFinish(transferId: String, error: SessionError?)
-    /// A new application context reached the app (`didReceiveApplicationContext`).
-    case applicationContextReceived(seq: UInt64, context: [String: PropertyListValue])
+    /// A new application context reached the app (`didReceiveApplicationContext`); encoded.
+    case applicationContextReceived(seq: UInt64, context: [UInt8])
 }
 
 extension SessionNotification {

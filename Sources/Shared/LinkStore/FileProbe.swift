@@ -60,4 +60,30 @@ enum FileProbe {
             }
         }
     }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Makes `scratch` private and durable, then renames it to `path` and syncs the directory.
+    static func publish(_ scratch: String, as path: String) throws(StoreFileError) {
+        chmod(scratch, 0o600)
+        let fd = open(scratch, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+        guard rename(scratch, path) == 0 else {
+            let code = errno
+            unlink(scratch)
+            throw .inaccessible(path: path, operation: "rename", errno: code)
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
 }

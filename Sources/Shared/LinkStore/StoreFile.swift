@@ -39,9 +39,12 @@ public enum StoreFile {
                     throw StoreFileError.strayJournal(path: path, journal: journal)
                 }
             }
-            options.access = .readWriteCreate
+            try create(path: path, schema: schema, options: options)
+            options.access = .readWrite
+            let database = try openMappingCorruption(path: path, options: options)
+            return (database, .created(version: schema.version))
         case .regularFile(let size):
-            try inspect(path: path, size: size, schema: schema, checksIntegrity: checksIntegrity)
+            try inspectRecovering(path: path, size: size, schema: schema, checksIntegrity: checksIntegrity)
             options.access = .readWrite
         case .other(let kind):
             throw StoreFileError.notARegularFile(path: path, kind: kind)
@@ -61,6 +64,59 @@ public enum StoreFile {
             throw error
         }
     }
+
+    /// Creates the database whole or not at all: it is built and closed under a scratch name,
+    /// then renamed into place, so that a crash during a first start never leaves a
+    /// half-made file (or a hot journal) at `path`.
+    private static func create(path: String, schema: StoreSchema, options: SQLiteDatabase.Options) throws {
+        let scratch = path + ".creating"
+        for leftover in [scratch, scratch + "-wal", scratch + "-journal", scratch + "-shm"] {
+            FileProbe.remove(leftover)
+        }
+        var createOptions = options
+        createOptions.access = .readWriteCreate
+        // Errors name the file the caller asked for, not the scratch name.
+        func named(_ error: Error) -> Error {
+            guard let error = error as? SQLiteError, error.path == scratch else { return error }
+            return SQLiteError(extendedCode: error.extendedCode, systemErrno: error.systemErrno, message: error.message,
+                               operation: error.operation, sql: error.sql, path: path)
+        }
+        let database: SQLiteDatabase
+        do { database = try openMappingCorruption(path: scratch, options: createOptions) } catch { throw named(error) }
+        do {
+            _ = try database.transaction(.immediate) { try bringUpToDate(database, schema: schema) }
+            database.close()
+        } catch {
+            database.close()
+            FileProbe.remove(scratch)
+            throw named(error)
+        }
+        try FileProbe.publish(scratch, as: path)
+    }
+
+    /// `inspect`, but a hot rollback journal left by a crash in a transaction of ours (or
+    /// of a file nobody claimed yet) is rolled back first, as SQLite does on a normal open.
+    private static func inspectRecovering(path: String, size: Int64, schema: StoreSchema, checksIntegrity: Bool) throws {
+        do {
+            try inspect(path: path, size: size, schema: schema, checksIntegrity: checksIntegrity)
+        } catch let error as SQLiteError where error.extendedCode == SQLITE_READONLY_ROLLBACK_CODE {
+            let header = try FileProbe.prefix(of: path, count: 100)
+            let id = header.count >= 72 ? Int32(bitPattern: header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) : 0
+            guard id == 0 || id == schema.applicationID else { throw error }
+            var recovery = SQLiteDatabase.Options()
+            recovery.access = .readWrite
+            recovery.journalMode = nil
+            recovery.followsSymbolicLinks = false
+            let database = try openMappingCorruption(path: path, options: recovery)
+            _ = try? database.scalar("SELECT count(*) FROM sqlite_master")
+            database.close()
+            guard case .regularFile(let newSize) = try FileProbe.kind(of: path) else { throw error }
+            try inspect(path: path, size: newSize, schema: schema, checksIntegrity: checksIntegrity)
+        }
+    }
+
+    /// SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it cannot roll back.
+    private static let SQLITE_READONLY_ROLLBACK_CODE: Int32 = 8 | (3 << 8)
 
     private static func openMappingCorruption(path: String, options: SQLiteDatabase.Options) throws -> SQLiteDatabase {
         do {

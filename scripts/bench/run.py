@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Runs WatchLink's benchmarks beside their references and prints one table.
+
+Every figure is measured in this run, next to the reference it is compared with:
+the C program over an AF_UNIX socket pair (the physical limit of the link) and SQLite
+WAL commits on the same disk (the limit of durable transfers).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def call(path, op, args=None, timeout=300):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall((json.dumps({"id": 1, "op": op, "args": args or {}}) + "\n").encode())
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                raise RuntimeError(f"{op}: connection closed")
+            data += chunk
+    response = json.loads(data)
+    if not response.get("ok"):
+        raise RuntimeError(f"{op}: {response.get('error')}")
+    return response["result"]
+
+
+def wait_ready(path, deadline):
+    while time.monotonic() < deadline:
+        try:
+            return call(path, "status", timeout=1)
+        except (OSError, RuntimeError):
+            time.sleep(0.0005)
+    raise RuntimeError(f"{path} did not answer status")
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_json(cmd):
+    return json.loads(subprocess.check_output(cmd, text=True))
+
+
+class Pair:
+    def __init__(self, bin_dir, home):
+        self.home = home
+        self.procs = {}
+        for name in ("phoned", "watchd"):
+            self.procs[name] = subprocess.Popen(
+                [os.path.join(bin_dir, name), "--home", home, "--activate", "--log-level", "warning"],
+                stderr=open(os.path.join(home, name + ".log"), "w"))
+        self.phone = os.path.join(home, "phone.ctl")
+        self.watch = os.path.join(home, "watch.ctl")
+        deadline = time.monotonic() + 10
+        wait_ready(self.phone, deadline)
+        wait_ready(self.watch, deadline)
+        while time.monotonic() < deadline:
+            if call(self.phone, "status")["isReachable"]:
+                break
+            time.sleep(0.005)
+        else:
+            raise RuntimeError("the pair did not become reachable")
+
+    def stop(self):
+        for proc in self.procs.values():
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--ref", required=True)
+    parser.add_argument("--quick", action="store_true")
+    a = parser.parse_args()
+    scale = 0.2 if a.quick else 1.0
+    rows = []
+
+    def row(name, value, unit, reference=None, ref_unit=None, better="lower", target=None):
+        ratio = None
+        if reference:
+            ratio = value / reference if better == "lower" else value / reference
+        rows.append((name, value, unit, reference, ratio, target))
+
+    home = tempfile.mkdtemp(prefix="wlb-", dir="/tmp")
+    try:
+        uf = os.path.join(a.ref, "unix_frames")
+        sq = os.path.join(a.ref, "sqlite_commits")
+        n_rtt = int(20000 * scale)
+
+        # Start to ready, idle RSS.
+        starts = []
+        for _ in range(5):
+            h = tempfile.mkdtemp(prefix="wls-", dir="/tmp")
+            t0 = time.monotonic()
+            p = subprocess.Popen([os.path.join(a.bin, "phoned"), "--home", h, "--log-level", "warning"])
+            wait_ready(os.path.join(h, "phone.ctl"), time.monotonic() + 10)
+            starts.append((time.monotonic() - t0) * 1000)
+            p.send_signal(signal.SIGTERM)
+            p.wait(5)
+            shutil.rmtree(h, ignore_errors=True)
+        starts.sort()
+        row("phoned start to first status (median of 5)", starts[2], "ms", target="< 150 ms")
+
+        pair = Pair(a.bin, home)
+        try:
+            call(pair.watch, "replies.set", {"mode": "echo"})
+            for pid_name, proc in pair.procs.items():
+                row(f"{pid_name} idle RSS", rss_mib(proc.pid), "MiB", target="< 20 MiB")
+            idle = {n: rss_mib(p.pid) for n, p in pair.procs.items()}
+
+            for size in (64, 16384):
+                ref = run_json([uf, "rtt", str(size), str(n_rtt)])
+                for kind in ("data", "dictionary"):
+                    call(pair.phone, "bench.roundTrip", {"size": size, "count": 500, "kind": kind})  # warm-up
+                    r = call(pair.phone, "bench.roundTrip", {"size": size, "count": n_rtt, "kind": kind})
+                    target = ("<= 2.0x" if size == 64 else "<= 1.5x") if kind == "data" else None
+                    row(f"round trip p50, {kind} {r['bytes']} B", r["p50Us"], "us", ref["p50Us"], target=target)
+                    row(f"round trip p99, {kind} {r['bytes']} B", r["p99Us"], "us", ref["p99Us"])
+
+            call(pair.watch, "replies.set", {"mode": "empty"})
+            for size, count in ((64, int(200000 * scale)), (16384, int(50000 * scale))):
+                ref = run_json([uf, "oneway", str(size), str(count)])
+                for kind in ("data", "dictionary"):
+                    r = call(pair.phone, "bench.oneWay", {"size": size, "count": count, "kind": kind})
+                    target = (">= 40%" if size == 64 else ">= 70%") if kind == "data" else None
+                    row(f"one-way messages/s, {kind} {r['bytes']} B", r["messagesPerSecond"], "msg/s",
+                        ref["framesPerSecond"], better="higher", target=target)
+
+            # 100,000 messages, then RSS again (no leak).
+            call(pair.phone, "bench.oneWay", {"size": 64, "count": 100000, "kind": "dictionary"})
+            for name, proc in pair.procs.items():
+                row(f"{name} RSS after 100,000 more messages (growth)", rss_mib(proc.pid) - idle[name], "MiB",
+                    target="< 5 MiB")
+
+            n_ui = int(100000 * scale)
+            single = run_json([sq, os.path.join(home, "phone"), str(int(3000 * scale)), "1"])
+            grouped = run_json([sq, os.path.join(home, "phone"), str(int(128000 * scale)), "64"])
+            r = call(pair.phone, "bench.userInfo", {"count": n_ui, "size": 100})
+            row("userInfo end to end, durable, transfers/s", r["transfersPerSecond"], "xfer/s",
+                grouped["rowsPerSecond"], better="higher", target=">= 50,000/s")
+            row("  reference: SQLite single-row commits/s", single["commitsPerSecond"], "commit/s")
+            row("  reference: SQLite 64-row group commits, rows/s", grouped["rowsPerSecond"], "rows/s")
+        finally:
+            pair.stop()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+    print()
+    print(f"{'figure':52} {'WatchLink':>12} {'reference':>12} {'ratio':>7}  target")
+    print("-" * 100)
+    for name, value, unit, reference, ratio, target in rows:
+        ref = f"{reference:12.1f}" if reference else " " * 12
+        rat = f"{ratio:6.2f}x" if ratio else " " * 7
+        print(f"{name:52} {value:12.1f} {ref} {rat}  {unit:8} {target or ''}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

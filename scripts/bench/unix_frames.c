@@ -1,0 +1,119 @@
+/*
+ * The physical limit for WatchLink's link: length-prefixed frames between two processes
+ * over an AF_UNIX stream socket, with nothing else on the path.
+ *
+ *   unix_frames rtt SIZE COUNT     round trips (the child echoes each frame); prints
+ *                                  {"p50Us":..,"p99Us":..,"meanUs":..}
+ *   unix_frames oneway SIZE COUNT  the parent writes COUNT frames, one write(2) each, the
+ *                                  child reads them and answers one byte at the end;
+ *                                  prints {"framesPerSecond":..}
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) { if (errno == EINTR) continue; perror("write"); exit(1); }
+        p += w; n -= (size_t)w;
+    }
+}
+
+static int read_all(int fd, unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0) { if (errno == EINTR) continue; perror("read"); exit(1); }
+        if (r == 0) return 0;
+        p += r; n -= (size_t)r;
+    }
+    return 1;
+}
+
+static int compare(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: %s rtt|oneway SIZE COUNT\n", argv[0]); return 2; }
+    int rtt = strcmp(argv[1], "rtt") == 0;
+    size_t size = (size_t)atol(argv[2]);
+    long count = atol(argv[3]);
+    size_t frame = 4 + size;
+    unsigned char *buf = calloc(1, frame);
+    buf[0] = (unsigned char)(size >> 24); buf[1] = (unsigned char)(size >> 16);
+    buf[2] = (unsigned char)(size >> 8); buf[3] = (unsigned char)size;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) { perror("socketpair"); return 1; }
+    pid_t child = fork();
+    if (child == 0) {
+        close(sv[0]);
+        unsigned char *in = malloc(frame);
+        if (rtt) {
+            while (read_all(sv[1], in, 4)) {
+                size_t n = ((size_t)in[0] << 24) | ((size_t)in[1] << 16) | ((size_t)in[2] << 8) | in[3];
+                if (!read_all(sv[1], in + 4, n)) break;
+                write_all(sv[1], in, 4 + n);
+            }
+        } else {
+            /* Parse the stream frame by frame, as a receiver must. */
+            size_t cap = 1 << 20, have = 0, at = 0;
+            unsigned char *stream = malloc(cap);
+            long frames = 0;
+            while (frames < count) {
+                ssize_t r = read(sv[1], stream + have, cap - have);
+                if (r <= 0) break;
+                have += (size_t)r;
+                while (have - at >= 4) {
+                    size_t n = ((size_t)stream[at] << 24) | ((size_t)stream[at + 1] << 16) | ((size_t)stream[at + 2] << 8) | stream[at + 3];
+                    if (have - at < 4 + n) break;
+                    at += 4 + n;
+                    frames++;
+                }
+                memmove(stream, stream + at, have - at);
+                have -= at; at = 0;
+            }
+            unsigned char done = 1;
+            write_all(sv[1], &done, 1);
+        }
+        _exit(0);
+    }
+    close(sv[1]);
+    if (rtt) {
+        uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
+        for (long i = 0; i < count; i++) {
+            uint64_t t0 = now_ns();
+            write_all(sv[0], buf, frame);
+            if (!read_all(sv[0], buf, frame)) { fprintf(stderr, "child closed\n"); return 1; }
+            lat[i] = now_ns() - t0;
+        }
+        qsort(lat, (size_t)count, sizeof(uint64_t), compare);
+        double sum = 0;
+        for (long i = 0; i < count; i++) sum += (double)lat[i];
+        printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
+               lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+    } else {
+        uint64_t t0 = now_ns();
+        for (long i = 0; i < count; i++) write_all(sv[0], buf, frame);
+        unsigned char done;
+        read_all(sv[0], &done, 1);
+        double seconds = (now_ns() - t0) / 1e9;
+        printf("{\"framesPerSecond\": %.1f}\n", count / seconds);
+    }
+    close(sv[0]);
+    waitpid(child, NULL, 0);
+    return 0;
+}
