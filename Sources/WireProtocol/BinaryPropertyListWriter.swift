@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a `bplist00` file: header, objects, offset table, 32-byte trailer.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value a property list can hold: what WatchConnectivity lets a dictionary carry.
 public indirect enum PropertyListValue: Sendable, Hashable {

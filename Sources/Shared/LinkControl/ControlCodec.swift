@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads requests and writes responses and events of the control protocol, one JSON object a line.
 public enum ControlCodec {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One event of a subscribed control connection.
 public struct ControlEvent: Sendable, Hashable {

@@ -130,8 +130,9 @@ final class BenchDriver {
             return respond(.failure(.control(.internalError, "\(error)")))
         }
         running = true
-        var accepted = 0, finished = 0
-        var ours = Set<String>()
+        // Transfers queued before the benchmark finish first (FIFO): they are skipped.
+        let earlier = daemon.session.status().outstandingUserInfoTransfers
+        var accepted = 0, finished = -earlier
         var failed = false
         let start = daemon.loop.nowNanoseconds
         func complete(_ result: Result<JSONObject, ControlError>) {
@@ -140,7 +141,7 @@ final class BenchDriver {
             respond(result)
         }
         daemon.notificationObserver = { notification in
-            guard case .userInfoDidFinish(let transferId, _) = notification, ours.remove(transferId) != nil else { return }
+            guard case .userInfoDidFinish = notification else { return }
             finished += 1
             if finished == count, !failed {
                 let seconds = Double(self.daemon.loop.nowNanoseconds - start) / 1e9
@@ -155,8 +156,6 @@ final class BenchDriver {
                 accepted += 1
                 daemon.submit(.transferUserInfo(payload)) { result in
                     switch result {
-                    case .success(.transfer(let transferId, _)):
-                        ours.insert(transferId)
                     case .failure(let error):
                         if !failed { failed = true; complete(.failure(ControlOps.controlError(error))) }
                     default:

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WireProtocol
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +16,7 @@ public enum DaemonMain {
         let name = role == .phone ? "phoned" : "watchd"
         switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role) {
         case .exit(let code, let output):
-            if code == 0 { print(output) } else { FileHandle.standardError.write(Data((output + "\n").utf8)) }
+            if code == 0 { print(output) } else { writeStandardError(output + "\n") }
             exit(code)
         case .run(let options):
             do {
@@ -21,9 +25,20 @@ public enum DaemonMain {
                 try daemon.run()
                 exit(0)
             } catch {
-                FileHandle.standardError.write(Data("\(name): error: \(error)\n".utf8))
+                writeStandardError("\(name): error: \(error)\n")
                 exit(1)
             }
         }
+    }
+
+    private static func writeStandardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+            if written <= 0 { if errno == EINTR { continue }; return }
+            offset += written
+        }
+        bytes.removeAll()
     }
 }

@@ -85,6 +85,17 @@ public final class EventLoop {
         Int64(nowNanoseconds / 1_000_000)
     }
 
+    private var turnTime: Int64?
+
+    /// `CLOCK_MONOTONIC` in milliseconds, read once per loop turn: cheap enough to pass to
+    /// every event handler of the turn.
+    public var turnMilliseconds: Int64 {
+        if let turnTime { return turnTime }
+        let now = nowMilliseconds
+        turnTime = now
+        return now
+    }
+
     // MARK: Descriptors
 
     /// Calls `handler` on the loop's thread whenever `fd` is ready for `events`; ``PollEvents/hangup``
@@ -265,6 +276,7 @@ public final class EventLoop {
     private func runTurn() throws {
         turnCount &+= 1
         let timeout = pollTimeout()
+        turnTime = nil
         dispatchEpoch &+= 1
         try poller.wait(timeoutMs: timeout) { fd, events in
             self.dispatch(fd, events)

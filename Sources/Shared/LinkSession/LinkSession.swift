@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LinkStore
 import WireProtocol
 
@@ -74,6 +78,8 @@ public final class LinkSession {
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
     private var pendingSends: [UInt64: PendingSend] = [:]
+    private var deadlines = DeadlineHeap()
+    private var armedDeadline: Int64?
     private var awaitingReplies: [UInt64: AwaitingReply] = [:]
     private var awaitingReplyOrder: [UInt64] = []
     private var received = RingBuffer<ReceivedItem>(capacity: 1)
@@ -133,8 +139,12 @@ public final class LinkSession {
         guard isLinkUp else { return drain() }
         isLinkUp = false
         peerState = nil
-        for (id, pending) in pendingSends.sorted(by: { $0.key < $1.key }) {
-            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
+        deadlines.removeAll()
+        if armedDeadline != nil {
+            armedDeadline = nil
+            actions.append(.cancelTimer(.replyTimeouts))
+        }
+        for (_, pending) in pendingSends.sorted(by: { $0.key < $1.key }) {
             actions.append(.respond(pending.token, .failure(.wc(.notReachable,
                 "the link to the \(peerName) dropped before the \(pending.wantsReply ? "reply" : "delivery acknowledgement") arrived"))))
         }
@@ -162,13 +172,11 @@ public final class LinkSession {
             receiveReply(id: id, payload: payload)
         case .messageError(let id, let code, let description):
             guard let pending = pendingSends.removeValue(forKey: id) else { break }
-            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
             let wcCode = WCErrorCode(rawValue: Int(code)) ?? .genericError
             actions.append(.respond(pending.token, .failure(.wc(wcCode, description))))
         case .messageAck(let id):
             guard let pending = pendingSends[id], !pending.wantsReply else { break }
             pendingSends[id] = nil
-            actions.append(.cancelTimer(.replyTimeout(messageId: id)))
             actions.append(.respond(pending.token, .success(.empty)))
         case .ping(let value):
             actions.append(.send(.pong(value)))
@@ -184,15 +192,20 @@ public final class LinkSession {
 
     public func timerFired(_ timer: SessionTimer, now: Int64) -> [SessionAction] {
         switch timer {
-        case .replyTimeout(let id):
-            guard let pending = pendingSends.removeValue(forKey: id) else { break }
-            if pending.wantsReply {
-                actions.append(.respond(pending.token, .failure(.wc(.messageReplyTimedOut,
-                    "no reply from the \(peerName) within the reply timeout"))))
-            } else {
-                actions.append(.respond(pending.token, .failure(.wc(.deliveryFailed,
-                    "the \(peerName) did not acknowledge delivery within the timeout"))))
+        case .replyTimeouts:
+            armedDeadline = nil
+            while let top = deadlines.top, top.deadline <= now {
+                _ = deadlines.pop()
+                guard let pending = pendingSends.removeValue(forKey: top.id) else { continue }
+                if pending.wantsReply {
+                    actions.append(.respond(pending.token, .failure(.wc(.messageReplyTimedOut,
+                        "no reply from the \(peerName) within the reply timeout"))))
+                } else {
+                    actions.append(.respond(pending.token, .failure(.wc(.deliveryFailed,
+                        "the \(peerName) did not acknowledge delivery within the timeout"))))
+                }
             }
+            armNextDeadline()
         case .delayedReply(let replyId):
             guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
             forgetAwaitingReply(replyId)
@@ -349,13 +362,27 @@ public final class LinkSession {
         pendingSends[id] = PendingSend(token: token, wantsReply: wantsReply, isData: payload.isData)
         actions.append(.send(.message(id: id, wantsReply: wantsReply, payload: payload)))
         let deadline = now + (timeout ?? configuration.defaultReplyTimeoutMilliseconds)
-        actions.append(.armTimer(.replyTimeout(messageId: id), deadlineMilliseconds: deadline))
+        deadlines.push(deadline: deadline, id: id)
+        if deadlines.count > 2 * pendingSends.count + 1_024 {
+            deadlines.compact { pendingSends[$0] != nil }
+        }
+        if armedDeadline.map({ deadline < $0 }) ?? true {
+            armedDeadline = deadline
+            actions.append(.armTimer(.replyTimeouts, deadlineMilliseconds: deadline))
+        }
+    }
+
+    /// Arms the one timer for the earliest deadline of a message still pending.
+    private func armNextDeadline() {
+        while let top = deadlines.top, pendingSends[top.id] == nil { _ = deadlines.pop() }
+        guard let top = deadlines.top else { return }
+        armedDeadline = top.deadline
+        actions.append(.armTimer(.replyTimeouts, deadlineMilliseconds: top.deadline))
     }
 
     private func receiveReply(id: UInt64, payload: MessagePayload) {
         guard let pending = pendingSends[id], pending.wantsReply else { return }
         pendingSends[id] = nil
-        actions.append(.cancelTimer(.replyTimeout(messageId: id)))
         switch decode(payload) {
         case .success(let content):
             if content.isData != pending.isData {

@@ -187,7 +187,8 @@ extension SessionNotification {
 
 /// Timers the session arms; the runtime calls back with the same value.
 public enum SessionTimer: Hashable, Sendable {
-    case replyTimeout(messageId: UInt64)
+    /// The earliest reply deadline of the pending messages.
+    case replyTimeouts
     case delayedReply(replyId: UInt64)
 }
 
