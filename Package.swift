@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon"),
 
-        .executableTarget(name: "phoned", dependencies: ["LinkDaemon"], path: "Sources/phoned"),
+        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator"], path: "Sources/phoned"),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon"], path: "Sources/watchd"),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl"], path: "Sources/linkctl"),
 
@@ -40,6 +40,15 @@ let package = Package(
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/LinkControlTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/IntegrationTests"),
+        // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
+        .systemLibrary(name: "CSSL", path: "Sources/Shared/CSSL", pkgConfig: "libssl",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // PushKit and an APNs provider endpoint, run by phoned.
+        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
+                path: "Sources/Shared/PushEmulator"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries WatchLink builds against, where they are missing.
-# Debian/Ubuntu: libssl-dev (OpenSSL libcrypto), libsqlite3-dev, pkg-config. macOS: Homebrew openssl@3, sqlite.
+# Debian/Ubuntu: libssl-dev (OpenSSL), libsqlite3-dev, libnghttp2-dev, pkg-config, python3-venv.
+# macOS: Homebrew openssl@3, sqlite, libnghttp2.
 set -euo pipefail
 
 missing=()
@@ -8,6 +9,11 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists libcrypto || missing+=(libssl-dev)
   pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
+  pkg-config --exists libnghttp2 || missing+=(libnghttp2-dev)
+fi
+# The push tests run Python clients from a virtual environment.
+if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
+  missing+=(python3-venv)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
@@ -21,7 +27,7 @@ if command -v apt-get >/dev/null 2>&1; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 elif command -v brew >/dev/null 2>&1; then
-  brew install pkg-config openssl@3 sqlite
+  brew install pkg-config openssl@3 sqlite libnghttp2
 else
   echo "ensure-deps: please install: ${missing[*]}" >&2
   exit 1

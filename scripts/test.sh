@@ -11,3 +11,4 @@ swift build --build-path "$build_path" --build-tests "$@"
 bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
 swift test --build-path "$build_path" --skip-build "$@"
+scripts/test-push.sh

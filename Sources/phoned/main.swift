@@ -1,3 +1,4 @@
 import LinkDaemon
+import PushEmulator
 
-DaemonMain.run(role: .phone)
+DaemonMain.run(role: .phone, features: { [PushEmulatorFeature()] })

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LinkControl
 import LinkRuntime
 import LinkSession
@@ -115,7 +119,7 @@ public final class Daemon {
         }
         try startFeatures()
         if options.activateOnStart {
-            perform(session.handle(.activate, token: RequestToken(0), now: loop.nowMilliseconds))
+            perform(session.handle(.activate, token: RequestToken(0), now: loop.turnMilliseconds))
         }
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
@@ -211,13 +215,13 @@ public final class Daemon {
         let path = options.stateDirectory + "/device-id"
         if FileSystem.fileExists(path) {
             let bytes = try FileSystem.readFile(path)
-            if let text = String(bytes: bytes, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
-               !text.isEmpty, text.utf8.count <= 255 {
+            let text = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+            if !text.isEmpty, text.utf8.count <= 255, Hello.isValid(deviceId: text) {
                 return text
             }
             throw StartupError("\(path) does not hold a device id (1 to 255 bytes of text); remove it to generate a new one")
         }
-        let id = "\(role.name)-" + SecureRandom.bytes(4).map { String(format: "%02x", $0) }.joined()
+        let id = "\(role.name)-" + SecureRandom.bytes(4).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         try FileSystem.writeFileAtomically(path, Array((id + "\n").utf8), mode: 0o600)
         return id
     }
@@ -369,17 +373,17 @@ public final class Daemon {
             reconnectDelay = Daemon.initialReconnectDelay
             logger.info("link: up with \(peer.role.name) '\(peer.deviceId)' (protocol version \(version))")
             publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(peer.deviceId)])
-            perform(session.linkUp(now: loop.nowMilliseconds))
+            perform(session.linkUp(now: loop.turnMilliseconds))
         case .frame(let frame):
             guard channel === activeChannel else { return }
-            perform(session.receive(frame, now: loop.nowMilliseconds))
+            perform(session.receive(frame, now: loop.turnMilliseconds))
         case .closed(let reason):
             channels[channel.serial] = nil
             if channel === activeChannel {
                 activeChannel = nil
                 logger.info("link: down: \(reason)")
                 publish("link.stateDidChange", ["connected": false, "reason": .string(reason)])
-                perform(session.linkDown(now: loop.nowMilliseconds))
+                perform(session.linkDown(now: loop.turnMilliseconds))
             } else {
                 logger.debug("link: connection #\(channel.serial) closed: \(reason)")
             }
@@ -520,10 +524,10 @@ public final class Daemon {
             publish(name, data)
         case .armTimer(let timer, let deadline):
             if let existing = sessionTimers[timer] { loop.cancel(existing) }
-            let wait = max(0, deadline - loop.nowMilliseconds)
+            let wait = max(0, deadline - loop.turnMilliseconds)
             sessionTimers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self] in
                 self.sessionTimers[timer] = nil
-                self.perform(self.session.timerFired(timer, now: self.loop.nowMilliseconds))
+                self.perform(self.session.timerFired(timer, now: self.loop.turnMilliseconds))
             }
         case .cancelTimer(let timer):
             if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
@@ -556,7 +560,7 @@ public final class Daemon {
         let token = RequestToken(nextToken)
         nextToken += 1
         pendingRequests[token] = PendingRequest(client: client, id: request.id, op: request.op)
-        perform(session.handle(command, token: token, now: loop.nowMilliseconds))
+        perform(session.handle(command, token: token, now: loop.turnMilliseconds))
     }
 
     /// Submits a command on the daemon's own behalf; `completion` gets the session's answer.
@@ -564,7 +568,7 @@ public final class Daemon {
         let token = RequestToken(nextToken)
         nextToken += 1
         internalRequests[token] = completion
-        perform(session.handle(command, token: token, now: loop.nowMilliseconds))
+        perform(session.handle(command, token: token, now: loop.turnMilliseconds))
     }
 
     private func handleRequest(_ client: ControlClientConnection, _ request: ControlRequest) {

@@ -1,0 +1,85 @@
+#ifndef WATCHLINK_CSSL_SHIM_H
+#define WATCHLINK_CSSL_SHIM_H
+#include <string.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+/* Helpers for what OpenSSL offers only as macros or variadic functions. */
+
+/* A new P-256 key pair, or NULL. */
+static inline EVP_PKEY *wl_p256_generate(void) {
+    EVP_PKEY *key = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL) return NULL;
+    if (EVP_PKEY_keygen_init(ctx) <= 0 || EVP_PKEY_CTX_set_group_name(ctx, "P-256") <= 0 ||
+        EVP_PKEY_generate(ctx, &key) <= 0) {
+        key = NULL;
+    }
+    EVP_PKEY_CTX_free(ctx);
+    return key;
+}
+
+/* 1 when `key` is an EC key on P-256 (prime256v1). */
+static inline int wl_is_p256(const EVP_PKEY *key) {
+    char name[64] = {0};
+    size_t length = 0;
+    if (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC) return 0;
+    if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, name, sizeof name, &length) != 1) return 0;
+    return strcmp(name, "prime256v1") == 0 || strcmp(name, "P-256") == 0;
+}
+
+/* Adds the extension `nid` = `value` (OpenSSL config syntax) to `cert`, issued by `issuer`. */
+static inline int wl_x509_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
+    X509_EXTENSION *extension = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    if (extension == NULL) return 0;
+    int ok = X509_add_ext(cert, extension, -1);
+    X509_EXTENSION_free(extension);
+    return ok;
+}
+
+static inline long wl_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
+    return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+static inline long wl_ssl_ctx_set_modes(SSL_CTX *ctx) {
+    return SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+}
+
+/* ALPN: selects "h2"; a client that offers protocols but not h2 is refused. */
+static inline int wl_alpn_select_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                    const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl; (void)arg;
+    static const unsigned char h2[] = { 2, 'h', '2' };
+    unsigned char *selected = NULL;
+    unsigned char selectedLength = 0;
+    if (SSL_select_next_proto(&selected, &selectedLength, h2, sizeof h2, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
+    }
+    *out = selected;
+    *outlen = selectedLength;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static inline void wl_ssl_ctx_select_h2(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, wl_alpn_select_h2, NULL);
+}
+
+static inline long wl_bio_pending(BIO *bio) {
+    return (long)BIO_ctrl_pending(bio);
+}
+
+static inline int wl_bio_set_mem_eof_return(BIO *bio, int value) {
+    return (int)BIO_set_mem_eof_return(bio, value);
+}
+#endif

@@ -1,0 +1,206 @@
+import LinkRuntime
+
+/// One client connection of the endpoint: TLS (first byte 0x16, ALPN `h2`) or cleartext
+/// HTTP/2 with prior knowledge, chosen from the first bytes, on the loop's thread.
+final class APNsConnection {
+    let serial: UInt64
+    private let connection: Connection
+    private unowned let server: APNsServer
+    private var tls: TLSStream?
+    private var http2: HTTP2ServerSession?
+    private var isDecided = false
+    private var plaintextReceived = 0
+    private(set) var isEstablished = false
+    private(set) var isClosed = false
+    private var handshakeTimer: EventLoop.TimerID?
+    private var idleTimer: EventLoop.TimerID?
+    private var lastActivity: Int64
+
+    /// Bytes of the HTTP/2 connection preface; the connection counts as established after them.
+    private static let prefaceLength = 24
+    /// A client that does not read its responses is cut off past this much queued output.
+    static let maximumQueuedOutput = 8 << 20
+
+    init(serial: UInt64, connection: Connection, server: APNsServer) {
+        self.serial = serial
+        self.connection = connection
+        self.server = server
+        lastActivity = connection.loop.nowMilliseconds
+        connection.onRead = { [unowned self] bytes in self.received(bytes) }
+        connection.onClose = { [unowned self] reason in self.closed(reason) }
+        handshakeTimer = connection.loop.schedule(afterMilliseconds: server.limits.handshakeTimeoutMilliseconds) { [weak self] in
+            guard let self, !self.isClosed, !self.isEstablished else { return }
+            self.server.logger.debug("push: connection #\(self.serial) did not complete its handshake in \(self.server.limits.handshakeTimeoutMilliseconds) ms; closing")
+            self.server.noteTimeout()
+            self.connection.close()
+        }
+    }
+
+    var kind: String { tls != nil ? "h2" : "h2c" }
+
+    // MARK: Input
+
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        lastActivity = connection.loop.nowMilliseconds
+        if !isDecided {
+            isDecided = true
+            if bytes.first == 0x16 {
+                do { tls = try TLSStream(context: server.tlsContext) } catch {
+                    fail("cannot start TLS: \(error)")
+                    return
+                }
+            } else if bytes.first != UInt8(ascii: "P") {
+                refuseNonHTTP2()
+                return
+            }
+        }
+        if let tls {
+            do {
+                try tls.receive(bytes) { plaintext in try self.receiveHTTP2(plaintext) }
+                if tls.isHandshakeComplete, http2 == nil {
+                    if let chosen = tls.negotiatedProtocol, chosen != "h2" {
+                        fail("ALPN chose \(chosen), not h2")
+                        return
+                    }
+                    try startHTTP2()
+                }
+            } catch let failure as HTTP2ServerSession.Failure {
+                fail("HTTP/2: \(failure)")
+                return
+            } catch {
+                fail("TLS: \(error)")
+                return
+            }
+            if tls.isClosedByPeer { flush(); connection.closeAfterFlush(); return }
+        } else {
+            do { try receiveHTTP2(bytes) } catch {
+                fail("HTTP/2: \(error)")
+                return
+            }
+        }
+        flush()
+    }
+
+    private func startHTTP2() throws {
+        guard http2 == nil else { return }
+        let session = try HTTP2ServerSession()
+        session.onRequest = { [unowned self] streamId, request in
+            self.server.handle(request) { [weak self] response in self?.respond(streamId, response) }
+        }
+        session.onOversizedHeaders = { [unowned self] streamId in
+            self.server.logger.debug("push: connection #\(self.serial) stream \(streamId): header list over \(HTTP2ServerSession.maximumHeaderListSize) bytes")
+            self.http2?.respond(streamId: streamId, status: 431, headers: [], body: [])
+        }
+        http2 = session
+    }
+
+    private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer) throws {
+        try startHTTP2()
+        try http2!.receive(bytes)
+        plaintextReceived += bytes.count
+        if !isEstablished, plaintextReceived >= APNsConnection.prefaceLength {
+            isEstablished = true
+            if let handshakeTimer { connection.loop.cancel(handshakeTimer) }
+            handshakeTimer = nil
+            armIdleTimer(after: server.limits.idleTimeoutMilliseconds)
+        }
+    }
+
+    private func refuseNonHTTP2() {
+        let text = "this endpoint speaks HTTP/2 only: TLS with ALPN h2, or cleartext with prior knowledge\n"
+        connection.write(Array("HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n\(text)".utf8))
+        server.logger.debug("push: connection #\(serial) is not HTTP/2; refused")
+        connection.closeAfterFlush()
+    }
+
+    // MARK: Output
+
+    private func respond(_ streamId: Int32, _ response: APNsResponse) {
+        guard !isClosed, let http2 else { return }
+        var headers = [("apns-id", response.apnsId)]
+        if response.reason != nil { headers.append(("content-type", "application/json")) }
+        http2.respond(streamId: streamId, status: response.status, headers: headers, body: response.body)
+        flush()
+    }
+
+    /// Sends GOAWAY and closes once both sides are done.
+    func goAway(errorCode: UInt32, message: String) {
+        guard !isClosed else { return }
+        guard let http2 else {
+            connection.close()
+            return
+        }
+        http2.goAway(errorCode: errorCode, message: message)
+        flush()
+        connection.closeAfterFlush()
+    }
+
+    private func flush() {
+        guard !isClosed else { return }
+        if let http2 {
+            do {
+                let output = try http2.takeOutput()
+                if let tls {
+                    try output.withUnsafeBytes { try tls.send($0) }
+                } else {
+                    connection.write(output)
+                }
+            } catch {
+                server.logger.debug("push: connection #\(serial): \(error); closing")
+                connection.close()
+                return
+            }
+        }
+        if let tls {
+            let records = tls.takeCiphertext()
+            if !records.isEmpty { connection.write(records) }
+        }
+        if connection.pendingWriteByteCount > APNsConnection.maximumQueuedOutput {
+            server.logger.debug("push: connection #\(serial) does not read its responses; closing")
+            connection.close()
+            return
+        }
+        if let http2, !http2.isAlive { connection.closeAfterFlush() }
+    }
+
+    private func fail(_ message: String) {
+        server.logger.debug("push: connection #\(serial): \(message); closing")
+        server.noteProtocolError()
+        flush()
+        connection.closeAfterFlush()
+    }
+
+    // MARK: Timers and closing
+
+    private func armIdleTimer(after milliseconds: Int64) {
+        idleTimer = connection.loop.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.idleCheck() }
+    }
+
+    private func idleCheck() {
+        idleTimer = nil
+        guard !isClosed else { return }
+        let idle = connection.loop.nowMilliseconds - lastActivity
+        let limit = server.limits.idleTimeoutMilliseconds
+        if idle >= limit, (http2?.openStreamCount ?? 0) == 0 {
+            server.logger.debug("push: connection #\(serial) idle for \(idle) ms; closing")
+            goAway(errorCode: 0, message: "idle timeout")
+            return
+        }
+        armIdleTimer(after: max(1, limit - idle))
+    }
+
+    func close() {
+        connection.close()
+    }
+
+    private func closed(_ reason: CloseReason) {
+        isClosed = true
+        if let handshakeTimer { connection.loop.cancel(handshakeTimer) }
+        if let idleTimer { connection.loop.cancel(idleTimer) }
+        handshakeTimer = nil
+        idleTimer = nil
+        http2?.onRequest = nil
+        http2?.onOversizedHeaders = nil
+        server.connectionClosed(self, reason)
+    }
+}

@@ -1,0 +1,105 @@
+import LinkRuntime
+
+/// The APNs provider endpoint: one TCP listener on loopback that serves HTTP/2 over TLS and
+/// cleartext HTTP/2 with prior knowledge, on the daemon's loop.
+final class APNsServer {
+    let loop: EventLoop
+    let logger: Logger
+    let limits: APNsServerLimits
+    let tlsContext: TLSServerContext
+    let host: String
+    private(set) var port: UInt16 = 0
+    private var listener: Int32 = -1
+    private var connections: [UInt64: APNsConnection] = [:]
+    private var nextSerial: UInt64 = 1
+    /// Answers one request, now or later, on the loop's thread.
+    private let handler: (APNsRequest, @escaping (APNsResponse) -> Void) -> Void
+
+    private(set) var acceptedConnections = 0
+    private(set) var refusedConnections = 0
+    private(set) var timedOutConnections = 0
+    private(set) var protocolErrors = 0
+
+    init(loop: EventLoop, logger: Logger, host: String, limits: APNsServerLimits, tlsContext: TLSServerContext,
+         handler: @escaping (APNsRequest, @escaping (APNsResponse) -> Void) -> Void) {
+        self.loop = loop
+        self.logger = logger
+        self.host = host
+        self.limits = limits
+        self.tlsContext = tlsContext
+        self.handler = handler
+    }
+
+    func start(port requested: UInt16) throws {
+        let (fd, port) = try TCPSocket.listen(host: host, port: requested)
+        do {
+            try loop.watch(fd, events: .readable) { [unowned self] _ in self.acceptAll() }
+        } catch {
+            _ = SystemCalls.close(fd)
+            throw error
+        }
+        listener = fd
+        self.port = port
+    }
+
+    var connectionCount: Int { connections.count }
+
+    private func acceptAll() {
+        while listener >= 0 {
+            let fd: Int32
+            do {
+                guard let accepted = try TCPSocket.accept(listener) else { return }
+                fd = accepted
+            } catch {
+                logger.warning("push: accept failed: \(error)")
+                return
+            }
+            guard connections.count < limits.maximumConnections else {
+                refusedConnections += 1
+                logger.debug("push: refused a connection: \(connections.count) open, the limit is \(limits.maximumConnections)")
+                _ = SystemCalls.close(fd)
+                continue
+            }
+            do {
+                let connection = try Connection(loop: loop, fd: fd)
+                let serial = nextSerial
+                nextSerial += 1
+                acceptedConnections += 1
+                connections[serial] = APNsConnection(serial: serial, connection: connection, server: self)
+                logger.trace("push: connection #\(serial) accepted")
+            } catch {
+                logger.warning("push: cannot serve a new connection: \(error)")
+                _ = SystemCalls.close(fd)
+            }
+        }
+    }
+
+    func handle(_ request: APNsRequest, respond: @escaping (APNsResponse) -> Void) {
+        handler(request, respond)
+    }
+
+    func connectionClosed(_ connection: APNsConnection, _ reason: CloseReason) {
+        connections[connection.serial] = nil
+        logger.trace("push: connection #\(connection.serial) closed: \(reason)")
+    }
+
+    func noteTimeout() { timedOutConnections += 1 }
+    func noteProtocolError() { protocolErrors += 1 }
+
+    /// Sends GOAWAY on every connection; returns how many got it.
+    func goAwayAll(errorCode: UInt32, message: String) -> Int {
+        let current = Array(connections.values)
+        for connection in current { connection.goAway(errorCode: errorCode, message: message) }
+        return current.count
+    }
+
+    func stop() {
+        if listener >= 0 {
+            loop.unwatch(listener)
+            _ = SystemCalls.close(listener)
+            listener = -1
+        }
+        for connection in Array(connections.values) { connection.close() }
+        connections.removeAll()
+    }
+}

@@ -1,0 +1,68 @@
+/// Checks the `authorization` header of APNs requests: the provider token's signature with a
+/// known key of the configured team, its age, and how often the provider replaces it.
+public final class ProviderAuthenticator {
+    /// Tokens older than this are `ExpiredProviderToken` (APNs: one hour).
+    public static let tokenLifetimeSeconds: Int64 = 3600
+    /// APNs: "refresh your token no more than once every 20 minutes".
+    public static let defaultUpdateIntervalSeconds: Int64 = 20 * 60
+
+    /// The team id that `iss` must name.
+    public var teamId: String
+    /// A provider that switches to a new token sooner than this after the last switch gets
+    /// `TooManyProviderTokenUpdates`; 0 turns the rule off.
+    public var updateIntervalSeconds: Int64 = ProviderAuthenticator.defaultUpdateIntervalSeconds
+    private(set) var keys: [String: P256PublicKey] = [:]
+
+    private struct CurrentToken {
+        var text: String
+        var since: Int64
+    }
+    private var current: [String: CurrentToken] = [:]
+
+    public init(teamId: String = "") {
+        self.teamId = teamId
+    }
+
+    public var keyIds: [String] { keys.keys.sorted() }
+
+    public func addKey(id: String, _ key: P256PublicKey) {
+        keys[id] = key
+        current[id] = nil
+    }
+
+    public func removeKey(id: String) -> Bool {
+        current[id] = nil
+        return keys.removeValue(forKey: id) != nil
+    }
+
+    /// `nil` when the request may go on, else the reason to refuse it.
+    /// - Parameter now: the wall clock, in seconds since 1970.
+    public func check(authorization: String?, now: Int64) -> APNsReason? {
+        guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
+        let scheme = authorization.prefix(7)
+        guard scheme.lowercased() == "bearer " else { return .invalidProviderToken }
+        let text = String(authorization.dropFirst(7)).trimmingSpaces
+        guard case .success(let token) = ProviderToken.parse(text) else { return .invalidProviderToken }
+        guard let key = keys[token.keyId], !teamId.isEmpty, token.issuer == teamId else { return .invalidProviderToken }
+        let known = current[token.keyId]
+        if known?.text != token.text {
+            guard key.verify(signature: token.signature, message: token.signingInput) else { return .invalidProviderToken }
+        }
+        if token.issuedAt > now + ProviderAuthenticator.tokenLifetimeSeconds { return .invalidProviderToken }
+        if now - token.issuedAt > ProviderAuthenticator.tokenLifetimeSeconds { return .expiredProviderToken }
+        if let known, known.text != token.text, updateIntervalSeconds > 0, now - known.since < updateIntervalSeconds {
+            return .tooManyProviderTokenUpdates
+        }
+        if known?.text != token.text { current[token.keyId] = CurrentToken(text: token.text, since: now) }
+        return nil
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

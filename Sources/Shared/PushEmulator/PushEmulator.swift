@@ -1,0 +1,175 @@
+import Foundation
+import LinkControl
+import LinkRuntime
+import WireProtocol
+
+/// The emulated device's PushKit registry and the APNs that serves it: it answers provider
+/// requests, delivers accepted pushes, and keeps its state in `push/state.json`.
+///
+/// Everything runs on the daemon's loop thread.
+final class PushEmulator {
+    let statePath: String
+    let publish: (String, JSONObject) -> Void
+    let logger: Logger
+    private(set) var state: PushState
+    let authenticator = ProviderAuthenticator()
+    var faults = PushFaults()
+
+    /// Signals and unusable payloads, newest last.
+    private(set) var signals: [JSONObject] = []
+    private var nextSignalSeq: Int64 = 1
+    static let keptSignals = 1000
+
+    private(set) var requestCount = 0
+    private(set) var acceptedCount = 0
+    private(set) var rejectedCount = 0
+
+    init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void) throws {
+        self.statePath = statePath
+        self.logger = logger
+        self.publish = publish
+        state = try PushState.load(statePath)
+        authenticator.teamId = state.teamId
+        authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
+        for (id, pem) in state.keys {
+            do { authenticator.addKey(id: id, try P256PublicKey(pem: pem)) } catch {
+                logger.warning("push: ignoring provider key \(id) in \(statePath): \(error)")
+            }
+        }
+    }
+
+    static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    func save() throws {
+        do { try state.save(statePath) } catch {
+            throw ControlError.control(.internalError, "cannot write \(statePath): \(error)")
+        }
+    }
+
+    var registeredTypes: [PushKitType] {
+        state.types.compactMap(PushKitType.init(rawValue:)).sorted()
+    }
+
+    var device: DeviceRegistration {
+        DeviceRegistration(token: state.token, types: Set(registeredTypes), invalidated: state.invalidated)
+    }
+
+    // MARK: PushKit
+
+    /// `desiredPushTypes = types`: a token for each new type (the device's one token).
+    func register(_ types: [PushKitType]) throws -> JSONObject {
+        let previous = Set(registeredTypes)
+        if state.token == nil, !types.isEmpty {
+            state.token = SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
+        }
+        state.types = Array(Set(types)).sorted().map(\.rawValue)
+        try save()
+        if let token = state.token {
+            for type in types.sorted() where !previous.contains(type) {
+                publish("push.didUpdateCredentials", ["type": .string(type.rawValue), "token": .string(token)])
+            }
+        }
+        logger.info("push: registered for \(state.types.joined(separator: ", "))")
+        return tokenResult()
+    }
+
+    func tokenResult() -> JSONObject {
+        ["token": state.token.map(JSONValue.string) ?? .null, "types": .array(state.types.map(JSONValue.string))]
+    }
+
+    /// The token stops being valid: APNs answers it with 410 from now on.
+    func invalidate() throws -> JSONObject {
+        guard let token = state.token else {
+            throw ControlError.control(.invalidArgument, "push.invalidate: there is no device token (call push.register first)")
+        }
+        let now = PushEmulator.nowMilliseconds
+        let types = registeredTypes
+        state.invalidated[token] = now
+        state.token = nil
+        state.types = []
+        try save()
+        for type in types {
+            publish("push.didInvalidateToken", ["type": .string(type.rawValue), "token": .string(token)])
+        }
+        logger.info("push: invalidated token \(token.prefix(8))…")
+        return ["token": .string(token), "invalidatedAt": .int(now)]
+    }
+
+    // MARK: APNs
+
+    /// Answers one provider request, as APNs does, and delivers what it accepts.
+    func handle(_ request: APNsRequest) -> APNsResponse {
+        requestCount += 1
+        if let forced = faults.takeRejection() {
+            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+            let response = APNsResponse(status: forced.status, apnsId: apnsId, reason: forced.reason,
+                                        timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
+            rejected(response, injected: true)
+            return response
+        }
+        let validator = APNsRequestValidator(bundleId: state.bundleId, device: device)
+        switch validator.validate(request, authenticator: authenticator, now: PushEmulator.nowMilliseconds / 1000) {
+        case .failure(let response):
+            rejected(response, injected: false)
+            return response
+        case .success(let push):
+            acceptedCount += 1
+            deliver(push)
+            return APNsResponse(status: 200, apnsId: push.apnsId)
+        }
+    }
+
+    private func rejected(_ response: APNsResponse, injected: Bool) {
+        rejectedCount += 1
+        logger.debug("push: \(response.status) \(response.reason ?? "") (apns-id \(response.apnsId))")
+        publish("push.rejected", ["status": .int(Int64(response.status)), "reason": .string(response.reason ?? ""),
+                                  "apnsId": .string(response.apnsId), "injected": .bool(injected)])
+    }
+
+    private func deliver(_ push: APNsPush) {
+        guard let type = push.pushType.pushKitType else { return }
+        let payload: JSONValue = (try? JSON.parse(push.payload)) ?? ["$data": .string(Data(push.payload).base64EncodedString())]
+        var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
+                                    "apnsId": .string(push.apnsId), "topic": .string(push.topic), "payload": payload]
+        if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
+        if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
+        publish("push.received", received)
+        logger.info("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
+        guard type == .fileProvider else { return }
+        var entry: JSONObject = ["seq": .int(nextSignalSeq), "at": .string(ISO8601Timestamp.string(from: Date())),
+                                 "apnsId": .string(push.apnsId)]
+        nextSignalSeq += 1
+        switch FileProviderSignal.interpret(push.payload) {
+        case .success(let signal):
+            entry["signaled"] = true
+            entry["containerIdentifier"] = .string(signal.containerIdentifier)
+            entry["container"] = .string(signal.container.rawValue)
+            entry["domain"] = signal.domain.map(JSONValue.string) ?? .null
+            publish("fileProvider.signalEnumerator", entry)
+        case .failure(let unusable):
+            entry["signaled"] = false
+            entry["problem"] = .string(unusable.problem)
+            entry["payload"] = payload
+            logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
+            publish("fileProvider.unusablePush", entry)
+        }
+        signals.append(entry)
+        if signals.count > PushEmulator.keptSignals { signals.removeFirst(signals.count - PushEmulator.keptSignals) }
+    }
+
+    func signalList(after: Int64, limit: Int) -> JSONObject {
+        let selected = signals.filter { ($0["seq"]?.intValue ?? 0) > after }
+        var result: JSONObject = ["signals": .array(selected.prefix(limit).map { .object($0) })]
+        if selected.count > limit { result["more"] = true }
+        return result
+    }
+}
+
+extension PushEmulator {
+    /// Changes the kept state and applies it to the authenticator; call ``save()`` after.
+    func updateState(_ change: (inout PushState) -> Void) {
+        change(&state)
+        authenticator.teamId = state.teamId
+        authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
+    }
+}

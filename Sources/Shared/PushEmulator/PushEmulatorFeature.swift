@@ -1,0 +1,245 @@
+import Foundation
+import LinkControl
+import LinkDaemon
+import LinkRuntime
+import WireProtocol
+
+/// phoned's push feature: the PushKit registry ops (`push.*`) and the APNs provider endpoint.
+///
+/// Command-line options: `--apns-port N` (0, the default, picks a free port),
+/// `--apns-host ADDR` (default 127.0.0.1), `--apns-max-connections N`,
+/// `--apns-handshake-timeout-ms N`, `--apns-idle-timeout-ms N`.
+public final class PushEmulatorFeature: DaemonFeature {
+    private var context: FeatureContext?
+    private var emulator: PushEmulator?
+    private var server: APNsServer?
+    private var authority: CertificateAuthority?
+
+    public init() {}
+
+    public var operations: [String] {
+        ["push.register", "push.token", "push.invalidate", "push.config", "push.keys.create", "push.keys.add",
+         "push.keys.list", "push.keys.remove", "push.endpoint", "push.signals", "push.inject", "push.delay",
+         "push.goaway", "push.reset", "push.stats"]
+    }
+
+    static let knownOptions: Set<String> = ["apns-port", "apns-host", "apns-max-connections",
+                                            "apns-handshake-timeout-ms", "apns-idle-timeout-ms"]
+
+    public func start(_ context: FeatureContext) throws {
+        self.context = context
+        for name in context.options.keys where name.hasPrefix("apns-") && !Self.knownOptions.contains(name) {
+            throw PushStateError("unknown option '--\(name)' (push options: \(Self.knownOptions.sorted().map { "--" + $0 }.joined(separator: ", ")))")
+        }
+        let port = try Self.integerOption(context.options, "apns-port", 0...65_535) ?? 0
+        let host = context.options["apns-host"] ?? "127.0.0.1"
+        var limits = APNsServerLimits()
+        if let value = try Self.integerOption(context.options, "apns-max-connections", 1...100_000) { limits.maximumConnections = Int(value) }
+        if let value = try Self.integerOption(context.options, "apns-handshake-timeout-ms", 1...3_600_000) { limits.handshakeTimeoutMilliseconds = value }
+        if let value = try Self.integerOption(context.options, "apns-idle-timeout-ms", 1...86_400_000) { limits.idleTimeoutMilliseconds = value }
+
+        let directory = context.stateDirectory + "/push"
+        _ = try FileSystem.ensurePrivateDirectory(directory)
+        let emulator = try PushEmulator(statePath: directory + "/state.json", logger: context.logger, publish: context.publish)
+        let authority: CertificateAuthority
+        do { authority = try CertificateAuthority.loadOrCreate(directory: directory, logger: context.logger) } catch {
+            throw PushStateError("cannot set up the APNs endpoint's certificates in \(directory): \(error)")
+        }
+        let server = APNsServer(loop: context.loop, logger: context.logger, host: host, limits: limits,
+                                tlsContext: try authority.makeServerContext()) { [unowned self] request, respond in
+            self.serve(request, respond)
+        }
+        do { try server.start(port: UInt16(port)) } catch {
+            throw PushStateError("cannot listen for APNs requests on \(host):\(port): \(error)")
+        }
+        self.emulator = emulator
+        self.authority = authority
+        self.server = server
+        context.logger.info("push: APNs endpoint on \(host):\(server.port) (HTTP/2 over TLS and cleartext), CA \(authority.caFile)")
+    }
+
+    private static func integerOption(_ options: [String: String], _ name: String, _ range: ClosedRange<Int64>) throws -> Int64? {
+        guard let text = options[name] else { return nil }
+        guard let value = Int64(text), range.contains(value) else {
+            throw PushStateError("--\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    private func serve(_ request: APNsRequest, _ respond: @escaping (APNsResponse) -> Void) {
+        guard let emulator, let context else { return }
+        let response = emulator.handle(request)
+        let delay = emulator.faults.delayMilliseconds
+        if delay > 0 {
+            context.loop.schedule(afterMilliseconds: delay) { respond(response) }
+        } else {
+            respond(response)
+        }
+    }
+
+    public func stop() {
+        server?.stop()
+        server = nil
+    }
+
+    public func addStatus(to status: inout JSONObject) {
+        guard let emulator else { return }
+        var push = endpoint()
+        push["token"] = emulator.state.token.map(JSONValue.string) ?? .null
+        push["types"] = .array(emulator.state.types.map(JSONValue.string))
+        push["connections"] = .int(Int64(server?.connectionCount ?? 0))
+        status["push"] = .object(push)
+    }
+
+    private func endpoint() -> JSONObject {
+        guard let server, let authority else { return [:] }
+        let host = server.host.contains(":") ? "[\(server.host)]" : server.host
+        return ["host": .string(server.host), "port": .int(Int64(server.port)),
+                "url": .string("https://\(host):\(server.port)"), "h2cUrl": .string("http://\(host):\(server.port)"),
+                "caFile": .string(authority.caFile), "serverName": "localhost"]
+    }
+
+    public func handle(_ request: ControlRequest, respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
+        do {
+            respond(.success(try perform(request)))
+        } catch let error as ControlError {
+            respond(.failure(error))
+        } catch {
+            respond(.failure(.control(.internalError, "\(request.op): \(error)")))
+        }
+    }
+
+    private func perform(_ request: ControlRequest) throws -> JSONObject {
+        guard let emulator, let server else { throw ControlError.control(.internalError, "\(request.op): push is not running") }
+        let args = Arguments(request.args, op: request.op)
+        switch request.op {
+        case "push.register":
+            try args.rejectUnknownKeys(allowed: ["types"])
+            var types: [PushKitType] = []
+            for value in try args.array("types") {
+                guard let name = value.stringValue, let type = PushKitType(rawValue: name) else {
+                    throw args.invalid("'types' holds \(value), not a PushKit type (expected: \(PushKitType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                types.append(type)
+            }
+            return try emulator.register(types)
+        case "push.token":
+            try args.rejectUnknownKeys(allowed: [])
+            return emulator.tokenResult()
+        case "push.invalidate":
+            try args.rejectUnknownKeys(allowed: [])
+            return try emulator.invalidate()
+        case "push.config":
+            return try configure(args, emulator)
+        case "push.keys.create":
+            try args.rejectUnknownKeys(allowed: [])
+            let key = try P256PrivateKey()
+            let keyId = Self.newKeyId()
+            try addKey(keyId, key.publicKeyPEM, emulator)
+            return ["keyId": .string(keyId), "privateKeyPEM": .string(key.pkcs8PEM), "publicKeyPEM": .string(key.publicKeyPEM),
+                    "teamId": .string(emulator.state.teamId)]
+        case "push.keys.add":
+            try args.rejectUnknownKeys(allowed: ["keyId", "publicKeyPEM"])
+            let keyId = try args.string("keyId")
+            guard keyId.utf8.count == 10, keyId.utf8.allSatisfy({ Self.isKeyIdCharacter($0) }) else {
+                throw args.invalid("'keyId' must be 10 letters or digits, got '\(keyId)'")
+            }
+            let pem = try args.string("publicKeyPEM")
+            do { _ = try P256PublicKey(pem: pem) } catch {
+                throw args.invalid("'publicKeyPEM' is not a P-256 public key PEM: \(error)")
+            }
+            try addKey(keyId, pem, emulator)
+            return ["keyId": .string(keyId)]
+        case "push.keys.list":
+            try args.rejectUnknownKeys(allowed: [])
+            return ["keyIds": .array(emulator.authenticator.keyIds.map(JSONValue.string))]
+        case "push.keys.remove":
+            try args.rejectUnknownKeys(allowed: ["keyId"])
+            let keyId = try args.string("keyId")
+            guard emulator.authenticator.removeKey(id: keyId) else { throw args.invalid("no key with id '\(keyId)'") }
+            emulator.updateState { $0.keys[keyId] = nil }
+            try emulator.save()
+            return ["keyId": .string(keyId)]
+        case "push.endpoint":
+            try args.rejectUnknownKeys(allowed: [])
+            return endpoint()
+        case "push.signals":
+            try args.rejectUnknownKeys(allowed: ["after", "limit"])
+            let after = try args.optionalInt("after", range: 0...Int64.max) ?? 0
+            let limit = try args.optionalInt("limit", range: 1...10_000) ?? 1000
+            return emulator.signalList(after: after, limit: Int(limit))
+        case "push.inject":
+            try args.rejectUnknownKeys(allowed: ["status", "reason", "count"])
+            let status = try args.int("status", range: 400...599)
+            let reason = try args.string("reason")
+            guard !reason.isEmpty, reason.utf8.count <= 128 else { throw args.invalid("'reason' must be 1 to 128 bytes") }
+            let count = try args.optionalInt("count", range: 1...1_000_000) ?? 1
+            emulator.faults.rejection = (Int(status), reason, Int(count))
+            return ["status": .int(status), "reason": .string(reason), "count": .int(count)]
+        case "push.delay":
+            try args.rejectUnknownKeys(allowed: ["ms"])
+            let ms = try args.int("ms", range: 0...600_000)
+            emulator.faults.delayMilliseconds = ms
+            return ["ms": .int(ms)]
+        case "push.goaway":
+            try args.rejectUnknownKeys(allowed: ["errorCode", "message"])
+            let code = try args.optionalInt("errorCode", range: 0...0xffff_ffff) ?? 0
+            let message = try args.optionalString("message") ?? "shutting down"
+            return ["connections": .int(Int64(server.goAwayAll(errorCode: UInt32(code), message: message)))]
+        case "push.reset":
+            try args.rejectUnknownKeys(allowed: [])
+            emulator.faults = PushFaults()
+            return [:]
+        case "push.stats":
+            try args.rejectUnknownKeys(allowed: [])
+            return ["requests": .int(Int64(emulator.requestCount)), "accepted": .int(Int64(emulator.acceptedCount)),
+                    "rejected": .int(Int64(emulator.rejectedCount)), "connections": .int(Int64(server.connectionCount)),
+                    "acceptedConnections": .int(Int64(server.acceptedConnections)),
+                    "refusedConnections": .int(Int64(server.refusedConnections)),
+                    "timedOutConnections": .int(Int64(server.timedOutConnections)),
+                    "protocolErrors": .int(Int64(server.protocolErrors))]
+        default:
+            throw ControlError.control(.unknownOp, "unknown op '\(request.op)'")
+        }
+    }
+
+    private func configure(_ args: Arguments, _ emulator: PushEmulator) throws -> JSONObject {
+        try args.rejectUnknownKeys(allowed: ["bundleId", "teamId", "tokenUpdateIntervalSeconds"])
+        if let bundleId = try args.optionalString("bundleId") {
+            guard APNsRequestValidator.isTopicSyntax(bundleId) else {
+                throw args.invalid("'bundleId' must be a reverse-DNS name of letters, digits, '.', '-' and '_', got '\(bundleId)'")
+            }
+            emulator.updateState { $0.bundleId = bundleId }
+        }
+        if let teamId = try args.optionalString("teamId") {
+            guard (1...64).contains(teamId.utf8.count), teamId.utf8.allSatisfy({ Self.isKeyIdCharacter($0) }) else {
+                throw args.invalid("'teamId' must be 1 to 64 letters or digits (Apple's are 10), got '\(teamId)'")
+            }
+            emulator.updateState { $0.teamId = teamId }
+        }
+        if let interval = try args.optionalInt("tokenUpdateIntervalSeconds", range: 0...86_400) {
+            emulator.updateState { $0.tokenUpdateIntervalSeconds = interval }
+        }
+        try emulator.save()
+        let state = emulator.state
+        return ["bundleId": .string(state.bundleId), "teamId": .string(state.teamId),
+                "tokenUpdateIntervalSeconds": .int(state.tokenUpdateIntervalSeconds),
+                "fileProviderTopic": .string(state.bundleId.isEmpty ? "" : state.bundleId + APNsPushType.fileprovider.topicSuffix!)]
+    }
+
+    private func addKey(_ keyId: String, _ pem: String, _ emulator: PushEmulator) throws {
+        emulator.authenticator.addKey(id: keyId, try P256PublicKey(pem: pem))
+        emulator.updateState { $0.keys[keyId] = pem }
+        try emulator.save()
+    }
+
+    static func isKeyIdCharacter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    static func newKeyId() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        return String(decoding: SecureRandom.bytes(10).map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,153 @@
+import XCTest
+@testable import PushEmulator
+
+final class APNsRequestValidatorTests: XCTestCase {
+    let now: Int64 = 1_800_000_000
+    let token = String(repeating: "ab", count: 32)
+    let bundleId = "com.example.files"
+    let payload = Array(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier"}"#.utf8)
+
+    func makeRequest(_ maker: TokenMaker, method: String = "POST", path: String? = nil,
+                     headers: [String: String?] = [:], extra: [(String, String)] = [], body: [UInt8]? = nil) throws -> APNsRequest {
+        var fields: [String: String] = [
+            "authorization": "bearer " + (try maker.token(iat: now)),
+            "apns-topic": bundleId + ".pushkit.fileprovider",
+            "apns-push-type": "fileprovider",
+        ]
+        for (name, value) in headers { fields[name] = value }
+        return APNsRequest(method: method, path: path ?? "/3/device/\(token)",
+                           headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + extra,
+                           body: body ?? payload)
+    }
+
+    func validator(types: Set<PushKitType> = [.fileProvider], invalidated: [String: Int64] = [:]) -> APNsRequestValidator {
+        APNsRequestValidator(bundleId: bundleId, device: DeviceRegistration(token: token, types: types, invalidated: invalidated))
+    }
+
+    func testAcceptsAFileProviderPush() throws {
+        let maker = try TokenMaker()
+        let request = try makeRequest(maker, headers: ["apns-id": "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", "apns-priority": "5",
+                                                       "apns-expiration": "0", "apns-collapse-id": String(repeating: "c", count: 64)])
+        let push = try validator().validate(request, authenticator: try maker.authenticator(), now: now).get()
+        XCTAssertEqual(push.apnsId, "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D")
+        XCTAssertEqual(push.pushType, .fileprovider)
+        XCTAssertEqual(push.priority, 5)
+        XCTAssertEqual(push.expiration, 0)
+        XCTAssertEqual(push.payload, payload)
+    }
+
+    /// Each row: a request with one fault, and the status and reason APNs gives it.
+    func testEveryReasonTable() throws {
+        let maker = try TokenMaker()
+        let impostor = try TokenMaker()
+        let cases: [(APNsReason, APNsRequest)] = [
+            (.methodNotAllowed, try makeRequest(maker, method: "GET")),
+            (.badPath, try makeRequest(maker, path: "/3/devices/\(token)")),
+            (.missingDeviceToken, try makeRequest(maker, path: "/3/device/")),
+            (.badDeviceToken, try makeRequest(maker, path: "/3/device/xyz")),
+            (.badDeviceToken, try makeRequest(maker, path: "/3/device/" + String(repeating: "cd", count: 32))),
+            (.duplicateHeaders, try makeRequest(maker, extra: [("apns-push-type", "fileprovider")])),
+            (.missingProviderToken, try makeRequest(maker, headers: ["authorization": nil])),
+            (.invalidProviderToken, try makeRequest(maker, headers: ["authorization": "bearer " + (try impostor.token(iat: now))])),
+            (.expiredProviderToken, try makeRequest(maker, headers: ["authorization": "bearer " + (try maker.token(iat: now - 4000))])),
+            (.invalidPushType, try makeRequest(maker, headers: ["apns-push-type": "push"])),
+            (.missingTopic, try makeRequest(maker, headers: ["apns-topic": nil])),
+            (.badTopic, try makeRequest(maker, headers: ["apns-topic": "com example"])),
+            (.badTopic, try makeRequest(maker, headers: ["apns-topic": bundleId])),
+            (.topicDisallowed, try makeRequest(maker, headers: ["apns-topic": "org.other.pushkit.fileprovider"])),
+            (.badMessageId, try makeRequest(maker, headers: ["apns-id": "1234"])),
+            (.badPriority, try makeRequest(maker, headers: ["apns-priority": "high"])),
+            (.badExpirationDate, try makeRequest(maker, headers: ["apns-expiration": "-1"])),
+            (.badCollapseId, try makeRequest(maker, headers: ["apns-collapse-id": String(repeating: "c", count: 65)])),
+            (.payloadEmpty, try makeRequest(maker, body: [])),
+            (.payloadTooLarge, try makeRequest(maker, body: [UInt8](repeating: 0x20, count: 4097))),
+            (.deviceTokenNotForTopic, try makeRequest(maker, headers: ["apns-push-type": "alert", "apns-topic": bundleId])),
+        ]
+        for (expected, request) in cases {
+            let result = validator().validate(request, authenticator: try maker.authenticator(), now: now)
+            guard case .failure(let response) = result else {
+                XCTFail("\(expected.rawValue): accepted")
+                continue
+            }
+            XCTAssertEqual(response.reason, expected.rawValue)
+            XCTAssertEqual(response.status, expected.status, expected.rawValue)
+            XCTAssertTrue(APNsRequestValidator.isUUID(response.apnsId))
+        }
+        let covered = Set(cases.map(\.0)).union([.unregistered, .tooManyProviderTokenUpdates])
+        XCTAssertEqual(covered, Set(APNsReason.allCases))
+    }
+
+    func testUnregisteredCarriesTheTime() throws {
+        let maker = try TokenMaker()
+        let result = validator(invalidated: [token: 1_799_999_000_123]).validate(try makeRequest(maker), authenticator: try maker.authenticator(), now: now)
+        guard case .failure(let response) = result else { return XCTFail("accepted") }
+        XCTAssertEqual(response.status, 410)
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), #"{"reason":"Unregistered","timestamp":1799999000123}"#)
+    }
+
+    func testStatuses() {
+        XCTAssertEqual(APNsReason.tooManyProviderTokenUpdates.status, 429)
+        XCTAssertEqual(APNsReason.payloadTooLarge.status, 413)
+        XCTAssertEqual(APNsReason.unregistered.status, 410)
+        XCTAssertEqual(APNsReason.methodNotAllowed.status, 405)
+        XCTAssertEqual(APNsReason.badPath.status, 404)
+        XCTAssertEqual(APNsReason.missingProviderToken.status, 403)
+        XCTAssertEqual(APNsReason.badTopic.status, 400)
+    }
+
+    func testVoIPAllowsLargerPayloads() throws {
+        let maker = try TokenMaker()
+        let request = try makeRequest(maker, headers: ["apns-push-type": "voip", "apns-topic": bundleId + ".voip"],
+                                      body: [UInt8](repeating: 0x20, count: 5120))
+        XCTAssertNoThrow(try validator(types: [.voIP]).validate(request, authenticator: try maker.authenticator(), now: now).get())
+    }
+
+    func testSyntaxHelpers() {
+        XCTAssertTrue(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "aB", count: 50)))
+        XCTAssertFalse(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "a", count: 65)))
+        XCTAssertFalse(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "ab", count: 101)))
+        XCTAssertTrue(APNsRequestValidator.isTopicSyntax("com.example-app_1.voip"))
+        XCTAssertFalse(APNsRequestValidator.isTopicSyntax(".com"))
+        XCTAssertFalse(APNsRequestValidator.isUUID("0b1c7e3e58a14c8b9d1e0a4a1f2b3c4d"))
+    }
+
+    func testKeptBodyIsBounded() {
+        var request = APNsRequest()
+        let chunk = [UInt8](repeating: 1, count: 4000)
+        for _ in 0..<3 { chunk.withUnsafeBytes { request.appendBody($0) } }
+        XCTAssertEqual(request.bodyLength, 12_000)
+        XCTAssertEqual(request.body.count, APNsRequest.maximumKeptBodySize)
+    }
+}
+
+final class FileProviderSignalTests: XCTestCase {
+    func interpret(_ text: String) -> Result<FileProviderSignal, UnusablePayload> {
+        FileProviderSignal.interpret(Array(text.utf8))
+    }
+
+    func testContainers() throws {
+        XCTAssertEqual(try interpret(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier","domain":"d"}"#).get(),
+                       FileProviderSignal(containerIdentifier: "NSFileProviderRootContainerItemIdentifier", container: .root, domain: "d"))
+        XCTAssertEqual(try interpret(#"{"container-identifier":"NSFileProviderWorkingSetContainerItemIdentifier"}"#).get().container, .workingSet)
+        XCTAssertEqual(try interpret(#"{"container-identifier":"item-1"}"#).get().container, .item)
+        XCTAssertNil(try interpret(#"{"container-identifier":"item-1"}"#).get().domain)
+    }
+
+    func testUnusablePayloadsSayWhy() {
+        for (text, fragment) in [("nope", "not JSON"), ("[1]", "not a JSON object"), (#"{"domain":"d"}"#, "no \"container-identifier\""),
+                                 (#"{"container-identifier":7}"#, "non-empty string"), (#"{"container-identifier":"x","domain":1}"#, "\"domain\"")] {
+            guard case .failure(let unusable) = interpret(text) else { XCTFail(text); continue }
+            XCTAssertTrue(unusable.problem.contains(fragment), "\(text): \(unusable.problem)")
+        }
+    }
+}
+
+final class PushFaultsTests: XCTestCase {
+    func testRejectionsCountDown() {
+        var faults = PushFaults()
+        faults.rejection = (503, "ServiceUnavailable", 2)
+        XCTAssertEqual(faults.takeRejection()?.status, 503)
+        XCTAssertEqual(faults.takeRejection()?.reason, "ServiceUnavailable")
+        XCTAssertNil(faults.takeRejection())
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import XCTest
+@testable import PushEmulator
+
+/// Makes provider tokens with a key of its own, signatures raw `R‖S` or DER.
+struct TokenMaker {
+    let key: P256PrivateKey
+    let keyId: String
+    let teamId: String
+
+    init(keyId: String = "KEY0000001", teamId: String = "TEAM123456") throws {
+        key = try P256PrivateKey()
+        self.keyId = keyId
+        self.teamId = teamId
+    }
+
+    func token(iat: Int64, der: Bool = false, header: String? = nil, claims: String? = nil) throws -> String {
+        let h = Base64URL.encode(Array((header ?? #"{"alg":"ES256","kid":"\#(keyId)"}"#).utf8))
+        let c = Base64URL.encode(Array((claims ?? #"{"iss":"\#(teamId)","iat":\#(iat)}"#).utf8))
+        let signature = try key.sign(Array("\(h).\(c)".utf8))
+        return "\(h).\(c).\(Base64URL.encode(der ? signature : try Self.raw(fromDER: signature)))"
+    }
+
+    /// DER `SEQUENCE { r, s }` → 64-byte `R‖S`.
+    static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
+        var index = 2
+        var parts: [[UInt8]] = []
+        for _ in 0..<2 {
+            let length = Int(der[index + 1])
+            var value = Array(der[(index + 2)..<(index + 2 + length)])
+            while value.count > 32 { value.removeFirst() }
+            parts.append([UInt8](repeating: 0, count: 32 - value.count) + value)
+            index += 2 + length
+        }
+        return parts[0] + parts[1]
+    }
+
+    func authenticator(interval: Int64 = 0) throws -> ProviderAuthenticator {
+        let authenticator = ProviderAuthenticator(teamId: teamId)
+        authenticator.updateIntervalSeconds = interval
+        authenticator.addKey(id: keyId, try P256PublicKey(pem: key.publicKeyPEM))
+        return authenticator
+    }
+}
+
+final class ProviderTokenTests: XCTestCase {
+    let now: Int64 = 1_800_000_000
+
+    func testParsesHeaderAndClaims() throws {
+        let maker = try TokenMaker()
+        let token = try ProviderToken.parse(maker.token(iat: now)).get()
+        XCTAssertEqual(token.keyId, "KEY0000001")
+        XCTAssertEqual(token.issuer, "TEAM123456")
+        XCTAssertEqual(token.issuedAt, now)
+        XCTAssertEqual(token.signature.count, 64)
+    }
+
+    func testRefusesMalformedTokens() throws {
+        let maker = try TokenMaker()
+        XCTAssertEqual(ProviderToken.parse("a.b"), .failure(.notThreeParts))
+        XCTAssertEqual(ProviderToken.parse("a..c"), .failure(.notThreeParts))
+        XCTAssertEqual(ProviderToken.parse("a*.b.c"), .failure(.badBase64))
+        XCTAssertEqual(ProviderToken.parse(try maker.token(iat: now, header: #"{"alg":"HS256","kid":"K"}"#)), .failure(.algorithmNotES256))
+        XCTAssertEqual(ProviderToken.parse(try maker.token(iat: now, header: #"{"alg":"ES256"}"#)), .failure(.missingKeyId))
+        XCTAssertEqual(ProviderToken.parse(try maker.token(iat: now, claims: #"{"iat":1}"#)), .failure(.missingIssuer))
+        XCTAssertEqual(ProviderToken.parse(try maker.token(iat: now, claims: #"{"iss":"T"}"#)), .failure(.missingIssuedAt))
+        XCTAssertEqual(ProviderToken.parse(try maker.token(iat: now, header: "[1]")), .failure(.headerNotJSON))
+    }
+
+    func testIssuedAtAsAStringOfDigits() throws {
+        let maker = try TokenMaker()
+        let token = try ProviderToken.parse(maker.token(iat: 0, claims: #"{"iss":"T","iat":"1800000000"}"#)).get()
+        XCTAssertEqual(token.issuedAt, 1_800_000_000)
+    }
+
+    func testVerifiesRawAndDERSignatures() throws {
+        let maker = try TokenMaker()
+        for der in [false, true] {
+            let authenticator = try maker.authenticator()
+            XCTAssertNil(authenticator.check(authorization: "bearer " + (try maker.token(iat: now, der: der)), now: now), "der: \(der)")
+        }
+    }
+
+    func testRefusesAForeignSignature() throws {
+        let maker = try TokenMaker()
+        let impostor = try TokenMaker()
+        let authenticator = try maker.authenticator()
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + (try impostor.token(iat: now)), now: now), .invalidProviderToken)
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + (try impostor.token(iat: now, der: true)), now: now), .invalidProviderToken)
+    }
+
+    func testAuthorizationReasons() throws {
+        let maker = try TokenMaker()
+        let authenticator = try maker.authenticator()
+        XCTAssertEqual(authenticator.check(authorization: nil, now: now), .missingProviderToken)
+        XCTAssertEqual(authenticator.check(authorization: "", now: now), .missingProviderToken)
+        XCTAssertEqual(authenticator.check(authorization: "basic abc", now: now), .invalidProviderToken)
+        XCTAssertEqual(authenticator.check(authorization: "bearer garbage", now: now), .invalidProviderToken)
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + (try maker.token(iat: now - 3601)), now: now), .expiredProviderToken)
+        XCTAssertNil(authenticator.check(authorization: "Bearer " + (try maker.token(iat: now - 3599)), now: now))
+        let otherTeam = try TokenMaker(keyId: maker.keyId, teamId: "OTHERTEAM1")
+        authenticator.addKey(id: maker.keyId, try P256PublicKey(pem: otherTeam.key.publicKeyPEM))
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + (try otherTeam.token(iat: now)), now: now), .invalidProviderToken)
+        let unknownKey = try TokenMaker(keyId: "UNKNOWNKEY")
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + (try unknownKey.token(iat: now)), now: now), .invalidProviderToken)
+    }
+
+    func testTokenUpdateRule() throws {
+        let maker = try TokenMaker()
+        let authenticator = try maker.authenticator(interval: 1200)
+        let first = "bearer " + (try maker.token(iat: now)), second = "bearer " + (try maker.token(iat: now + 1))
+        XCTAssertNil(authenticator.check(authorization: first, now: now))
+        XCTAssertNil(authenticator.check(authorization: first, now: now + 5))
+        XCTAssertEqual(authenticator.check(authorization: second, now: now + 1199), .tooManyProviderTokenUpdates)
+        XCTAssertNil(authenticator.check(authorization: second, now: now + 1200))
+        XCTAssertEqual(authenticator.check(authorization: first, now: now + 1300), .tooManyProviderTokenUpdates)
+    }
+
+    func testSignatureEncodings() {
+        let raw = [UInt8](repeating: 0x80, count: 32) + [UInt8](repeating: 0, count: 31) + [1]
+        let der = ECDSASignature.der(fromRaw: raw)!
+        XCTAssertEqual(der[0], 0x30)
+        XCTAssertEqual(Array(der[2..<5]), [0x02, 33, 0x00])
+        XCTAssertEqual(Array(der.suffix(3)), [0x02, 1, 1])
+        XCTAssertTrue(ECDSASignature.isDER(der))
+        XCTAssertNil(ECDSASignature.der(fromRaw: [1, 2, 3]))
+        XCTAssertFalse(ECDSASignature.isDER(Array(der.dropLast())))
+        XCTAssertFalse(ECDSASignature.isDER([0x30, 6, 0x02, 1, 0x80, 0x02, 1, 1]))  // negative r
+        XCTAssertFalse(ECDSASignature.isDER([0x30, 7, 0x02, 2, 0x00, 0x01, 0x02, 1, 1]))  // non-minimal r
+        XCTAssertNil(ECDSASignature.normalized([0x31] + [UInt8](repeating: 0, count: 69)))
+    }
+
+    func testBase64URL() {
+        XCTAssertEqual(Base64URL.encode([0xfb, 0xff]), "-_8")
+        XCTAssertEqual(Base64URL.decode("-_8"), [0xfb, 0xff])
+        XCTAssertNil(Base64URL.decode("a=="))
+        XCTAssertNil(Base64URL.decode("abcde"))
+    }
+
+    func testKeysRoundTripThroughPEM() throws {
+        let key = try P256PrivateKey()
+        XCTAssertTrue(key.pkcs8PEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let again = try P256PrivateKey(pem: key.pkcs8PEM)
+        XCTAssertEqual(again.publicKeyPEM, key.publicKeyPEM)
+        let message = Array("hello".utf8)
+        XCTAssertTrue(try P256PublicKey(pem: key.publicKeyPEM).verify(signature: key.sign(message), message: message))
+        XCTAssertThrowsError(try P256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"))
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the push tests (tests/push, pytest) against the built phoned: real HTTP/2 clients
+# (httpx with h2) and APNs client libraries, installed from tests/push/requirements.txt into
+# a virtual environment (.venv, or $WATCHLINK_VENV) that is reused while the pins are unchanged.
+# Usage: [WATCHLINK_BIN_DIR=DIR] scripts/test-push.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=${WATCHLINK_VENV:-.venv}
+requirements=tests/push/requirements.txt
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+if ! cmp -s "$requirements" "$venv/.watchlink-requirements"; then
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
+  cp "$requirements" "$venv/.watchlink-requirements"
+fi
+
+if [ -z "${WATCHLINK_BIN_DIR:-}" ]; then
+  WATCHLINK_BIN_DIR=$(swift build --show-bin-path)
+fi
+export WATCHLINK_BIN_DIR
+export PYTHONDONTWRITEBYTECODE=1
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/push "$@"
