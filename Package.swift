@@ -26,20 +26,22 @@ let package = Package(
         .target(name: "LinkRuntime", dependencies: ["CSystem"], path: "Sources/Shared/LinkRuntime"),
         // The control protocol: JSON lines, values, client.
         .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl"),
+        // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
+        .target(name: "LinkClient", dependencies: ["LinkControl"], path: "Sources/Shared/LinkClient"),
         // One daemon: runtime + session + control wired together.
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon"),
 
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator"], path: "Sources/phoned"),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon"], path: "Sources/watchd"),
-        .executableTarget(name: "linkctl", dependencies: ["LinkControl"], path: "Sources/linkctl"),
+        .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkClient"], path: "Sources/linkctl"),
 
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
-        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/LinkControlTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "WireProtocol"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),

@@ -1,4 +1,5 @@
 import Foundation
+import LinkClient
 import LinkControl
 
 let version = "0.1.0"

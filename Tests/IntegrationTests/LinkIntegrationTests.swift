@@ -1,4 +1,5 @@
 import Foundation
+import LinkClient
 import LinkControl
 import WireProtocol
 import XCTest

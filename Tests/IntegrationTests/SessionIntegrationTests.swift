@@ -1,4 +1,5 @@
 import Foundation
+import LinkClient
 import LinkControl
 import XCTest
 #if canImport(Glibc)

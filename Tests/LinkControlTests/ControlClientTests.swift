@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 @testable import LinkControl
+@testable import LinkClient
 
 final class ControlClientTests: XCTestCase {
     private var server: TestControlServer!

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The checks APNs makes on a `POST /3/device/<token>`, in order; the first that fails gives
 /// the response. `docs/push.md` lists them as a table.

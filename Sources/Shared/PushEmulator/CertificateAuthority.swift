@@ -1,5 +1,9 @@
 import CSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LinkRuntime
 
 /// The endpoint's TLS identity: a self-signed CA and a server certificate it issued for

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LinkControl
 import LinkRuntime
 import WireProtocol
@@ -60,7 +64,7 @@ final class PushEmulator {
     func register(_ types: [PushKitType]) throws -> JSONObject {
         let previous = Set(registeredTypes)
         if state.token == nil, !types.isEmpty {
-            state.token = SecureRandom.bytes(32).map { String(format: "%02x", $0) }.joined()
+            state.token = SecureRandom.bytes(32).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         }
         state.types = Array(Set(types)).sorted().map(\.rawValue)
         try save()

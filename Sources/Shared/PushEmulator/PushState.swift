@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LinkRuntime
 
 /// What phoned keeps of the push emulator across restarts (`push/state.json` in its state

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkControl
 
 /// A transport problem of ``ControlClient``: the daemon answered nothing usable.
 public enum ControlClientError: Error, Sendable, Hashable, CustomStringConvertible {

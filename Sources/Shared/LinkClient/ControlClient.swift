@@ -1,4 +1,5 @@
 import Foundation
+import LinkControl
 
 /// A blocking client of a daemon's control socket.
 ///

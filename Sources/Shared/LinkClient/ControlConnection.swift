@@ -1,4 +1,5 @@
 import Foundation
+import LinkControl
 
 /// The state of one client connection, shared by the calling threads and the reader thread.
 ///

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkControl
 
 /// A blocking `AF_UNIX` stream socket; each system call wrapped once, retrying on `EINTR`.
 struct ClientSocket: Sendable {
