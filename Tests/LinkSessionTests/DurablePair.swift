@@ -15,10 +15,13 @@ final class DurablePair {
         var inbound: [Frame] = []
         var day: Double
 
-        init(role: Role, day: Double) {
+        let configure: (inout LinkSession.Configuration) -> Void
+
+        init(role: Role, day: Double, configure: @escaping (inout LinkSession.Configuration) -> Void) {
             self.role = role
             self.day = day
-            session = DurablePair.makeSession(role: role, clock: { day })
+            self.configure = configure
+            session = DurablePair.makeSession(role: role, clock: { day }, configure: configure)
         }
     }
 
@@ -28,16 +31,18 @@ final class DurablePair {
     private var nextToken: UInt64 = 1
     var wallClock: Double = 1_800_000_000
 
-    init() {
-        phone = Side(role: .phone, day: 1_800_000_000)
-        watch = Side(role: .watch, day: 1_800_000_000)
+    init(configure: @escaping (inout LinkSession.Configuration) -> Void = { _ in }) {
+        phone = Side(role: .phone, day: 1_800_000_000, configure: configure)
+        watch = Side(role: .watch, day: 1_800_000_000, configure: configure)
         phone.session.restore(phone.store.load())
         watch.session.restore(watch.store.load())
     }
 
-    static func makeSession(role: Role, clock: @escaping @Sendable () -> Double) -> LinkSession {
+    static func makeSession(role: Role, clock: @escaping @Sendable () -> Double,
+                            configure: (inout LinkSession.Configuration) -> Void = { _ in }) -> LinkSession {
         var configuration = LinkSession.Configuration(role: role)
         configuration.wallClock = clock
+        configure(&configuration)
         return LinkSession(configuration: configuration)
     }
 
@@ -157,7 +162,7 @@ final class DurablePair {
             let survivor = peer(of: side.role)
             turn(survivor) { survivor.session.linkDown(now: 0) }
         }
-        side.session = DurablePair.makeSession(role: side.role, clock: { [day = side.day] in day })
+        side.session = DurablePair.makeSession(role: side.role, clock: { [day = side.day] in day }, configure: side.configure)
         side.session.restore(side.store.load())
         let token = RequestToken(nextToken)
         nextToken += 1

@@ -3,8 +3,17 @@ import WireProtocol
 
 /// Two sessions joined by an in-memory link and a fake clock.
 final class SessionPair {
-    let phone = LinkSession(configuration: .init(role: .phone, defaultReplyTimeoutMilliseconds: 1_000))
-    let watch = LinkSession(configuration: .init(role: .watch, defaultReplyTimeoutMilliseconds: 1_000))
+    let phone: LinkSession
+    let watch: LinkSession
+
+    init(configure: (inout LinkSession.Configuration) -> Void = { _ in }) {
+        var phoneConfiguration = LinkSession.Configuration(role: .phone, defaultReplyTimeoutMilliseconds: 1_000)
+        var watchConfiguration = LinkSession.Configuration(role: .watch, defaultReplyTimeoutMilliseconds: 1_000)
+        configure(&phoneConfiguration)
+        configure(&watchConfiguration)
+        phone = LinkSession(configuration: phoneConfiguration)
+        watch = LinkSession(configuration: watchConfiguration)
+    }
     var now: Int64 = 0
     private var nextToken: UInt64 = 1
     /// Frames in flight, in order, by receiver.

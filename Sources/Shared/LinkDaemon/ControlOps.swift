@@ -327,6 +327,12 @@ enum ControlOps {
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = controlError(error).json }
             return ("userInfo.didFinish", data)
+        case .systemMessageReceived(let replyId, let content):
+            var data: JSONObject = ["kind": .string(content.isData ? "messageData" : "message")]
+            if let replyId { data["replyId"] = .int(Int64(replyId)) }
+            return ("system.messageReceived", data)
+        case .systemUserInfoReceived(let seq, _):
+            return ("system.userInfoReceived", ["seq": .int(Int64(seq))])
         case .applicationContextReceived(let seq, let context):
             return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": dictionaryJSON(context)])
         }

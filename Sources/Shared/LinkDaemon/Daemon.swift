@@ -82,8 +82,10 @@ public final class Daemon {
         self.features = features
         logger = Logger(label: options.programName, level: options.logLevel)
         loop = try EventLoop(backend: options.poller)
-        session = LinkSession(configuration: .init(role: options.role,
-                                                   defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds))
+        var configuration = LinkSession.Configuration(role: options.role,
+                                                      defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        for feature in features { feature.configureSession(&configuration) }
+        session = LinkSession(configuration: configuration)
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
     }
 
@@ -127,7 +129,9 @@ public final class Daemon {
     private func startFeatures() throws {
         let context = FeatureContext(role: role, loop: loop, logger: logger, home: options.home,
                                      stateDirectory: options.stateDirectory, options: options.featureOptions,
-                                     publish: { [unowned self] name, data in self.publish(name, data) })
+                                     publish: { [unowned self] name, data in self.publish(name, data) },
+                                     submit: { [unowned self] command, completion in self.submit(command, completion: completion) },
+                                     status: { [unowned self] in self.session.status() })
         for feature in features {
             for operation in feature.operations { featureByOperation[operation] = feature }
             do { try feature.start(context) } catch {
@@ -518,6 +522,7 @@ public final class Daemon {
         case .notify(let notification):
             if case .userInfoReceived = notification { noteDelivery() }
             notificationObserver?(notification)
+            for feature in features { feature.observe(notification) }
             // Rendering costs (base64, property lists): only for someone listening.
             guard control.hasSubscribers else { return }
             let (name, data) = ControlOps.render(notification)
@@ -597,7 +602,7 @@ public final class Daemon {
     /// merged by `seq`, oldest first.
     func receivedList(after: UInt64, limit: Int) throws -> JSONObject {
         let messages = session.receivedMessages(after: after)
-        let stored = try store?.deliveredItems(after: after, limit: limit + 1) ?? []
+        let stored = try store?.deliveredItems(after: after, limit: limit + 1).filter { !$0.flags.contains(.system) } ?? []
         var items: [(UInt64, JSONObject)] = messages.map { ($0.seq, ControlOps.render($0)) }
         items += stored.map { ($0.seq, ControlOps.render($0)) }
         items.sort { $0.0 < $1.0 }

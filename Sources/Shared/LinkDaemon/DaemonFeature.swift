@@ -1,5 +1,6 @@
 import LinkControl
 import LinkRuntime
+import LinkSession
 import WireProtocol
 
 /// What a feature built on the daemon (the push emulator, PowerAuth synchronisation) gets
@@ -14,6 +15,11 @@ public struct FeatureContext {
     public let options: [String: String]
     /// Sends an event to every `events.subscribe` client.
     public let publish: (String, JSONObject) -> Void
+    /// Hands a command to the session on the feature's behalf (send a message, transfer a
+    /// userInfo, answer a system message); `completion` gets the session's answer.
+    public let submit: (SessionCommand, @escaping (Result<CommandResult, SessionError>) -> Void) -> Void
+    /// The session's state now (activation, reachability, device flags).
+    public let status: () -> SessionStatus
 }
 
 /// A feature that serves its own control ops on the daemon's loop.
@@ -29,4 +35,13 @@ public protocol DaemonFeature: AnyObject {
     func addStatus(to status: inout JSONObject)
     /// Called once when the daemon stops.
     func stop()
+    /// Lets the feature set session hooks (e.g. `isSystemMessage`) before the session exists.
+    func configureSession(_ configuration: inout LinkSession.Configuration)
+    /// Sees every notification of the session, after the store committed what it reports.
+    func observe(_ notification: SessionNotification)
+}
+
+extension DaemonFeature {
+    public func configureSession(_ configuration: inout LinkSession.Configuration) {}
+    public func observe(_ notification: SessionNotification) {}
 }

@@ -34,6 +34,12 @@ public final class LinkSession {
         public var maximumItemsInFlight: Int = 2_048
         /// Wall-clock seconds since 1970 (injected so tests control the day).
         public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// Recognises messages meant for a framework on this side rather than the app (the
+        /// PowerAuth SDK's packets): they are reported as `systemMessageReceived`, never
+        /// recorded for the app, and a reply is left to the framework whatever the reply mode.
+        public var isSystemMessage: (@Sendable (MessagePayload) -> Bool)?
+        /// The same for queued userInfo dictionaries (encoded).
+        public var isSystemUserInfo: (@Sendable ([UInt8]) -> Bool)?
         /// Makes the `transferId` of a new transfer (by default a random UUID).
         public var makeTransferId: (@Sendable () -> String)?
 
@@ -414,6 +420,16 @@ public final class LinkSession {
             return
         }
         let seq = allocateReceivedSeq()
+        if let isSystem = configuration.isSystemMessage, isSystem(payload) {
+            if wantsReply {
+                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
+                                                         linkGeneration: linkGeneration, scheduled: nil))
+            } else {
+                actions.append(.send(.messageAck(id: id)))
+            }
+            actions.append(.notify(.systemMessageReceived(replyId: wantsReply ? seq : nil, content: content)))
+            return
+        }
         var item = ReceivedItem(seq: seq, kind: payload.isData ? .messageData : .message, content: content, replyId: nil)
         guard wantsReply else {
             record(item)

@@ -229,7 +229,8 @@ extension LinkSession {
         var next = queue.inFlightCount()
         while next < queue.count, next < configuration.maximumItemsInFlight {
             let item = queue[next]
-            actions.append(.send(.item(channel: channel.rawValue, seq: item.seq, flags: item.flags.rawValue, payload: item.payload)))
+            actions.append(.send(.item(channel: channel.rawValue, seq: item.seq,
+                                       flags: item.flags.subtracting(.system).rawValue, payload: item.payload)))
             queue.sentUpTo = item.seq
             next += 1
         }
@@ -317,6 +318,9 @@ extension LinkSession {
         }
         switch channel {
         case .userInfo:
+            var flags = flags
+            flags.remove(.system)
+            if let isSystem = configuration.isSystemUserInfo, isSystem(payload) { flags.insert(.system) }
             let item = InboxItem(seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
                                  flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
@@ -346,6 +350,8 @@ extension LinkSession {
         for item in undelivered {
             actions.append(.persist(.markDelivered(seq: item.seq)))
             switch item.channel {
+            case .userInfo where item.flags.contains(.system):
+                actions.append(.notify(.systemUserInfoReceived(seq: item.seq, userInfo: item.payload)))
             case .userInfo:
                 actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: item.payload,
                                                          isCurrentComplicationInfo: item.flags.contains(.currentComplication))))

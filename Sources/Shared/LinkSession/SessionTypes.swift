@@ -171,6 +171,11 @@ public enum SessionNotification: Hashable, Sendable {
     case userInfoReceived(seq: UInt64, userInfo: [UInt8], isCurrentComplicationInfo: Bool)
     /// The other side committed a transfer (`didFinish userInfoTransfer`).
     case userInfoDidFinish(transferId: String, error: SessionError?)
+    /// A message for a framework on this side (see `Configuration.isSystemMessage`); answer
+    /// it with `.reply(replyId:payload:)` when `replyId` is set.
+    case systemMessageReceived(replyId: UInt64?, content: MessageContent)
+    /// A queued userInfo for a framework on this side (see `Configuration.isSystemUserInfo`).
+    case systemUserInfoReceived(seq: UInt64, userInfo: [UInt8])
     /// A new application context reached the app (`didReceiveApplicationContext`); encoded.
     case applicationContextReceived(seq: UInt64, context: [UInt8])
 }
@@ -179,7 +184,7 @@ extension SessionNotification {
     /// Whether the notification reports something that only holds once the store commits.
     public var isDurable: Bool {
         switch self {
-        case .userInfoReceived, .userInfoDidFinish, .applicationContextReceived: return true
+        case .userInfoReceived, .userInfoDidFinish, .applicationContextReceived, .systemUserInfoReceived: return true
         default: return false
         }
     }

@@ -17,6 +17,9 @@ public struct ItemFlags: OptionSet, Sendable, Hashable {
     public init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The item is the current complication userInfo (`isCurrentComplicationInfo`).
     public static let currentComplication = ItemFlags(rawValue: 1 << 0)
+    /// Local only, never on the wire: the received item is for a framework on this side
+    /// (a PowerAuth packet), not for the app; `received.list` leaves it out.
+    public static let system = ItemFlags(rawValue: 1 << 7)
 }
 
 /// An item this side accepted for a queued channel and has not yet seen acknowledged.
