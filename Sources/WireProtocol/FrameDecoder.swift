@@ -95,6 +95,45 @@ public struct FrameDecoder: Sendable {
         }
     }
 
+    /// Decodes the frames in `bytes`, handing each to `body`, without copying `bytes` into
+    /// the decoder's buffer when nothing is buffered (the common case for a stream read in
+    /// large chunks). What follows the last complete frame, or everything once `body`
+    /// returns `false`, is buffered for ``next()`` and later calls. Throws on the first bad
+    /// frame, like ``next()``; the maximum frame length must not change during the call.
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Bool) throws {
+        guard case .waitingForHeader = state, unreadByteCount == 0, bytes.count > 0 else {
+            append(bytes)
+            while let frame = try next() {
+                if !body(frame) { return }
+            }
+            return
+        }
+        var index = 0
+        while bytes.count - index >= 4 {
+            var declared: UInt32 = 0
+            for offset in 0..<4 { declared = declared << 8 | UInt32(bytes[index + offset]) }
+            if declared == 0 { throw fail(.emptyFrame) }
+            if declared > maximumFrameLength {
+                throw fail(.frameTooLarge(declared: declared, maximum: maximumFrameLength))
+            }
+            let length = Int(declared)
+            guard bytes.count - index - 4 >= length else { break }
+            let start = index + 4
+            let frame: Frame
+            do {
+                frame = try FrameParser.parse(type: bytes[start],
+                                              body: UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(start + length)]))
+            } catch {
+                throw fail(error)
+            }
+            index = start + length
+            if !body(frame) { break }
+        }
+        if index < bytes.count {
+            append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        }
+    }
+
     private mutating func fail(_ error: FrameDecodingError) -> FrameDecodingError {
         state = .failed(error)
         buffer = []

@@ -268,3 +268,30 @@ final class FrameDecoderTests: XCTestCase {
         }
     }
 }
+
+final class FrameDecoderDecodeTests: XCTestCase {
+    func testStoppingKeepsTheRestForLater() throws {
+        var bytes: [UInt8] = []
+        for n in 1...5 { FrameEncoder.encode(.ping(UInt64(n)), into: &bytes) }
+        var decoder = FrameDecoder()
+        var seen: [Frame] = []
+        try bytes.withUnsafeBytes { raw in
+            try decoder.decode(raw) { frame in
+                seen.append(frame)
+                return seen.count < 2
+            }
+        }
+        XCTAssertEqual(seen, [.ping(1), .ping(2)])
+        while let frame = try decoder.next() { seen.append(frame) }
+        XCTAssertEqual(seen, (1...5).map { .ping(UInt64($0)) })
+    }
+
+    func testAnOversizedHeaderIsRejectedWithoutBufferingTheBody() {
+        var decoder = FrameDecoder(maximumFrameLength: 4096)
+        let header: [UInt8] = [0x00, 0x10, 0x00, 0x01, 0x20]
+        XCTAssertThrowsError(try header.withUnsafeBytes { raw in try decoder.decode(raw) { _ in true } }) { error in
+            XCTAssertEqual(error as? FrameDecodingError, .frameTooLarge(declared: 0x0010_0001, maximum: 4096))
+        }
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+}

@@ -25,6 +25,8 @@ enum FrameDecoderVerifier {
         for (name, chunks) in strategies {
             let outcome = feed(chunks, maximumFrameLength: maximumFrameLength, useRawPointers: false)
             XCTAssertEqual(outcome, expected, "strategy: \(name)", file: file, line: line)
+            let decoded = feedDecoding(chunks, maximumFrameLength: maximumFrameLength)
+            XCTAssertEqual(decoded, expected, "strategy: \(name), through decode(_:_:)", file: file, line: line)
         }
         let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
         XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer", file: file, line: line)
@@ -41,6 +43,28 @@ enum FrameDecoderVerifier {
             index += length
         }
         return chunks
+    }
+
+    /// Hands each chunk to `decode(_:_:)`, the copy-free path.
+    static func feedDecoding(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
+        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
+        var frames: [Frame] = []
+        for chunk in chunks {
+            do {
+                try chunk.withUnsafeBytes { raw in
+                    try decoder.decode(raw) { frame in
+                        frames.append(frame)
+                        return true
+                    }
+                }
+            } catch let error as FrameDecodingError {
+                return .failed(framesBefore: frames, error)
+            } catch {
+                XCTFail("unexpected error type \(error)")
+                return .frames(frames, pendingBytes: -1)
+            }
+        }
+        return .frames(frames, pendingBytes: decoder.bufferedByteCount)
     }
 
     /// Appends each chunk and drains every frame available after it.

@@ -113,39 +113,46 @@ final class LinkChannel {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosing else { return }
-        decoder.append(bytes)
-        while !isClosing {
-            let frame: Frame
-            do {
-                guard let next = try decoder.next() else { return }
-                frame = next
-            } catch let error as FrameDecodingError {
-                refuse(error.goAwayCode, error.description)
-                return
-            } catch {
-                refuse(.protocolError, "\(error)")
-                return
-            }
+        do {
             if isEstablished {
-                if case .goAway(let code, let reason) = frame {
-                    let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
-                    logger.info("link: \(peerDescription) went away (\(name)): \(reason)")
-                    isClosing = true
-                    cancelTimers()
-                    connection.close()
-                    reportClosed("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
-                    return
-                }
-                switch frame {
-                case .hello, .auth, .ready:
-                    refuse(.protocolError, "unexpected \(frame.typeName) frame after the handshake")
-                    return
-                default:
-                    onEvent?(self, .frame(frame))
-                }
-            } else {
-                handshakeStep(handshake.receive(frame))
+                // The common case: frames straight from the read buffer, no copy.
+                try decoder.decode(bytes) { frame in self.handle(frame) }
+                return
             }
+            decoder.append(bytes)
+            // During the handshake the frame limit changes between frames: one at a time.
+            while !isClosing, let frame = try decoder.next() {
+                guard handle(frame) else { return }
+            }
+        } catch let error as FrameDecodingError {
+            refuse(error.goAwayCode, error.description)
+        } catch {
+            refuse(.protocolError, "\(error)")
+        }
+    }
+
+    /// Handles one frame; false once the channel is closing.
+    private func handle(_ frame: Frame) -> Bool {
+        guard !isClosing else { return false }
+        guard isEstablished else {
+            handshakeStep(handshake.receive(frame))
+            return !isClosing
+        }
+        switch frame {
+        case .goAway(let code, let reason):
+            let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
+            logger.info("link: \(peerDescription) went away (\(name)): \(reason)")
+            isClosing = true
+            cancelTimers()
+            connection.close()
+            reportClosed("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
+            return false
+        case .hello, .auth, .ready:
+            refuse(.protocolError, "unexpected \(frame.typeName) frame after the handshake")
+            return false
+        default:
+            onEvent?(self, .frame(frame))
+            return !isClosing
         }
     }
 
