@@ -32,8 +32,8 @@ let package = Package(
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon"),
 
-        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator"], path: "Sources/phoned"),
-        .executableTarget(name: "watchd", dependencies: ["LinkDaemon"], path: "Sources/watchd"),
+        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned"),
+        .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd"),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkClient"], path: "Sources/linkctl"),
 
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
@@ -51,6 +51,11 @@ let package = Package(
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator"),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
+        // PowerAuth SDK watch synchronisation, run by phoned and watchd.
+        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
+                path: "Sources/Shared/PowerAuthSync"),
+        .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "LinkControl", "WireProtocol"],
+                    path: "Tests/PowerAuthSyncTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import LinkDaemon
+import PowerAuthSync
 import PushEmulator
 
-DaemonMain.run(role: .phone, features: { [PushEmulatorFeature()] })
+DaemonMain.run(role: .phone, features: { [PushEmulatorFeature(), PowerAuthFeature(role: .phone)] })

@@ -1,3 +1,4 @@
 import LinkDaemon
+import PowerAuthSync
 
-DaemonMain.run(role: .watch)
+DaemonMain.run(role: .watch, features: { [PowerAuthFeature(role: .watch)] })

@@ -1,0 +1,150 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LinkControl
+import WireProtocol
+
+/// The phone side: `PowerAuthSDK` instances registered by id, each with a local activation and
+/// its tokens, answering the watch's requests for registered instances only.
+final class PhonePowerAuth: PacketHandler {
+    private let store: PowerAuthStore
+    private let manager: PowerAuthSessionManager
+    /// Registered instances, in registration order (in memory: an app registers them at launch).
+    private(set) var instances: [String] = []
+
+    init(store: PowerAuthStore, manager: PowerAuthSessionManager) {
+        self.store = store
+        self.manager = manager
+    }
+
+    func isRegistered(_ instanceId: String) -> Bool { instances.contains(instanceId) }
+
+    func add(_ instanceId: String) -> Bool {
+        guard !instances.contains(instanceId) else { return false }
+        instances.append(instanceId)
+        return true
+    }
+
+    func remove(_ instanceId: String) -> Bool {
+        guard let index = instances.firstIndex(of: instanceId) else { return false }
+        instances.remove(at: index)
+        return true
+    }
+
+    // MARK: - Activation and tokens
+
+    func createActivation(_ instanceId: String) throws -> String {
+        if try store.activationId(instanceId: instanceId) != nil {
+            throw PowerAuthError(code: PowerAuthError.invalidActivationState,
+                                 message: "instance '\(instanceId)' already has an activation; remove it first").controlError
+        }
+        let activationId = UUID().uuidString
+        try store.setActivationId(activationId, instanceId: instanceId, removingTokens: true)
+        return activationId
+    }
+
+    /// Removes the activation and every token of the instance; returns whether there was one.
+    func removeActivation(_ instanceId: String) throws -> Bool {
+        let existed = try store.activationId(instanceId: instanceId) != nil
+        try store.setActivationId(nil, instanceId: instanceId, removingTokens: true)
+        return existed
+    }
+
+    func activationId(_ instanceId: String) throws -> String? {
+        try store.activationId(instanceId: instanceId)
+    }
+
+    /// The token named `name`, created (UUIDv4 id, 16 random bytes) when missing.
+    func createToken(_ instanceId: String, name: String) throws -> (StoredToken, created: Bool) {
+        guard let activationId = try store.activationId(instanceId: instanceId) else {
+            throw PowerAuthError(code: PowerAuthError.missingActivation, message: "instance '\(instanceId)' has no activation").controlError
+        }
+        if let existing = try store.token(instanceId: instanceId, name: name) { return (existing, false) }
+        let token = StoredToken(instanceId: instanceId,
+                                data: PowerAuthTokenData(name: name, identifier: UUID().uuidString, activationId: activationId,
+                                                         secret: SecureRandom.bytes(PowerAuthTokenData.secretLength)))
+        try store.saveToken(token)
+        return (token, true)
+    }
+
+    func token(_ instanceId: String, name: String) throws -> StoredToken {
+        guard let token = try store.token(instanceId: instanceId, name: name) else {
+            throw PowerAuthError(code: PowerAuthError.invalidToken, message: "instance '\(instanceId)' has no token named '\(name)'").controlError
+        }
+        return token
+    }
+
+    func tokens(_ instanceId: String) throws -> [StoredToken] { try store.tokens(instanceId: instanceId) }
+
+    // MARK: - Packets to the watch
+
+    func statusPacket(_ instanceId: String) throws -> PowerAuthPacket {
+        .activationStatus("put_session", activationId: try store.activationId(instanceId: instanceId),
+                          target: PowerAuthPacket.sessionTargetPrefix + instanceId)
+    }
+
+    static func putTokenPacket(_ token: StoredToken) -> PowerAuthPacket {
+        .token("put_token", name: token.data.name, tokenData: token.data.serialized(),
+               target: PowerAuthPacket.tokenTargetPrefix + token.instanceId)
+    }
+
+    static func removeTokenPacket(_ token: StoredToken) -> PowerAuthPacket {
+        .token("remove_token", name: token.data.name, target: PowerAuthPacket.tokenTargetPrefix + token.instanceId)
+    }
+
+    // MARK: - PacketHandler
+
+    func outcome(for packet: PowerAuthPacket, withoutReply: Bool) -> Result<HandlerOutcome, DropReason> {
+        let target = packet.target
+        let isSession = target.hasPrefix(PowerAuthPacket.sessionTargetPrefix)
+        let isToken = target.hasPrefix(PowerAuthPacket.tokenTargetPrefix)
+        guard isSession || isToken else {
+            return .failure(DropReason(reason: "unknownTarget", message: "no PowerAuthSDK instance serves target '\(target)'"))
+        }
+        let instanceId = String(target.dropFirst(isSession ? PowerAuthPacket.sessionTargetPrefix.count : PowerAuthPacket.tokenTargetPrefix.count))
+        guard isRegistered(instanceId) else {
+            return .failure(DropReason(reason: "instanceNotRegistered",
+                message: "no PowerAuthSDK instance '\(instanceId)' is registered (register instances before session.activate)"))
+        }
+        do {
+            return .success(try isSession ? sessionOutcome(packet, instanceId, withoutReply: withoutReply)
+                                          : tokenOutcome(packet, instanceId))
+        } catch {
+            return .success(.refused("PowerAuthSDK: cannot read the local state: \(error)", code: PowerAuthError.watchConnectivity))
+        }
+    }
+
+    private func sessionOutcome(_ packet: PowerAuthPacket, _ instanceId: String, withoutReply: Bool) throws -> HandlerOutcome {
+        guard packet.hasValidActivationStatus else {
+            return .refused("PowerAuthSDK: Received status is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+        }
+        guard packet.activationCommand == "get_session" else {
+            return .refused("PowerAuthSDK: Unsupported command '\(packet.activationCommand ?? "")'", code: PowerAuthError.watchConnectivity)
+        }
+        let activationId = try store.activationId(instanceId: instanceId)
+        if withoutReply {
+            return .answer(.activationStatus("put_session", activationId: activationId, target: packet.target), sendLazily: true)
+        }
+        return .answer(.activationStatus("put_session", activationId: activationId, target: PowerAuthPacket.responseTarget),
+                       sendLazily: false)
+    }
+
+    private func tokenOutcome(_ packet: PowerAuthPacket, _ instanceId: String) throws -> HandlerOutcome {
+        guard packet.hasValidTokenPayload, let name = packet.tokenName else {
+            return .refused("PowerAuthSDK: Received token data is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+        }
+        guard packet.tokenCommand == "get_token" else {
+            return .refused("PowerAuthSDK: Unsupported command '\(packet.tokenCommand ?? "")'", code: PowerAuthError.watchConnectivity)
+        }
+        guard try store.activationId(instanceId: instanceId) != nil else {
+            return .refused("PowerAuthSDK: Missing activation.", code: PowerAuthError.missingActivation)
+        }
+        if let token = try store.token(instanceId: instanceId, name: name) {
+            return .answer(.token("put_token", name: name, tokenData: token.data.serialized(), target: PowerAuthPacket.responseTarget),
+                           sendLazily: false)
+        }
+        return .answer(.token("put_token", name: name, notFound: true, target: PowerAuthPacket.responseTarget), sendLazily: false)
+    }
+}

@@ -1,0 +1,103 @@
+import LinkStore
+
+/// A token kept by a daemon: on the phone the ones it created, on the watch the ones it got.
+public struct StoredToken: Hashable, Sendable {
+    public var instanceId: String
+    public var data: PowerAuthTokenData
+}
+
+/// The PowerAuth state of one daemon in its own SQLite file (`STATE/powerauth.db`, mode 0600):
+/// the activation of each instance and the tokens with their secrets. Secrets live here only.
+public final class PowerAuthStore {
+    /// `PRAGMA application_id` of the file: "WLPA".
+    public static let applicationID: Int32 = 0x574C_5041
+
+    static let schema = StoreSchema(name: "WatchLink PowerAuth", applicationID: applicationID, migrations: [
+        Migration(version: 1, sql: """
+            CREATE TABLE activations (
+                instance_id TEXT PRIMARY KEY NOT NULL,
+                activation_id TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE tokens (
+                instance_id TEXT NOT NULL,
+                name TEXT NOT NULL,
+                token_id TEXT NOT NULL,
+                activation_id TEXT,
+                secret BLOB NOT NULL,
+                PRIMARY KEY (instance_id, name)
+            ) WITHOUT ROWID;
+            """),
+    ])
+
+    private let database: SQLiteDatabase
+
+    /// Opens (or creates) the store at `path`.
+    public init(path: String) throws {
+        database = try StoreFile.open(path: path, schema: Self.schema).database
+    }
+
+    public func close() { database.close() }
+
+    public func activationId(instanceId: String) throws -> String? {
+        try database.scalar("SELECT activation_id FROM activations WHERE instance_id = ?", .text(instanceId))?.textValue
+    }
+
+    /// Sets (or with nil removes) the activation of an instance; when `removingTokens`, all of
+    /// the instance's tokens go in the same transaction. Returns how many tokens were removed.
+    @discardableResult
+    public func setActivationId(_ activationId: String?, instanceId: String, removingTokens: Bool) throws -> Int {
+        try database.transaction {
+            if let activationId {
+                try database.run("INSERT INTO activations (instance_id, activation_id) VALUES (?, ?) ON CONFLICT(instance_id) DO UPDATE SET activation_id = excluded.activation_id",
+                                 .text(instanceId), .text(activationId))
+            } else {
+                try database.run("DELETE FROM activations WHERE instance_id = ?", .text(instanceId))
+            }
+            guard removingTokens else { return 0 }
+            try database.run("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
+            return database.changes
+        }
+    }
+
+    public func token(instanceId: String, name: String) throws -> StoredToken? {
+        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret FROM tokens WHERE instance_id = ? AND name = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(instanceId), .text(name)])
+        return try statement.mapRows { row in Self.token(row, instanceId: instanceId) }.first
+    }
+
+    public func tokens(instanceId: String) throws -> [StoredToken] {
+        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret FROM tokens WHERE instance_id = ? ORDER BY name")
+        defer { statement.reset() }
+        try statement.bind([.text(instanceId)])
+        return try statement.mapRows { row in Self.token(row, instanceId: instanceId) }
+    }
+
+    public func saveToken(_ token: StoredToken) throws {
+        let data = token.data
+        try database.run("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret) VALUES (?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret",
+                         .text(token.instanceId), .text(data.name), .text(data.identifier),
+                         data.activationId.map { .text($0) } ?? .null, .blob(data.secret))
+    }
+
+    /// Removes one token; returns whether it existed.
+    @discardableResult
+    public func removeToken(instanceId: String, name: String) throws -> Bool {
+        try database.run("DELETE FROM tokens WHERE instance_id = ? AND name = ?", .text(instanceId), .text(name))
+        return database.changes > 0
+    }
+
+    /// Removes all tokens of an instance; returns how many.
+    @discardableResult
+    public func removeAllTokens(instanceId: String) throws -> Int {
+        try database.run("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
+        return database.changes
+    }
+
+    private static func token(_ row: SQLiteStatement, instanceId: String) -> StoredToken {
+        StoredToken(instanceId: instanceId,
+                    data: PowerAuthTokenData(name: row.string(at: 0), identifier: row.string(at: 1),
+                                             activationId: row.isNull(at: 2) ? nil : row.string(at: 2),
+                                             secret: row.blob(at: 3)))
+    }
+}
