@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-deps.sh
-swift build -c release --product phoned >&2
-swift build -c release --product watchd >&2
-bin=$(swift build -c release --show-bin-path)
+# Release daemons link the Swift runtime statically: only the pages they use are loaded.
+release=(-c release --static-swift-stdlib --build-path .build/static)
+swift build "${release[@]}" --product phoned >&2
+swift build "${release[@]}" --product watchd >&2
+bin=$(swift build "${release[@]}" --show-bin-path)
 ref=$(mktemp -d /tmp/wlref-XXXXXX)
 trap 'rm -rf "$ref"' EXIT
 cc -O2 -o "$ref/unix_frames" scripts/bench/unix_frames.c

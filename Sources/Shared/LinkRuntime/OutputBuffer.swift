@@ -29,11 +29,15 @@ struct OutputBuffer {
         var freeCapacity: Int { capacity - end }
     }
 
-    static let chunkSize = 16 * 1024
+    /// Chunks are all this size, so they come from the malloc heap (not fresh `mmap` pages
+    /// that fault in on every burst) and are reused.
+    static let chunkSize = 64 * 1024
+    /// Chunks kept for reuse once written (up to 1 MiB).
+    static let maximumSpareChunks = 16
 
     private var chunks: [Chunk] = []
     private var head = 0
-    private var spare: Chunk?
+    private var spares: [Chunk] = []
 
     /// Bytes queued and not yet written.
     private(set) var byteCount = 0
@@ -44,24 +48,20 @@ struct OutputBuffer {
         guard var source = bytes.baseAddress, bytes.count > 0 else { return }
         var remaining = bytes.count
         byteCount += remaining
-        if head < chunks.count, let last = chunks.last, last.freeCapacity > 0 {
-            let n = min(remaining, last.freeCapacity)
-            (last.storage + last.end).copyMemory(from: source, byteCount: n)
-            last.end += n
+        while remaining > 0 {
+            let chunk: Chunk
+            if head < chunks.count, let last = chunks.last, last.freeCapacity > 0 {
+                chunk = last
+            } else {
+                chunk = spares.popLast() ?? Chunk(capacity: Self.chunkSize)
+                chunks.append(chunk)
+            }
+            let n = min(remaining, chunk.freeCapacity)
+            (chunk.storage + chunk.end).copyMemory(from: source, byteCount: n)
+            chunk.end += n
             source += n
             remaining -= n
         }
-        if remaining == 0 { return }
-        let chunk: Chunk
-        if remaining <= Self.chunkSize, let reusable = spare {
-            spare = nil
-            chunk = reusable
-        } else {
-            chunk = Chunk(capacity: max(remaining, Self.chunkSize))
-        }
-        chunk.storage.copyMemory(from: source, byteCount: remaining)
-        chunk.end = remaining
-        chunks.append(chunk)
     }
 
     /// Points up to `capacity` vectors at the queued bytes, oldest first; returns how many.
@@ -107,10 +107,10 @@ struct OutputBuffer {
 
     private mutating func retire(_ chunk: Chunk) {
         head += 1
-        if chunk.capacity == Self.chunkSize && spare == nil {
+        if spares.count < Self.maximumSpareChunks {
             chunk.start = 0
             chunk.end = 0
-            spare = chunk
+            spares.append(chunk)
         }
     }
 }
