@@ -11,8 +11,7 @@ import WireProtocol
 final class PhonePowerAuth: PacketHandler {
     private let store: PowerAuthStore
     private let manager: PowerAuthSessionManager
-    /// Registered instances, in registration order (in memory: an app registers them at launch).
-    private(set) var instances: [String] = []
+    let instances = InstanceRegistry()
 
     init(store: PowerAuthStore, manager: PowerAuthSessionManager) {
         self.store = store
@@ -20,18 +19,6 @@ final class PhonePowerAuth: PacketHandler {
     }
 
     func isRegistered(_ instanceId: String) -> Bool { instances.contains(instanceId) }
-
-    func add(_ instanceId: String) -> Bool {
-        guard !instances.contains(instanceId) else { return false }
-        instances.append(instanceId)
-        return true
-    }
-
-    func remove(_ instanceId: String) -> Bool {
-        guard let index = instances.firstIndex(of: instanceId) else { return false }
-        instances.remove(at: index)
-        return true
-    }
 
     // MARK: - Activation and tokens
 

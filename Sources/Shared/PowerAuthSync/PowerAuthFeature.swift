@@ -79,7 +79,7 @@ public final class PowerAuthFeature: DaemonFeature {
     }
 
     public func addStatus(to status: inout JSONObject) {
-        let instances = (phone?.instances ?? watch?.instances ?? []).map { JSONValue.string($0) }
+        let instances = (phone?.instances.ids ?? watch?.instances.ids ?? []).map { JSONValue.string($0) }
         status["powerAuth"] = .object(["messageDropped": .int(Int64(manager?.droppedCount ?? 0)),
                                        "instances": .array(instances)])
     }
@@ -117,12 +117,12 @@ public final class PowerAuthFeature: DaemonFeature {
         case "pa.instance.add", "pa.instance.remove":
             try args.rejectUnknownKeys(allowed: ["instanceId"])
             let instanceId = try Self.instanceId(args)
-            let changed = op == "pa.instance.add" ? phone.add(instanceId) : phone.remove(instanceId)
+            let changed = op == "pa.instance.add" ? phone.instances.add(instanceId) : phone.instances.remove(instanceId)
             respond(.success([op == "pa.instance.add" ? "added" : "removed": .bool(changed),
-                              "instances": .array(phone.instances.map { .string($0) })]))
+                              "instances": .array(phone.instances.ids.map { .string($0) })]))
         case "pa.instance.list":
             try args.rejectUnknownKeys(allowed: [])
-            respond(.success(["instances": .array(phone.instances.map { .string($0) })]))
+            respond(.success(["instances": .array(phone.instances.ids.map { .string($0) })]))
         case "pa.activation.create":
             let instanceId = try registered(args, phone.isRegistered)
             respond(.success(["activationId": .string(try phone.createActivation(instanceId))]))
@@ -181,12 +181,12 @@ public final class PowerAuthFeature: DaemonFeature {
         case "pa.instance.add", "pa.instance.remove":
             try args.rejectUnknownKeys(allowed: ["instanceId"])
             let instanceId = try Self.instanceId(args)
-            let changed = op == "pa.instance.add" ? watch.add(instanceId) : watch.remove(instanceId)
+            let changed = op == "pa.instance.add" ? watch.instances.add(instanceId) : watch.instances.remove(instanceId)
             respond(.success([op == "pa.instance.add" ? "added" : "removed": .bool(changed),
-                              "instances": .array(watch.instances.map { .string($0) })]))
+                              "instances": .array(watch.instances.ids.map { .string($0) })]))
         case "pa.instance.list":
             try args.rejectUnknownKeys(allowed: [])
-            respond(.success(["instances": .array(watch.instances.map { .string($0) })]))
+            respond(.success(["instances": .array(watch.instances.ids.map { .string($0) })]))
         case "pa.activation.get":
             let instanceId = try registered(args, watch.isRegistered)
             respond(.success(Self.activationResult(try watch.activationId(instanceId))))

@@ -6,7 +6,7 @@ import WireProtocol
 final class WatchPowerAuth: PacketHandler {
     private let store: PowerAuthStore
     private let publish: (String, JSONObject) -> Void
-    private(set) var instances: [String] = []
+    let instances = InstanceRegistry()
 
     init(store: PowerAuthStore, publish: @escaping (String, JSONObject) -> Void) {
         self.store = store
@@ -14,18 +14,6 @@ final class WatchPowerAuth: PacketHandler {
     }
 
     func isRegistered(_ instanceId: String) -> Bool { instances.contains(instanceId) }
-
-    func add(_ instanceId: String) -> Bool {
-        guard !instances.contains(instanceId) else { return false }
-        instances.append(instanceId)
-        return true
-    }
-
-    func remove(_ instanceId: String) -> Bool {
-        guard let index = instances.firstIndex(of: instanceId) else { return false }
-        instances.remove(at: index)
-        return true
-    }
 
     func activationId(_ instanceId: String) throws -> String? { try store.activationId(instanceId: instanceId) }
 
