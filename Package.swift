@@ -56,6 +56,17 @@ let package = Package(
                 path: "Sources/Shared/PowerAuthSync"),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "LinkControl", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
+        // libFuzzer targets, built by scripts/fuzz.sh with --sanitize=fuzzer.
+        .executableTarget(name: "FuzzFrameDecoder", dependencies: ["WireProtocol", "LinkSession"],
+                          path: "Sources/Fuzz/FuzzFrameDecoder", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzPropertyList", dependencies: ["WireProtocol"],
+                          path: "Sources/Fuzz/FuzzPropertyList", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzControlLine", dependencies: ["LinkControl", "WireProtocol"],
+                          path: "Sources/Fuzz/FuzzControlLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzPowerAuthPacket", dependencies: ["PowerAuthSync", "WireProtocol"],
+                          path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzAPNsRequest", dependencies: ["PushEmulator"],
+                          path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ],
     swiftLanguageModes: [.v6]
 )
