@@ -52,7 +52,7 @@ let package = Package(
                 path: "Sources/Shared/PushEmulator"),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
-        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
+        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync"),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "LinkControl", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
@@ -67,6 +67,11 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzAPNsRequest", dependencies: ["PushEmulator"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        // The emulated PowerAuth server: activation records, status blob, counter, time.
+        .target(name: "PowerAuthServer", dependencies: ["CCrypto", "WireProtocol", "LinkStore", "LinkControl"],
+                path: "Sources/Shared/PowerAuthServer"),
+        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl"],
+                    path: "Tests/PowerAuthServerTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,14 +22,17 @@ final class PhonePowerAuth: PacketHandler {
 
     // MARK: - Activation and tokens
 
-    func createActivation(_ instanceId: String) throws -> String {
+    func requireNoActivation(_ instanceId: String) throws {
         if try store.activationId(instanceId: instanceId) != nil {
             throw PowerAuthError(code: PowerAuthError.invalidActivationState,
                                  message: "instance '\(instanceId)' already has an activation; remove it first").controlError
         }
-        let activationId = UUID().uuidString
+    }
+
+    /// Stores the activation the server created for the instance.
+    func storeActivation(_ activationId: String, instanceId: String) throws {
+        try requireNoActivation(instanceId)
         try store.setActivationId(activationId, instanceId: instanceId, removingTokens: true)
-        return activationId
     }
 
     /// Removes the activation and every token of the instance; returns whether there was one.

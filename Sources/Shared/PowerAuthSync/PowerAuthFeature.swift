@@ -6,6 +6,7 @@ import Foundation
 import LinkControl
 import LinkDaemon
 import LinkSession
+import PowerAuthServer
 import WireProtocol
 
 /// The PowerAuth SDK's watch synchronisation on one daemon (`pa.*` ops). Its packets are
@@ -17,6 +18,7 @@ public final class PowerAuthFeature: DaemonFeature {
     private var manager: PowerAuthSessionManager?
     private var phone: PhonePowerAuth?
     private var watch: WatchPowerAuth?
+    private var status: StatusService?
     /// Watch: the callers waiting for one `get_token` message, by instance and name.
     private var pendingTokenRequests: [String: [(Result<JSONObject, ControlError>) -> Void]] = [:]
 
@@ -29,7 +31,9 @@ public final class PowerAuthFeature: DaemonFeature {
         case .phone:
             return ["pa.instance.add", "pa.instance.remove", "pa.instance.list", "pa.activation.create",
                     "pa.activation.removeLocal", "pa.activation.get", "pa.status.sendToWatch", "pa.token.create",
-                    "pa.token.sendToWatch", "pa.token.removeFromWatch", "pa.token.list"]
+                    "pa.token.sendToWatch", "pa.token.removeFromWatch", "pa.token.list", "pa.token.header",
+                    "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.clock", "pa.network.set",
+                    "pa.status.fetch", "pa.sign", "pa.time.sync", "pa.time.current", "pa.time.sendToWatch"]
         case .watch:
             return ["pa.instance.add", "pa.instance.remove", "pa.instance.list", "pa.activation.get", "pa.status.update",
                     "pa.token.request", "pa.token.local", "pa.token.remove", "pa.token.removeAll", "pa.token.header"]
@@ -60,6 +64,13 @@ public final class PowerAuthFeature: DaemonFeature {
             let phone = PhonePowerAuth(store: store, manager: manager)
             manager.handler = phone
             self.phone = phone
+            let serverPath = context.stateDirectory + "/powerauth-server.db"
+            let serverStore: ServerStore
+            do { serverStore = try ServerStore(path: serverPath) } catch {
+                store.close()
+                throw PowerAuthStartupError(description: "cannot open the PowerAuth server store \(serverPath): \(error)")
+            }
+            status = StatusService(store: store, serverStore: serverStore, loop: context.loop)
         case .watch:
             let watch = WatchPowerAuth(store: store, publish: context.publish)
             manager.handler = watch
@@ -74,6 +85,8 @@ public final class PowerAuthFeature: DaemonFeature {
             for respond in waiting { respond(.failure(.control(.shuttingDown, "the daemon is shutting down"))) }
         }
         pendingTokenRequests.removeAll()
+        status?.close()
+        status = nil
         store?.close()
         store = nil
     }
@@ -99,7 +112,7 @@ public final class PowerAuthFeature: DaemonFeature {
     public func handle(_ request: ControlRequest, respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
         let args = Arguments(request.args, op: request.op)
         do {
-            if let phone { try handlePhone(request.op, args, phone, respond) }
+            if let phone, let status { try handlePhone(request.op, args, phone, status, respond) }
             else if let watch { try handleWatch(request.op, args, watch, respond) }
             else { respond(.failure(.control(.internalError, "\(request.op): PowerAuth is not started"))) }
         } catch let error as ControlError {
@@ -111,7 +124,7 @@ public final class PowerAuthFeature: DaemonFeature {
 
     // MARK: - Phone ops
 
-    private func handlePhone(_ op: String, _ args: Arguments, _ phone: PhonePowerAuth,
+    private func handlePhone(_ op: String, _ args: Arguments, _ phone: PhonePowerAuth, _ status: StatusService,
                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
         switch op {
         case "pa.instance.add", "pa.instance.remove":
@@ -124,11 +137,48 @@ public final class PowerAuthFeature: DaemonFeature {
             try args.rejectUnknownKeys(allowed: [])
             respond(.success(["instances": .array(phone.instances.ids.map { .string($0) })]))
         case "pa.activation.create":
-            let instanceId = try registered(args, phone.isRegistered)
-            respond(.success(["activationId": .string(try phone.createActivation(instanceId))]))
+            let instanceId = try registered(args, phone.isRegistered, extra: ["commit"])
+            let commit = try args.optionalBool("commit") ?? false
+            try phone.requireNoActivation(instanceId)
+            let record = try status.createActivation(instanceId, commit: commit)
+            try phone.storeActivation(record.activationId, instanceId: instanceId)
+            respond(.success(["activationId": .string(record.activationId), "state": .string(record.state.name)]))
         case "pa.activation.removeLocal":
             let instanceId = try registered(args, phone.isRegistered)
-            respond(.success(["removed": .bool(try phone.removeActivation(instanceId))]))
+            let removed = try phone.removeActivation(instanceId)
+            try status.removeLocal(instanceId)
+            let notified = manager?.sendLazily(try phone.statusPacket(instanceId)) ?? false
+            respond(.success(["removed": .bool(removed), "watchNotified": .bool(notified)]))
+        case "pa.token.header":
+            let instanceId = try registered(args, phone.isRegistered, extra: ["name", "version"])
+            let version = try args.optionalString("version") ?? "3.3"
+            try Self.checkVersion(version)
+            let token = try phone.token(instanceId, name: try Self.name(args))
+            let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
+                                                   nonce: SecureRandom.bytes(16),
+                                                   timestampMilliseconds: status.synchronizedTime(instanceId), version: version)
+            respond(.success(["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]))
+        case "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.clock", "pa.network.set":
+            try handleServer(op, args, status, respond)
+        case "pa.status.fetch":
+            let instanceId = try registered(args, phone.isRegistered)
+            guard let activationId = try phone.activationId(instanceId) else { throw StatusService.noActivation(instanceId) }
+            try status.fetchStatus(instanceId, activationId: activationId, respond: respond)
+        case "pa.sign":
+            let instanceId = try registered(args, phone.isRegistered, extra: ["online", "data"])
+            guard let activationId = try phone.activationId(instanceId) else { throw StatusService.noActivation(instanceId) }
+            try status.sign(instanceId, activationId: activationId, online: try args.bool("online"),
+                            data: Array((try args.optionalString("data") ?? "").utf8), respond: respond)
+        case "pa.time.sync":
+            status.synchronizeTime(try registered(args, phone.isRegistered), respond: respond)
+        case "pa.time.current":
+            respond(.success(status.currentTime(try registered(args, phone.isRegistered))))
+        case "pa.time.sendToWatch":
+            let instanceId = try registered(args, phone.isRegistered, extra: ["mode"])
+            guard let adjustment = status.timeAdjustment(instanceId) else {
+                throw PowerAuthError(code: PowerAuthError.wrongParameter, message: "instance '\(instanceId)' has no synchronised time (pa.time.sync first)").controlError
+            }
+            send(.timeAdjustment(adjustment, instanceId: instanceId), mode: try Self.mode(args), respond)
         case "pa.activation.get":
             let instanceId = try registered(args, phone.isRegistered)
             respond(.success(Self.activationResult(try phone.activationId(instanceId))))
@@ -214,7 +264,8 @@ public final class PowerAuthFeature: DaemonFeature {
             respond(.success(["removed": .int(Int64(try watch.removeAllTokens(instanceId)))]))
         case "pa.token.header":
             let instanceId = try registered(args, watch.isRegistered, extra: ["name", "version"])
-            respond(.success(try header(instanceId, name: try Self.name(args), version: try args.optionalString("version") ?? "3.1", watch)))
+            let version = try args.optionalString("version") ?? (watch.timeAdjustments[instanceId] == nil ? "3.1" : "3.3")
+            respond(.success(try header(instanceId, name: try Self.name(args), version: version, watch)))
         default:
             throw ControlError.control(.unknownOp, "unknown op '\(op)'")
         }
@@ -299,9 +350,7 @@ public final class PowerAuthFeature: DaemonFeature {
     }
 
     private func header(_ instanceId: String, name: String, version: String, _ watch: WatchPowerAuth) throws -> JSONObject {
-        guard PowerAuthTokenHeader.supportedVersions.contains(version) else {
-            throw ControlError.control(.invalidArgument, "pa.token.header: argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.sorted().joined(separator: ", ")), got '\(version)'")
-        }
+        try Self.checkVersion(version)
         guard let token = try watch.token(instanceId, name: name) else {
             throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)' (pa.token.request first)").controlError
         }
@@ -310,10 +359,91 @@ public final class PowerAuthFeature: DaemonFeature {
             throw PowerAuthError(code: PowerAuthError.missingActivation,
                                  message: "token '\(name)' belongs to an activation that is gone; it cannot make a header").controlError
         }
-        let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + (watch.timeAdjustments[instanceId] ?? 0)
         let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
                                                nonce: SecureRandom.bytes(16), timestampMilliseconds: milliseconds, version: version)
         return ["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]
+    }
+
+    private static func checkVersion(_ version: String) throws {
+        guard PowerAuthTokenHeader.supportedVersions.contains(version) else {
+            throw ControlError.control(.invalidArgument, "pa.token.header: argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.sorted().joined(separator: ", ")), got '\(version)'")
+        }
+    }
+
+    // MARK: - Server ops (phone)
+
+    private func handleServer(_ op: String, _ args: Arguments, _ status: StatusService,
+                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
+        let server = status.server
+        do {
+            switch op {
+            case "pa.server.activation":
+                try args.rejectUnknownKeys(allowed: ["activationId", "action", "durationMs", "count"])
+                let id = try Self.activationId(args)
+                let actionName = try args.string("action")
+                let action: ServerAction
+                switch actionName {
+                case "commit": action = .commit
+                case "block": action = .block
+                case "unblock": action = .unblock
+                case "remove": action = .remove
+                case "failAttempt": action = .failAttempt
+                case "succeedAttempt": action = .succeedAttempt
+                case "temporaryBlock":
+                    action = .temporaryBlock(until: status.serverNow + (try args.optionalInt("durationMs", range: 1...86_400_000) ?? 300_000))
+                case "advanceCounter":
+                    action = .advanceCounter(steps: Int(try args.optionalInt("count", range: 1...1000) ?? 1))
+                default:
+                    throw args.invalid("argument 'action' must be one of commit, block, unblock, remove, failAttempt, succeedAttempt, temporaryBlock, advanceCounter; got '\(actionName)'")
+                }
+                respond(.success(try server.apply(action, to: id, now: status.serverNow).json))
+            case "pa.server.set":
+                try args.rejectUnknownKeys(allowed: ["activationId", "maxFailCount", "customObject", "currentVersion", "upgradeVersion", "lookAhead"])
+                let id = try Self.activationId(args)
+                var customObject: JSONObject??
+                if let value = args.value("customObject") {
+                    if value.isNull { customObject = .some(nil) } else {
+                        guard case .object(let object) = value else { throw args.invalid("argument 'customObject' must be an object or null") }
+                        customObject = .some(object)
+                    }
+                }
+                let record = try server.configure(id, maxFailCount: try args.optionalInt("maxFailCount", range: 1...255).map { Int($0) },
+                                                  customObject: customObject,
+                                                  currentVersion: try args.optionalInt("currentVersion", range: 2...3).map { Int($0) },
+                                                  upgradeVersion: try args.optionalInt("upgradeVersion", range: 2...255).map { Int($0) },
+                                                  lookAhead: try args.optionalInt("lookAhead", range: 1...64).map { Int($0) },
+                                                  now: status.serverNow)
+                respond(.success(record.json))
+            case "pa.server.get":
+                try args.rejectUnknownKeys(allowed: ["activationId"])
+                if args.contains("activationId") {
+                    respond(.success(try server.activation(try Self.activationId(args), now: status.serverNow).json))
+                } else {
+                    respond(.success(["activations": .array(try server.activations(now: status.serverNow).map { .object($0.json) })]))
+                }
+            case "pa.server.clock":
+                try args.rejectUnknownKeys(allowed: ["offsetMs"])
+                respond(.success(status.setClock(offset: try args.optionalInt("offsetMs", range: -31_536_000_000...31_536_000_000))))
+            case "pa.network.set":
+                try args.rejectUnknownKeys(allowed: ["up", "latencyMs", "failRate", "tamper"])
+                let failRate = try args.optionalDouble("failRate")
+                if let failRate, !(0...1).contains(failRate) { throw args.invalid("argument 'failRate' must be in 0...1, got \(failRate)") }
+                respond(.success(status.setNetwork(up: try args.optionalBool("up"),
+                                                   latency: try args.optionalInt("latencyMs", range: 0...60_000),
+                                                   failRate: failRate, tamper: try args.optionalBool("tamper"))))
+            default:
+                throw ControlError.control(.unknownOp, "unknown op '\(op)'")
+            }
+        } catch let error as ServerError {
+            throw StatusService.serverError(error)
+        }
+    }
+
+    private static func activationId(_ args: Arguments) throws -> String {
+        let id = try args.string("activationId")
+        guard !id.isEmpty else { throw args.invalid("argument 'activationId' must not be empty") }
+        return id
     }
 
     // MARK: - Arguments

@@ -22,6 +22,8 @@ public struct PowerAuthPacket: Hashable, Sendable {
     public static let responseTarget = "*"
     public static let sessionTargetPrefix = "session:"
     public static let tokenTargetPrefix = "token:"
+    /// WatchLink's extension: the phone's time adjustment for one instance.
+    public static let timeTargetPrefix = "time:"
 
     public var target: String
     /// The payload's members (`activationCmd`, `tokenName`, `successCode`, ...), in order.
@@ -60,6 +62,12 @@ public struct PowerAuthPacket: Hashable, Sendable {
         if let tokenData { payload["tokenData"] = .string(Data(tokenData).base64EncodedString()) }
         if notFound { payload["tokenNotFound"] = .bool(true) }
         return PowerAuthPacket(target: target, payload: payload)
+    }
+
+    /// WatchLink's extension: `{"target":"time:<id>","timeCmd":"put_time","timeAdjustment":ms}`.
+    public static func timeAdjustment(_ milliseconds: Int64, instanceId: String) -> PowerAuthPacket {
+        PowerAuthPacket(target: timeTargetPrefix + instanceId,
+                        payload: ["timeCmd": "put_time", "timeAdjustment": .int(milliseconds)])
     }
 
     // MARK: - Payload readers

@@ -27,6 +27,15 @@ public final class PowerAuthStore {
                 PRIMARY KEY (instance_id, name)
             ) WITHOUT ROWID;
             """),
+        Migration(version: 2, sql: """
+            CREATE TABLE client_counters (
+                instance_id TEXT PRIMARY KEY NOT NULL,
+                transport_key BLOB NOT NULL,
+                counter_data BLOB NOT NULL,
+                counter INTEGER NOT NULL,
+                history BLOB NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 
     private let database: SQLiteDatabase
@@ -57,6 +66,28 @@ public final class PowerAuthStore {
             try database.run("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
             return database.changes
         }
+    }
+
+    /// The client side of an instance's activation: transport key and hash-based counter.
+    public func clientCounter(instanceId: String) throws -> ClientCounter? {
+        let statement = try database.cachedStatement("SELECT transport_key, counter_data, counter, history FROM client_counters WHERE instance_id = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(instanceId)])
+        return try statement.mapRows { row in
+            ClientCounter(transportKey: row.blob(at: 0), counterData: row.blob(at: 1), counter: row.int64(at: 2),
+                          history: ClientCounter.split(row.blob(at: 3)))
+        }.first
+    }
+
+    /// Saves (or with nil removes) the client counter of an instance.
+    public func setClientCounter(_ counter: ClientCounter?, instanceId: String) throws {
+        guard let counter else {
+            try database.run("DELETE FROM client_counters WHERE instance_id = ?", .text(instanceId))
+            return
+        }
+        try database.run("INSERT OR REPLACE INTO client_counters (instance_id, transport_key, counter_data, counter, history) VALUES (?, ?, ?, ?, ?)",
+                         .text(instanceId), .blob(counter.transportKey), .blob(counter.counterData), .integer(counter.counter),
+                         .blob(counter.history.flatMap { $0 }))
     }
 
     public func token(instanceId: String, name: String) throws -> StoredToken? {

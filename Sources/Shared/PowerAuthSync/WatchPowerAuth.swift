@@ -7,6 +7,8 @@ final class WatchPowerAuth: PacketHandler {
     private let store: PowerAuthStore
     private let publish: (String, JSONObject) -> Void
     let instances = InstanceRegistry()
+    /// The phone's time adjustment of each instance (WatchLink's `time:` extension), in memory.
+    private(set) var timeAdjustments: [String: Int64] = [:]
 
     init(store: PowerAuthStore, publish: @escaping (String, JSONObject) -> Void) {
         self.store = store
@@ -55,6 +57,9 @@ final class WatchPowerAuth: PacketHandler {
             if target.hasPrefix(PowerAuthPacket.sessionTargetPrefix) {
                 return .success(try sessionOutcome(packet, String(target.dropFirst(PowerAuthPacket.sessionTargetPrefix.count))))
             }
+            if target.hasPrefix(PowerAuthPacket.timeTargetPrefix) {
+                return .success(timeOutcome(packet, String(target.dropFirst(PowerAuthPacket.timeTargetPrefix.count))))
+            }
             if target.hasPrefix(PowerAuthPacket.tokenTargetPrefix) {
                 return .success(try tokenOutcome(packet, String(target.dropFirst(PowerAuthPacket.tokenTargetPrefix.count))))
             }
@@ -75,6 +80,16 @@ final class WatchPowerAuth: PacketHandler {
             return .refused("PA2WatchSynchronizationService: Unsupported command '\(packet.activationCommand ?? "")'", code: PowerAuthError.watchConnectivity)
         }
         try updateActivationId(packet.activationId, instanceId: instanceId)
+        return .answer(.success(), sendLazily: false)
+    }
+
+    private func timeOutcome(_ packet: PowerAuthPacket, _ instanceId: String) -> HandlerOutcome {
+        guard !instanceId.isEmpty, packet.payload["timeCmd"]?.stringValue == "put_time",
+              let adjustment = packet.payload["timeAdjustment"]?.intValue else {
+            return .refused("WatchLink: Received time adjustment is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+        }
+        timeAdjustments[instanceId] = adjustment
+        publish("pa.timeAdjustmentReceived", ["instanceId": .string(instanceId), "adjustmentMs": .int(adjustment)])
         return .answer(.success(), sendLazily: false)
     }
 

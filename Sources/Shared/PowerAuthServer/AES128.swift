@@ -1,0 +1,81 @@
+import CCrypto
+
+/// AES-128 in CBC mode without padding, through OpenSSL's EVP interface.
+public enum AES128 {
+    public static let keyByteCount = 16
+    public static let blockByteCount = 16
+
+    /// Encrypts whole blocks; `key` and `iv` have 16 bytes.
+    public static func encryptCBC(_ plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+        try run(plain, key: key, iv: iv, encrypt: true)
+    }
+
+    /// Decrypts whole blocks; `key` and `iv` have 16 bytes.
+    public static func decryptCBC(_ cipher: [UInt8], key: [UInt8], iv: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+        try run(cipher, key: key, iv: iv, encrypt: false)
+    }
+
+    /// One block encrypted under `key` with a zero IV (AES-ECB of one block).
+    public static func encryptBlock(_ block: [UInt8], key: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+        try run(block, key: key, iv: [UInt8](repeating: 0, count: blockByteCount), encrypt: true)
+    }
+
+    private static func run(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) throws(StatusBlobError) -> [UInt8] {
+        guard key.count == keyByteCount, iv.count == blockByteCount else {
+            throw .decryptionFailed("AES-128 needs a 16-byte key and IV, got \(key.count) and \(iv.count)")
+        }
+        guard !input.isEmpty, input.count % blockByteCount == 0 else { throw .wrongLength(input.count) }
+        guard let context = EVP_CIPHER_CTX_new() else { throw .decryptionFailed("EVP_CIPHER_CTX_new failed") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: input.count + blockByteCount)
+        var written: Int32 = 0
+        var final: Int32 = 0
+        let ok = key.withUnsafeBufferPointer { keyBytes in
+            iv.withUnsafeBufferPointer { ivBytes in
+                input.withUnsafeBufferPointer { inputBytes in
+                    output.withUnsafeMutableBufferPointer { outputBytes -> Bool in
+                        guard EVP_CipherInit_ex(context, EVP_aes_128_cbc(), nil, keyBytes.baseAddress, ivBytes.baseAddress,
+                                                encrypt ? 1 : 0) == 1,
+                              EVP_CIPHER_CTX_set_padding(context, 0) == 1,
+                              EVP_CipherUpdate(context, outputBytes.baseAddress, &written, inputBytes.baseAddress,
+                                               Int32(inputBytes.count)) == 1,
+                              EVP_CipherFinal_ex(context, outputBytes.baseAddress! + Int(written), &final) == 1
+                        else { return false }
+                        return true
+                    }
+                }
+            }
+        }
+        guard ok else { throw .decryptionFailed(OpenSSLErrors.describeAndClear()) }
+        return Array(output.prefix(Int(written + final)))
+    }
+}
+
+/// SHA-256 through OpenSSL's EVP interface.
+public enum SHA256 {
+    public static func hash(_ data: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = data.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
+            }
+        }
+        precondition(ok == 1 && length == 32, "SHA-256 failed in OpenSSL: \(OpenSSLErrors.describeAndClear())")
+        return digest
+    }
+}
+
+enum OpenSSLErrors {
+    static func describeAndClear() -> String {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var text = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &text, text.count)
+            messages.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,164 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LinkControl
+import WireProtocol
+
+/// The emulated PowerAuth server: activation records with their life cycle, fail counts,
+/// temporary blocks, the hash-based counter with its look-ahead window, and the encrypted
+/// status answer. Times are server times, Unix milliseconds.
+public final class EmulatedServer {
+    /// The status endpoint's answer.
+    public struct StatusResponse: Hashable, Sendable {
+        public var encryptedStatusBlob: [UInt8]
+        public var nonce: [UInt8]
+        public var customObject: JSONObject?
+        public var blockExpiration: Int64?
+        public var serverTime: Int64
+    }
+
+    /// The outcome of validating an authentication code.
+    public struct Validation: Hashable, Sendable {
+        public var isValid: Bool
+        /// How many codes the server skipped to find this one (0: it was the expected one).
+        public var skipped: Int?
+        public var record: ServerActivation
+    }
+
+    private let store: ServerStore
+
+    public init(store: ServerStore) {
+        self.store = store
+    }
+
+    /// A new record: a fresh transport key and counter data, which the client gets as the
+    /// outcome of the key exchange.
+    public func createActivation(committed: Bool) throws -> ServerActivation {
+        let record = ServerActivation(activationId: UUID().uuidString, state: committed ? .active : .pendingCommit,
+                                      transportKey: SecureRandom.bytes(16), counterData: SecureRandom.bytes(HashCounter.byteCount))
+        try store.save(record)
+        return record
+    }
+
+    /// The record as of `now`: a temporary block that has expired is lifted first.
+    public func activation(_ activationId: String, now: Int64) throws -> ServerActivation {
+        guard var record = try store.activation(activationId) else { throw ServerError.unknownActivation(activationId) }
+        if record.state == .blocked, let expiration = record.blockExpiration, now >= expiration {
+            record.state = .active
+            record.failCount = 0
+            record.blockExpiration = nil
+            try store.save(record)
+        }
+        return record
+    }
+
+    public func activations(now: Int64) throws -> [ServerActivation] {
+        try store.activations().map { try activation($0.activationId, now: now) }
+    }
+
+    @discardableResult
+    public func apply(_ action: ServerAction, to activationId: String, now: Int64) throws -> ServerActivation {
+        var record = try activation(activationId, now: now)
+        func require(_ states: ServerActivationState...) throws {
+            guard states.contains(record.state) else { throw ServerError.invalidState(action: action.name, state: record.state) }
+        }
+        switch action {
+        case .commit:
+            try require(.created, .pendingCommit)
+            record.state = .active
+        case .block:
+            try require(.active)
+            record.state = .blocked
+        case .unblock:
+            try require(.blocked)
+            record.state = .active
+            record.failCount = 0
+            record.blockExpiration = nil
+        case .remove:
+            try require(.created, .pendingCommit, .active, .blocked)
+            record.state = .removed
+            record.blockExpiration = nil
+        case .failAttempt:
+            try require(.active)
+            record.failCount += 1
+            if record.failCount >= record.maxFailCount { record.state = .blocked }
+        case .succeedAttempt:
+            try require(.active)
+            record.failCount = 0
+        case .temporaryBlock(let until):
+            try require(.active)
+            guard until > now else { throw ServerError.invalidValue("a temporary block must end in the future") }
+            record.state = .blocked
+            record.blockExpiration = until
+        case .advanceCounter(let steps):
+            guard steps >= 1 else { throw ServerError.invalidValue("the counter moves by at least 1") }
+            record.counterData = HashCounter.advance(record.counterData, by: steps)
+            record.counter += Int64(steps)
+        }
+        try store.save(record)
+        return record
+    }
+
+    /// Changes the record's settings; nil leaves a setting as it is.
+    @discardableResult
+    public func configure(_ activationId: String, maxFailCount: Int? = nil, customObject: JSONObject?? = nil,
+                          currentVersion: Int? = nil, upgradeVersion: Int? = nil, lookAhead: Int? = nil,
+                          now: Int64) throws -> ServerActivation {
+        var record = try activation(activationId, now: now)
+        if let maxFailCount {
+            guard (1...255).contains(maxFailCount) else { throw ServerError.invalidValue("maxFailCount must be 1…255") }
+            record.maxFailCount = maxFailCount
+        }
+        if let customObject { record.customObject = customObject }
+        if let currentVersion {
+            guard (2...3).contains(currentVersion) else { throw ServerError.invalidValue("currentVersion must be 2 or 3") }
+            record.currentVersion = currentVersion
+        }
+        if let upgradeVersion {
+            guard (2...255).contains(upgradeVersion) else { throw ServerError.invalidValue("upgradeVersion must be 2…255") }
+            record.upgradeVersion = upgradeVersion
+        }
+        if let lookAhead {
+            guard (1...Int(StatusBlob.maximumLookAhead)).contains(lookAhead) else {
+                throw ServerError.invalidValue("lookAhead must be 1…\(StatusBlob.maximumLookAhead)")
+            }
+            record.lookAhead = lookAhead
+        }
+        try store.save(record)
+        return record
+    }
+
+    /// Answers a status request carrying the client's 16-byte challenge.
+    public func status(_ activationId: String, challenge: [UInt8], now: Int64) throws -> StatusResponse {
+        guard challenge.count == 16 else { throw ServerError.invalidValue("the status challenge has 16 bytes, got \(challenge.count)") }
+        let record = try activation(activationId, now: now)
+        let nonce = SecureRandom.bytes(16)
+        let encrypted = try StatusBlobCipher.encrypt(record.statusBlob, transportKey: record.transportKey,
+                                                     challenge: challenge, nonce: nonce)
+        return StatusResponse(encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
+                              blockExpiration: record.state == .blocked ? record.blockExpiration : nil, serverTime: now)
+    }
+
+    /// Validates a code over the look-ahead window: the expected counter data and the next
+    /// `lookAhead` values. A match moves the counter past it and resets the fail count; no
+    /// match counts a failed attempt. Only an active activation validates codes.
+    public func validate(_ activationId: String, code: String, data: [UInt8], now: Int64) throws -> Validation {
+        var record = try activation(activationId, now: now)
+        guard record.state == .active else { return Validation(isValid: false, skipped: nil, record: record) }
+        var candidate = record.counterData
+        for skipped in 0...record.lookAhead {
+            if HashCounter.authenticationCode(transportKey: record.transportKey, counterData: candidate, data: data) == code {
+                record.counterData = HashCounter.next(candidate)
+                record.counter += Int64(skipped + 1)
+                record.failCount = 0
+                try store.save(record)
+                return Validation(isValid: true, skipped: skipped, record: record)
+            }
+            candidate = HashCounter.next(candidate)
+        }
+        record = try apply(.failAttempt, to: activationId, now: now)
+        return Validation(isValid: false, skipped: nil, record: record)
+    }
+}

@@ -1,0 +1,60 @@
+import LinkControl
+
+/// One activation record of the emulated PowerAuth server.
+public struct ServerActivation: Hashable, Sendable {
+    public static let defaultMaxFailCount = 5
+    public static let defaultLookAhead = 20
+
+    public var activationId: String
+    public var state: ServerActivationState
+    public var failCount: Int
+    public var maxFailCount: Int
+    public var customObject: JSONObject?
+    public var currentVersion: Int
+    public var upgradeVersion: Int
+    public var lookAhead: Int
+    /// The numeric counter: how many codes the server has accepted or skipped.
+    public var counter: Int64
+    /// The next CTR_DATA the server expects.
+    public var counterData: [UInt8]
+    public var transportKey: [UInt8]
+    /// Server time (Unix ms) when a temporary block ends; nil unless temporarily blocked.
+    public var blockExpiration: Int64?
+
+    public init(activationId: String, state: ServerActivationState, transportKey: [UInt8], counterData: [UInt8],
+                failCount: Int = 0, maxFailCount: Int = defaultMaxFailCount, customObject: JSONObject? = nil,
+                currentVersion: Int = 3, upgradeVersion: Int = 3, lookAhead: Int = defaultLookAhead,
+                counter: Int64 = 0, blockExpiration: Int64? = nil) {
+        self.activationId = activationId
+        self.state = state
+        self.transportKey = transportKey
+        self.counterData = counterData
+        self.failCount = failCount
+        self.maxFailCount = maxFailCount
+        self.customObject = customObject
+        self.currentVersion = currentVersion
+        self.upgradeVersion = upgradeVersion
+        self.lookAhead = lookAhead
+        self.counter = counter
+        self.blockExpiration = blockExpiration
+    }
+
+    /// The plain status blob of the record.
+    public var statusBlob: StatusBlob {
+        StatusBlob(state: state, currentVersion: UInt8(clamping: currentVersion), upgradeVersion: UInt8(clamping: upgradeVersion),
+                   counterByte: UInt8(truncatingIfNeeded: counter), failCount: UInt8(clamping: failCount),
+                   maxFailCount: UInt8(clamping: maxFailCount), lookAhead: UInt8(clamping: lookAhead),
+                   counterDataHash: PowerAuthKDF.counterDataHash(transportKey: transportKey, counterData: counterData))
+    }
+
+    /// The record as `pa.server.get` shows it (no keys).
+    public var json: JSONObject {
+        var object: JSONObject = ["activationId": .string(activationId), "state": .string(state.name),
+                                  "failCount": .int(Int64(failCount)), "maxFailCount": .int(Int64(maxFailCount)),
+                                  "currentVersion": .int(Int64(currentVersion)), "upgradeVersion": .int(Int64(upgradeVersion)),
+                                  "lookAhead": .int(Int64(lookAhead)), "counter": .int(counter)]
+        if let customObject { object["customObject"] = .object(customObject) }
+        if let blockExpiration { object["blockExpirationTime"] = .int(blockExpiration) }
+        return object
+    }
+}
