@@ -20,7 +20,8 @@ done
 set -- ${passthrough[@]+"${passthrough[@]}"}
 case "$sanitizer" in
     "") ;;
-    address) export WATCHLINK_BUILD_PATH=${WATCHLINK_BUILD_PATH:-.build/asan}; set -- --sanitize=address "$@" ;;
+    address) export WATCHLINK_BUILD_PATH=${WATCHLINK_BUILD_PATH:-.build/asan}; set -- --sanitize=address "$@"
+             export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" ;;
     thread) export WATCHLINK_BUILD_PATH=${WATCHLINK_BUILD_PATH:-.build/tsan}; set -- --sanitize=thread "$@" ;;
     *) echo "test.sh: --sanitize takes address or thread, not '$sanitizer'" >&2; exit 2 ;;
 esac
