@@ -1,29 +1,7 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import FuzzSupport
 
-/// The entry point of a build without `--sanitize=fuzzer` (where libFuzzer provides `main`):
-/// runs each file named on the command line through the fuzz function once, so a crash
-/// reproducer can be replayed with an ordinary debug build.
+/// Without `--sanitize=fuzzer`: replays the files named on the command line.
 @_cdecl("FuzzAPNsRequest_main")
 public func replayMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    let paths = (1..<Int(argc)).compactMap { argv[$0].map { String(cString: $0) } }
-    guard !paths.isEmpty else {
-        print("usage: FuzzAPNsRequest FILE...  (scripts/fuzz.sh builds this target with libFuzzer)")
-        return 2
-    }
-    for path in paths {
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            print("cannot read \(path)")
-            return 1
-        }
-        let bytes = [UInt8](contents)
-        _ = bytes.withUnsafeBufferPointer { buffer in
-            fuzz(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count)
-        }
-        print("ran \(path) (\(bytes.count) bytes)")
-    }
-    return 0
+    replay(target: "FuzzAPNsRequest", argc: argc, argv: argv, fuzz)
 }
