@@ -64,7 +64,7 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzPropertyList", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzControlLine", dependencies: ["FuzzSupport", "LinkControl", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzControlLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzPowerAuthPacket", dependencies: ["FuzzSupport", "PowerAuthSync", "WireProtocol"],
+        .executableTarget(name: "FuzzPowerAuthPacket", dependencies: ["FuzzSupport", "PowerAuthSync", "PowerAuthServer", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
