@@ -22,7 +22,7 @@ public enum HMACSHA256 {
             }
         }
         guard result != nil, written == byteCount else {
-            fatalError("HMAC-SHA256 failed in OpenSSL: \(OpenSSLError.describeAndClear())")
+            fatalError("HMAC-SHA256 failed in OpenSSL: \(OpenSSLErrorQueue.describeAndClear())")
         }
         return code
     }

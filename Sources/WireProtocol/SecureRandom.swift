@@ -10,7 +10,7 @@ public enum SecureRandom {
         guard count > 0 else { return bytes }
         let status = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
         guard status == 1 else {
-            fatalError("RAND_bytes failed: \(OpenSSLError.describeAndClear())")
+            fatalError("RAND_bytes failed: \(OpenSSLErrorQueue.describeAndClear())")
         }
         return bytes
     }

@@ -1,4 +1,5 @@
 import CCrypto
+import WireProtocol
 
 /// AES-128 in CBC mode without padding, through OpenSSL's EVP interface.
 public enum AES128 {
@@ -46,7 +47,7 @@ public enum AES128 {
                 }
             }
         }
-        guard ok else { throw .decryptionFailed(OpenSSLErrors.describeAndClear()) }
+        guard ok else { throw .decryptionFailed(OpenSSLErrorQueue.describeAndClear()) }
         return Array(output.prefix(Int(written + final)))
     }
 }
@@ -61,21 +62,7 @@ public enum SHA256 {
                 EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
             }
         }
-        precondition(ok == 1 && length == 32, "SHA-256 failed in OpenSSL: \(OpenSSLErrors.describeAndClear())")
+        precondition(ok == 1 && length == 32, "SHA-256 failed in OpenSSL: \(OpenSSLErrorQueue.describeAndClear())")
         return digest
-    }
-}
-
-enum OpenSSLErrors {
-    static func describeAndClear() -> String {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            messages.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return messages.isEmpty ? "no OpenSSL error queued" : messages.joined(separator: "; ")
     }
 }

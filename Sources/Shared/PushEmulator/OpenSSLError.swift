@@ -1,4 +1,5 @@
 import CSSL
+import WireProtocol
 
 /// A failed OpenSSL call, with the library's own error text when it left one.
 public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
@@ -8,15 +9,7 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
     /// Takes (and clears) the calling thread's OpenSSL error queue.
     public init(_ operation: String) {
         self.operation = operation
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        detail = messages.joined(separator: "; ")
+        detail = OpenSSLErrorQueue.takeMessages().joined(separator: "; ")
     }
 
     public var description: String {
