@@ -60,14 +60,8 @@ final class AccessControlTests: DaemonTestCase {
     }
 
     func testPairingKeyAndTokenSecretsNeverReachTheLogs() throws {
-        let (phone, watch) = try startPair(phoneArgs: ["--log-level", "debug"], watchArgs: ["--log-level", "debug"])
-        let p = try client(phone)
-        let w = try client(watch)
-        _ = try p.call("session.activate")
-        _ = try w.call("session.activate")
-        eventually("both sides reachable") {
-            try p.call("status")["isReachable"]?.boolValue == true && w.call("status")["isReachable"]?.boolValue == true
-        }
+        // The harness starts both daemons with --log-level debug.
+        let (phone, watch, p, w) = try startActivatedPair()
         let instance: JSONObject = ["instanceId": "main"]
         var token = instance
         token["name"] = "possession"

@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Every start appends to the same log file. A start may run the daemon under a file-size limit
 /// (`ulimit -f`, through `/bin/sh`), which emulates a full disk.
-final class RestartableDaemon: @unchecked Sendable {
+final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
     let name: String
     let home: String
     let logPath: String
@@ -178,7 +178,6 @@ struct SeededGenerator: RandomNumberGenerator {
 /// at the end, and prints their logs when the test failed.
 class DurableTestCase: DaemonTestCase {
     private(set) var restartables: [RestartableDaemon] = []
-    private var ownClients: [ControlClient] = []
     private var failed = false
 
     override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
@@ -187,14 +186,12 @@ class DurableTestCase: DaemonTestCase {
     }
 
     override func tearDown() {
-        for client in ownClients { client.close() }
         for daemon in restartables { daemon.stop() }
         if failed {
             for daemon in restartables {
                 print("---- \(daemon.name) log (\(daemon.logPath)), last 200 lines:\n\(daemon.logTail(lines: 200))")
             }
         }
-        ownClients.removeAll()
         restartables.removeAll()
         super.tearDown()
     }
@@ -203,18 +200,6 @@ class DurableTestCase: DaemonTestCase {
         let daemon = RestartableDaemon(name, home: home ?? self.home, logLevel: logLevel)
         restartables.append(daemon)
         return daemon
-    }
-
-    func client(_ daemon: RestartableDaemon, timeout: Double = 10) throws -> ControlClient {
-        let client = try daemon.client(timeout: timeout)
-        ownClients.append(client)
-        return client
-    }
-
-    func subscribed(_ daemon: RestartableDaemon) throws -> ControlClient {
-        let client = try client(daemon)
-        try client.subscribe()
-        return client
     }
 
     /// Starts phoned and watchd (`--activate` each unless told otherwise) and waits until the

@@ -56,8 +56,13 @@ func eventually(_ what: String, timeout: Double = 5, file: StaticString = #fileP
     XCTFail("timed out after \(timeout) s waiting for \(what)", file: file, line: line)
 }
 
+/// Something with a control socket that tests connect to.
+protocol ControlEndpoint {
+    func client(timeout: Double) throws -> ControlClient
+}
+
 /// One spawned daemon process.
-final class DaemonProcess {
+final class DaemonProcess: ControlEndpoint {
     let name: String
     let home: String
     let arguments: [String]
@@ -193,13 +198,14 @@ class DaemonTestCase: XCTestCase {
         return daemon
     }
 
-    func client(_ daemon: DaemonProcess, timeout: Double = 10) throws -> ControlClient {
+    /// A client of `daemon`'s control socket, closed at the end of the test.
+    func client(_ daemon: some ControlEndpoint, timeout: Double = 10) throws -> ControlClient {
         let client = try daemon.client(timeout: timeout)
         clients.append(client)
         return client
     }
 
-    func subscribed(_ daemon: DaemonProcess) throws -> ControlClient {
+    func subscribed(_ daemon: some ControlEndpoint) throws -> ControlClient {
         let client = try client(daemon)
         try client.subscribe()
         return client

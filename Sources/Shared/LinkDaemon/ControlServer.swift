@@ -83,10 +83,6 @@ final class ControlServer {
         for client in clients.values { client.connection.closeAfterFlush() }
     }
 
-    var subscribers: [ControlClientConnection] {
-        clients.values.filter { $0.isSubscribed && $0.isOpen }.sorted { $0.serial < $1.serial }
-    }
-
     func subscribe(_ client: ControlClientConnection) {
         guard !client.isSubscribed else { return }
         client.isSubscribed = true

@@ -553,8 +553,7 @@ public final class Daemon {
 
     func publish(_ name: String, _ data: JSONObject) {
         logger.debug("event \(name)")
-        let subscribers = control.subscribers
-        guard !subscribers.isEmpty else { return }
+        guard control.hasSubscribers else { return }
         control.broadcast(ControlCodec.event(name: name, at: Date(), data: data))
     }
 

@@ -103,6 +103,11 @@ final class LinkChannel {
 
     func close(reason: String) {
         guard connection.isOpen else { reportClosed(reason); return }
+        closeNow(reason)
+    }
+
+    /// Closes at once, without flushing, and reports why.
+    private func closeNow(_ reason: String) {
         isClosing = true
         cancelTimers()
         connection.close()
@@ -142,10 +147,7 @@ final class LinkChannel {
         case .goAway(let code, let reason):
             let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
             logger.info("link: \(peerDescription) went away (\(name)): \(reason)")
-            isClosing = true
-            cancelTimers()
-            connection.close()
-            reportClosed("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
+            closeNow("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
             return false
         case .hello, .auth, .ready:
             refuse(.protocolError, "unexpected \(frame.typeName) frame after the handshake")
@@ -172,10 +174,7 @@ final class LinkChannel {
         case .peerRefused(let code, let reason):
             let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
             logger.warning("link: refused by the peer (\(name)): \(reason)")
-            isClosing = true
-            cancelTimers()
-            connection.close()
-            reportClosed("refused by the peer (\(name)): \(reason)")
+            closeNow("refused by the peer (\(name)): \(reason)")
         }
     }
 
