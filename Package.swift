@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds leave out the run-time exclusivity checks: on the link's hot path they were
+/// a third of the instructions a message costs (docs/performance.md). Debug builds, which run
+/// the tests and the sanitizers, keep them.
+let speed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "WatchLink",
     products: [
@@ -17,23 +22,23 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
 
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol"),
+        .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession"),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
-        .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore"),
+        .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
         // Event loop, sockets, timers, signals, logging.
-        .target(name: "LinkRuntime", dependencies: ["CSystem"], path: "Sources/Shared/LinkRuntime"),
+        .target(name: "LinkRuntime", dependencies: ["CSystem"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
         // The control protocol: JSON lines, values, client.
-        .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl"),
+        .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
         .target(name: "LinkClient", dependencies: ["LinkControl"], path: "Sources/Shared/LinkClient"),
         // One daemon: runtime + session + control wired together.
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
-                path: "Sources/Shared/LinkDaemon"),
+                path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
-        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned"),
-        .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd"),
+        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
+        .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkClient"], path: "Sources/linkctl"),
 
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
@@ -49,11 +54,11 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
-                path: "Sources/Shared/PushEmulator"),
+                path: "Sources/Shared/PushEmulator", swiftSettings: speed),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
-                path: "Sources/Shared/PowerAuthSync"),
+                path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "LinkControl", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
         // libFuzzer targets, built by scripts/fuzz.sh with --sanitize=fuzzer.
@@ -70,7 +75,7 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["CCrypto", "WireProtocol", "LinkStore", "LinkControl"],
-                path: "Sources/Shared/PowerAuthServer"),
+                path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
         .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl"],
                     path: "Tests/PowerAuthServerTests"),
     ],
