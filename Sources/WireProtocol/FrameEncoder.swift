@@ -6,9 +6,34 @@
 public struct FrameEncoder: Sendable {
     /// Appends the bytes of `frame` to `buffer`.
     public static func encode(_ frame: Frame, into buffer: inout [UInt8]) {
+        encode(frame, into: &buffer, includingPayload: true)
+    }
+
+    /// Appends the bytes of `frame` to `buffer`, except a trailing payload (of MESSAGE, REPLY
+    /// or ITEM) of at least `threshold` bytes, which is returned instead of copied: the frame
+    /// is complete once the returned bytes are written right after `buffer`'s (`writev`).
+    public static func encode(_ frame: Frame, into buffer: inout [UInt8],
+                              detachingPayloadOfAtLeast threshold: Int) -> [UInt8]? {
+        let payload: [UInt8]
+        switch frame {
+        case .message(_, _, let body), .reply(_, let body): payload = body.bytes
+        case .item(_, _, _, let body): payload = body
+        default:
+            encode(frame, into: &buffer, includingPayload: true)
+            return nil
+        }
+        guard payload.count >= threshold else {
+            encode(frame, into: &buffer, includingPayload: true)
+            return nil
+        }
+        encode(frame, into: &buffer, includingPayload: false)
+        return payload
+    }
+
+    private static func encode(_ frame: Frame, into buffer: inout [UInt8], includingPayload: Bool) {
         let frameLength = 1 + bodyLength(of: frame)
         precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
-        reserveCapacity(4 + frameLength, in: &buffer)
+        reserveCapacity(includingPayload ? 4 + frameLength : 32, in: &buffer)
         buffer.appendBigEndian(UInt32(frameLength))
         buffer.append(frame.type.rawValue)
         switch frame {
@@ -35,11 +60,11 @@ public struct FrameEncoder: Sendable {
         case .message(let id, let wantsReply, let payload):
             buffer.appendBigEndian(id)
             buffer.append((wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0))
-            buffer.append(contentsOf: payload.bytes)
+            if includingPayload { buffer.append(contentsOf: payload.bytes) }
         case .reply(let id, let payload):
             buffer.appendBigEndian(id)
             buffer.append(payload.isData ? MessageFlags.isData : 0)
-            buffer.append(contentsOf: payload.bytes)
+            if includingPayload { buffer.append(contentsOf: payload.bytes) }
         case .messageError(let id, let code, let description):
             buffer.appendBigEndian(id)
             buffer.appendBigEndian(code)
@@ -55,7 +80,7 @@ public struct FrameEncoder: Sendable {
             buffer.append(channel)
             buffer.appendBigEndian(seq)
             buffer.append(flags)
-            buffer.append(contentsOf: payload)
+            if includingPayload { buffer.append(contentsOf: payload) }
         case .ack(let channel, let seq):
             buffer.append(channel)
             buffer.appendBigEndian(seq)

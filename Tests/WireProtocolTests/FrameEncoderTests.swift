@@ -14,6 +14,27 @@ final class FrameEncoderTests: XCTestCase {
         }
     }
 
+    func testDetachedPayloadFollowedByTheRestIsTheWholeFrame() {
+        let big = (0..<5_000).map { UInt8(truncatingIfNeeded: $0) }
+        let frames: [Frame] = Fixtures.sampleFrames + [
+            .message(id: 7, wantsReply: true, payload: .data(big)),
+            .reply(id: 8, payload: .dictionary(big)),
+            .item(channel: 1, seq: 9, flags: 0, payload: big),
+        ]
+        for frame in frames {
+            var head: [UInt8] = [0xAA]
+            let detached = FrameEncoder.encode(frame, into: &head, detachingPayloadOfAtLeast: 4_096)
+            XCTAssertEqual(head + (detached ?? []), [0xAA] + FrameEncoder.encode(frame), "\(frame.type.name)")
+            let trailing: [UInt8]?
+            switch frame {
+            case .message(_, _, let payload), .reply(_, let payload): trailing = payload.bytes
+            case .item(_, _, _, let payload): trailing = payload
+            default: trailing = nil
+            }
+            XCTAssertEqual(detached, (trailing?.count ?? 0) >= 4_096 ? trailing : nil, "\(frame.type.name)")
+        }
+    }
+
     func testMessageFlags() {
         let flagsOffset = 4 + 1 + 8
         XCTAssertEqual(FrameEncoder.encode(.message(id: 0, wantsReply: false, payload: .dictionary([])))[flagsOffset], 0x00)

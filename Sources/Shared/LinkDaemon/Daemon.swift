@@ -399,9 +399,9 @@ public final class Daemon {
 
     private func flushChannels() {
         guard !dirtyChannels.isEmpty else { return }
-        let dirty = dirtyChannels
+        // A flush never marks a channel dirty, so the list can be walked and then emptied in place.
+        for channel in dirtyChannels { channel.flush() }
         dirtyChannels.removeAll(keepingCapacity: true)
-        for channel in dirty { channel.flush() }
     }
 
     /// `link.set`: take the emulated link down (and keep it down) or up, and set its latency.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 import LinkRuntime
 import LinkSession
 import WireProtocol
@@ -24,6 +30,13 @@ final class LinkChannel {
     private var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
     private var output: [UInt8] = []
+    /// Large payloads of this turn's frames, written (`writev`) after `output[..<offset]`
+    /// instead of being copied into `output`.
+    private var detached: [(offset: Int, bytes: [UInt8])] = []
+    /// Payloads from this size on are not copied into `output`.
+    static let detachedPayloadThreshold = 4096
+    /// Payloads pinned for one `writev` (two vectors each, and the bytes between).
+    static let detachedPayloadsPerWrite = 16
     private var delayed: [(due: Int64, bytes: [UInt8])] = []
     private var delayedHead = 0
     private var delayTimer: EventLoop.TimerID?
@@ -70,16 +83,67 @@ final class LinkChannel {
             if delayTimer == nil { armDelayTimer() }
             return
         }
-        let wasEmpty = output.isEmpty
-        FrameEncoder.encode(frame, into: &output)
+        let wasEmpty = output.isEmpty && detached.isEmpty
+        if let payload = FrameEncoder.encode(frame, into: &output,
+                                             detachingPayloadOfAtLeast: Self.detachedPayloadThreshold) {
+            detached.append((output.count, payload))
+        }
         if wasEmpty { onDirty?(self) }
     }
 
     /// Writes what this turn produced.
     func flush() {
-        guard !output.isEmpty, connection.isOpen else { output.removeAll(keepingCapacity: true); return }
-        connection.write(output)
-        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        defer {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            detached.removeAll(keepingCapacity: true)
+        }
+        guard !output.isEmpty || !detached.isEmpty, connection.isOpen else { return }
+        if detached.isEmpty {
+            connection.write(output)
+        } else {
+            writeWithDetachedPayloads()
+        }
+    }
+
+    /// Writes `output` with the detached payloads in their places: each `writev` pins up to
+    /// ``detachedPayloadsPerWrite`` payloads (their buffers are valid only inside
+    /// `withUnsafeBytes`, hence the recursion) and the bytes around them.
+    private func writeWithDetachedPayloads() {
+        output.withUnsafeBytes { head in
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2 * Self.detachedPayloadsPerWrite + 1) { vectors in
+                var start = 0
+                var index = 0
+                var count = 0
+                func add(_ bytes: UnsafeRawBufferPointer) {
+                    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
+                    count += 1
+                }
+                func pin(_ i: Int, through end: Int) {
+                    guard i < end else {
+                        if end == detached.count {
+                            add(UnsafeRawBufferPointer(rebasing: head[start...]))
+                            start = head.count
+                        }
+                        connection.write(vectors: UnsafeBufferPointer(rebasing: vectors[0..<count]))
+                        return
+                    }
+                    let offset = detached[i].offset
+                    add(UnsafeRawBufferPointer(rebasing: head[start..<offset]))
+                    start = offset
+                    detached[i].bytes.withUnsafeBytes { payload in
+                        add(payload)
+                        pin(i + 1, through: end)
+                    }
+                }
+                while index < detached.count {
+                    let end = min(index + Self.detachedPayloadsPerWrite, detached.count)
+                    count = 0
+                    pin(index, through: end)
+                    index = end
+                }
+            }
+        }
     }
 
     /// Ends the link with a GOAWAY naming the reason, then closes once it is written.

@@ -101,6 +101,60 @@ public final class Connection {
         }
     }
 
+    /// Writes the bytes the vectors point at, in order, with one `writev` while nothing is
+    /// queued; what the socket does not take is copied into the queue before this returns, so
+    /// the vectors need only be valid during the call. Ignored once closed or after
+    /// ``closeAfterFlush()``.
+    public func write(vectors: UnsafeBufferPointer<iovec>) {
+        precondition(vectors.count <= 1024, "at most 1,024 vectors (IOV_MAX) in one write")
+        guard isOpen, !isClosing, !vectors.isEmpty else { return }
+        var written = 0
+        if output.isEmpty {
+            let total = vectors.reduce(0) { $0 + $1.iov_len }
+            do {
+                while written < total {
+                    guard let n = try writeVectors(vectors, skipping: written) else { break }
+                    written += n
+                }
+            } catch {
+                fail(error, deferred: true)
+                return
+            }
+            if written == total { return }
+        }
+        var skip = written
+        for vector in vectors {
+            guard let base = vector.iov_base else { continue }
+            if skip >= vector.iov_len {
+                skip -= vector.iov_len
+                continue
+            }
+            output.append(UnsafeRawBufferPointer(start: base + skip, count: vector.iov_len - skip))
+            skip = 0
+        }
+        updateInterest()
+    }
+
+    /// One `writev` of the vectors' bytes after the first `skip`.
+    private func writeVectors(_ vectors: UnsafeBufferPointer<iovec>, skipping skip: Int) throws -> Int? {
+        guard skip > 0 else {
+            return try Syscall.writev(fd, vectors.baseAddress!, Int32(vectors.count))
+        }
+        var remaining = skip
+        var first = 0
+        while remaining >= vectors[first].iov_len {
+            remaining -= vectors[first].iov_len
+            first += 1
+        }
+        let rest = vectors.count - first
+        return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: rest) { copy in
+            for i in 0..<rest { copy[i] = vectors[first + i] }
+            copy[0].iov_base = copy[0].iov_base.map { $0 + remaining }
+            copy[0].iov_len -= remaining
+            return try Syscall.writev(fd, copy.baseAddress!, Int32(rest))
+        }
+    }
+
     // MARK: Reading
 
     /// Stops reading until ``resumeReading()``; the peer is then held back by the socket buffers.
