@@ -64,7 +64,7 @@ public final class LinkSession {
     }
 
     /// A received message that waits for this side's reply.
-    private struct AwaitingReply {
+    struct AwaitingReply {
         var messageId: UInt64
         var isData: Bool
         var linkGeneration: UInt64
@@ -87,7 +87,7 @@ public final class LinkSession {
     var pendingSendsAreEmpty: Bool { pendingSends.isEmpty }
     private var deadlines = DeadlineHeap()
     private var armedDeadline: Int64?
-    private var awaitingReplies: [UInt64: AwaitingReply] = [:]
+    fileprivate(set) var awaitingReplies: [UInt64: AwaitingReply] = [:]
     private var awaitingReplyOrder: [UInt64] = []
     private var received = RingBuffer<ReceivedItem>(capacity: 1)
     let receivedSequence: ReceivedSequence

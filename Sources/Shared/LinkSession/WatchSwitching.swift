@@ -23,6 +23,11 @@ extension LinkSession {
         !pendingSendsAreEmpty || !undelivered.isEmpty || queues.values.contains { !$0.isEmpty }
     }
 
+    /// Whether a received message waits for this session's answer under `replyId`.
+    public func awaitsReply(_ replyId: UInt64) -> Bool {
+        awaitingReplies[replyId] != nil
+    }
+
     /// Takes the phone-wide settings of `other`: the app state, the device flags and the
     /// reply configuration belong to the phone and its app, not to one watch, and phoned
     /// keeps one session per watch. The peer learns the new state; nothing is reported to
