@@ -133,7 +133,7 @@ public struct PairedWatches: Hashable, Sendable {
     /// The JSON of `watches.json`.
     public func encoded() -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let file = File(version: 1, activeWatch: activeDeviceId, watches: watches)
         return Array((try? encoder.encode(file)) ?? Data()) + [UInt8(ascii: "\n")]
     }
