@@ -91,13 +91,9 @@ extension Daemon {
             }
             pairedWatches = updated
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
+            // An activated session follows the active watch once it has deactivated (`perform`).
             let app = appPeer
-            if app.session.activationState == .activated {
-                // The app's session follows once it has deactivated (`followActiveWatch`).
-                perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
-            } else {
-                followActiveWatch()
-            }
+            perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
             if let previous { result["previousWatchDeviceId"] = .string(previous) }
             result["switched"] = true
         } else {
@@ -112,6 +108,7 @@ extension Daemon {
         guard role == .phone, let id = pairedWatches.activeDeviceId,
               let target = peers.first(where: { $0.deviceId == id }), target !== appPeer,
               appPeer.session.activationState == .notActivated else { return }
+        formerAppPeer = appPeer
         appPeer = target
         logger.info("session: the app's session is now with watch '\(id)'")
     }

@@ -35,6 +35,9 @@ public final class Daemon {
     /// The peer whose session the app works with (control ops, features): the active
     /// watch's, or during a switch the previous watch's until that session deactivates.
     var appPeer: PeerSession
+    /// The app's previous session during the turn it moved to the active watch: what it
+    /// reported before it deactivated still reaches the app.
+    var formerAppPeer: PeerSession?
     /// phoned: the paired watches and the active one.
     var pairedWatches = PairedWatches()
     /// The app's session.
@@ -515,6 +518,10 @@ public final class Daemon {
                 execute(action, from: peer)
             }
         }
+        if peer === appPeer, role == .phone, peer.session.activationState == .notActivated,
+           peer.deviceId != pairedWatches.activeDeviceId {
+            followActiveWatch()
+        }
     }
 
     /// Group commit: one transaction a loop turn on each store written, then what waited
@@ -551,6 +558,7 @@ public final class Daemon {
                 if let (_, error) = failures[ObjectIdentifier(peer)] { storeFailed(peer, error) }
             }
         }
+        formerAppPeer = nil
         flushChannels()
     }
 
@@ -611,7 +619,7 @@ public final class Daemon {
         case .notify(let notification):
             if case .userInfoReceived = notification { noteDelivery(peer) }
             // The app hears from its own session only (a delegate belongs to one session).
-            guard peer === appPeer else { return }
+            guard peer === appPeer || peer === formerAppPeer else { return }
             notificationObserver?(notification)
             for feature in features { feature.observe(notification) }
             // Rendering costs (base64, property lists): only for someone listening.
@@ -620,7 +628,6 @@ public final class Daemon {
                 if role == .phone, let watch = peer.deviceId { data["watchDeviceId"] = .string(watch) }
                 publish(name, data)
             }
-            if case .didDeactivate = notification { followActiveWatch() }
         case .armTimer(let timer, let deadline):
             if let existing = peer.timers[timer] { loop.cancel(existing) }
             let wait = max(0, deadline - loop.turnMilliseconds)
