@@ -30,18 +30,6 @@ final class LinkIntegrationTests: DaemonTestCase {
         XCTAssertEqual(try p.call("status")[path: "link", "connected"], true)
     }
 
-    func testASecondWatchIsRefusedWhileTheRealPairKeepsWorking() throws {
-        let (phone, _, p, _) = try startActivatedPair()
-        let otherHome = makeDirectory()
-        try writeKey(Array(try Data(contentsOf: URL(fileURLWithPath: home + "/pairing.key"))), to: otherHome)
-        let second = try daemon("watchd", home: otherHome, ["--link", home + "/link.sock", "--device-id", "second-watch"])
-            .startAndWait()
-        eventually("phoned to log the refusal") { phone.log.contains("refused watch 'second-watch'") }
-        eventually("the second watch to log the refusal") { second.log.contains("alreadyConnected") }
-        XCTAssertEqual(try p.call("message.send", ["message": ["still": "working"], "wantsReply": true])["reply"], .object([:]))
-        XCTAssertEqual(try client(second).call("status")[path: "link", "connected"], false)
-    }
-
     func testASecondPhoneIsRefusedWithAReason() throws {
         let phone = try daemon("phoned").startAndWait()
         let fd = try UnixSocket.connectBlocking(path: home + "/link.sock")

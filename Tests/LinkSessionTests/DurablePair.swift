@@ -124,6 +124,12 @@ final class DurablePair {
         return token
     }
 
+    /// Runs one loop turn on `role` for an event other than a command or a frame.
+    func event(_ role: Role, _ body: (LinkSession) -> [SessionAction]) {
+        let side = side(role)
+        turn(side) { body(side.session) }
+    }
+
     /// Delivers one frame to `role`, as one loop turn; false when none is waiting.
     @discardableResult
     func deliverOne(to role: Role, crash: CrashPoint? = nil) -> Bool {

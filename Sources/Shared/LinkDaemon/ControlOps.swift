@@ -11,7 +11,7 @@ import WireProtocol
 /// The control operations: arguments decoded with clear errors, results rendered as JSON.
 enum ControlOps {
     static let names: [String] = [
-        "status", "session.activate", "app.setState", "device.set", "link.set",
+        "status", "session.activate", "app.setState", "device.set", "device.switchWatch", "link.set",
         "message.send", "message.sendData", "message.reply", "replies.set", "received.list",
         "userInfo.transfer", "userInfo.outstanding", "userInfo.cancel", "complication.transfer",
         "context.update", "context.get", "events.subscribe", "shutdown",
@@ -52,6 +52,18 @@ enum ControlOps {
                     "device.set: give at least one flag (\(allowed.map(\.rawValue).joined(separator: ", ")))")
             }
             daemon.submit(.setDeviceFlags(changes), client: client, request: request)
+
+        case "device.switchWatch":
+            guard daemon.role == .phone else {
+                throw ControlError.control(.unknownOp, "device.switchWatch is a phone op: a watch is paired with one phone")
+            }
+            try args.rejectUnknownKeys(allowed: ["deviceId"])
+            let deviceId = try args.string("deviceId")
+            guard !deviceId.isEmpty else {
+                throw ControlError.control(.invalidArgument,
+                    "device.switchWatch: 'deviceId' is empty; give the device id of a paired watch (status: pairedWatches)")
+            }
+            client.respond(id: request.id, result: try daemon.switchWatch(to: deviceId))
 
         case "link.set":
             try args.rejectUnknownKeys(allowed: ["up", "latencyMs"])
@@ -308,6 +320,10 @@ enum ControlOps {
         switch notification {
         case .activationDidComplete(let state):
             return ("session.activationDidComplete", ["activationState": .string(state.name)])
+        case .didBecomeInactive:
+            return ("session.didBecomeInactive", ["activationState": .string(ActivationState.inactive.name)])
+        case .didDeactivate:
+            return ("session.didDeactivate", ["activationState": .string(ActivationState.notActivated.name)])
         case .reachabilityDidChange(let reachable):
             return ("session.reachabilityDidChange", ["isReachable": .bool(reachable)])
         case .watchStateDidChange(let flags):

@@ -26,8 +26,22 @@ public final class Daemon {
     let options: DaemonOptions
     let logger: Logger
     let loop: EventLoop
-    let session: LinkSession
     let control: ControlServer
+    private let sessionConfiguration: LinkSession.Configuration
+    private let receivedSequence: ReceivedSequence
+    /// Every counterpart: the phone on watchd; on phoned each paired watch (and, until the
+    /// first watch links, the app's queue that it will take over).
+    var peers: [PeerSession] = []
+    /// The peer whose session the app works with (control ops, features): the active
+    /// watch's, or during a switch the previous watch's until that session deactivates.
+    var appPeer: PeerSession
+    /// The app's previous session during the turn it moved to the active watch: what it
+    /// reported before it deactivated still reaches the app.
+    var formerAppPeer: PeerSession?
+    /// phoned: the paired watches and the active one.
+    var pairedWatches = PairedWatches()
+    /// The app's session.
+    var session: LinkSession { appPeer.session }
     private(set) var deviceId = ""
     private var pairingKey: [UInt8] = []
 
@@ -35,7 +49,8 @@ public final class Daemon {
     private var linkListener: Int32 = -1
     private var channels: [UInt64: LinkChannel] = [:]
     private var nextChannelSerial: UInt64 = 1
-    private(set) var activeChannel: LinkChannel?
+    /// The link of the app's session.
+    var activeChannel: LinkChannel? { appPeer.channel }
     private var dirtyChannels: [LinkChannel] = []
     var linkEnabled = true
     var linkLatencyMilliseconds: Int64 = 0
@@ -57,16 +72,13 @@ public final class Daemon {
     /// Sees every notification the session emits (benchmarks watch `userInfo.didFinish`).
     var notificationObserver: ((SessionNotification) -> Void)?
     private var nextToken: UInt64 = 1
-    private var sessionTimers: [SessionTimer: EventLoop.TimerID] = [:]
     private var stopping = false
 
-    // The durable store and group commit.
-    private(set) var store: DeliveryStore?
-    /// Actions that wait for the commit of this turn's transaction.
-    private var deferred: [SessionAction] = []
-    /// The first write of this turn that failed; the whole turn is rolled back.
-    private var turnFailure: Error?
-    private var deliveriesSincePrune = 0
+    // The durable stores and group commit.
+    /// Actions that wait for the commit of this turn's transactions, with their peer.
+    private var deferred: [(PeerSession, SessionAction)] = []
+    /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
+    private var turnWrites = false
     /// After a failed write the link stays down this long, so a full disk does not make the
     /// link flap as fast as the peer can reconnect.
     private var linkHeldUntil: Int64 = 0
@@ -85,12 +97,14 @@ public final class Daemon {
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
         for feature in features { feature.configureSession(&configuration) }
-        session = LinkSession(configuration: configuration)
+        sessionConfiguration = configuration
+        let sequence = ReceivedSequence()
+        receivedSequence = sequence
+        appPeer = PeerSession(deviceId: nil, session: LinkSession(configuration: configuration, receivedSequence: sequence))
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
     }
 
     public var role: Role { options.role }
-    var peerName: String { role == .phone ? "watch" : "phone" }
 
     /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.
     public func start() throws {
@@ -121,7 +135,7 @@ public final class Daemon {
         }
         try startFeatures()
         if options.activateOnStart {
-            perform(session.handle(.activate, token: RequestToken(0), now: loop.turnMilliseconds))
+            perform(session.handle(.activate, token: RequestToken(0), now: loop.turnMilliseconds), from: appPeer)
         }
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
@@ -166,12 +180,13 @@ public final class Daemon {
         pendingRequests.removeAll()
         control.stop()
         for feature in features { feature.stop() }
-        if let store {
+        for peer in peers {
+            guard let store = peer.store else { continue }
             if store.inTransaction {
                 do { try store.commit() } catch { store.rollback() }
             }
             store.close()
-            self.store = nil
+            peer.store = nil
         }
         loop.stop()
         logger.info("stopped")
@@ -198,18 +213,41 @@ public final class Daemon {
         if role == .phone {
             pairingKey = try loadOrCreatePairingKey()
         }
-        try openStore()
+        try openStores()
     }
 
-    private func openStore() throws {
+    private func openStores() throws {
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         signal(SIGXFSZ, SIG_IGN)
-        let path = options.stateDirectory + (role == .phone ? "/phone.db" : "/watch.db")
+        guard role == .phone else {
+            try openStore(of: appPeer, path: options.stateDirectory + "/watch.db")
+            peers = [appPeer]
+            return
+        }
+        pairedWatches = try loadPairedWatches()
+        guard !pairedWatches.watches.isEmpty else {
+            try openStore(of: appPeer, path: storePath(directory: ""))
+            peers = [appPeer]
+            return
+        }
+        for watch in pairedWatches.watches {
+            let peer = watch.deviceId == pairedWatches.activeDeviceId ? appPeer : makePeer()
+            peer.deviceId = watch.deviceId
+            try openStore(of: peer, path: storePath(directory: watch.directory))
+            peers.append(peer)
+        }
+    }
+
+    func makePeer() -> PeerSession {
+        PeerSession(deviceId: nil, session: LinkSession(configuration: sessionConfiguration, receivedSequence: receivedSequence))
+    }
+
+    func openStore(of peer: PeerSession, path: String) throws {
         do {
             let store = try DeliveryStore(path: path)
-            session.restore(try store.load())
+            peer.session.restore(try store.load())
             try store.pruneDelivered(keeping: Daemon.keptReceivedItems)
-            self.store = store
+            peer.store = store
         } catch {
             throw StartupError("cannot use the database: \(error)")
         }
@@ -352,11 +390,7 @@ public final class Daemon {
         let serial = nextChannelSerial
         nextChannelSerial += 1
         let handshake = LinkHandshake(role: role, deviceId: deviceId, key: pairingKey) { [unowned self] peer in
-            if let active = self.activeChannel, let current = active.peer {
-                return (.alreadyConnected,
-                        "the phone is linked with watch '\(current.deviceId)' already; refused watch '\(peer.deviceId)'")
-            }
-            return nil
+            self.admissionRefusal(peer)
         }
         let channel = LinkChannel(loop: loop, connection: connection, serial: serial, handshake: handshake, logger: logger)
         channel.latencyMilliseconds = linkLatencyMilliseconds
@@ -366,28 +400,62 @@ public final class Daemon {
         return channel
     }
 
+    /// Whether a peer that proved the pairing key may link: watchd links with one phone;
+    /// phoned with each paired watch once, and pairs new ones while there is room.
+    private func admissionRefusal(_ hello: Hello) -> (GoAwayCode, String)? {
+        guard role == .phone else {
+            if let current = appPeer.channel?.peer {
+                return (.alreadyConnected, "the watch is linked with phone '\(current.deviceId)' already; refused phone '\(hello.deviceId)'")
+            }
+            return nil
+        }
+        if let current = peers.first(where: { $0.deviceId == hello.deviceId }), current.channel != nil {
+            return (.alreadyConnected,
+                    "the phone is linked with watch '\(hello.deviceId)' already; refused a second link from it")
+        }
+        if pairedWatches.watch(hello.deviceId) == nil, pairedWatches.watches.count >= PairedWatches.maximumCount {
+            return (.alreadyConnected,
+                    "the phone has \(PairedWatches.maximumCount) watches paired, as many as it keeps; refused watch '\(hello.deviceId)'")
+        }
+        return nil
+    }
+
     private func channelEvent(_ channel: LinkChannel, _ event: LinkChannel.Event) {
         switch event {
-        case .established(let peer, let version):
-            if activeChannel != nil {
-                channel.refuse(.alreadyConnected, "a \(peerName) is linked already")
+        case .established(let hello, let version):
+            let peer: PeerSession
+            do {
+                peer = try self.peer(for: hello)
+            } catch {
+                channel.refuse(.alreadyConnected, "\(error)")
                 return
             }
-            activeChannel = channel
+            guard peer.channel == nil else {
+                channel.refuse(.alreadyConnected, role == .phone ? "watch \(peer.name) is linked already" : "a phone is linked already")
+                return
+            }
+            peer.channel = channel
+            channel.owner = peer
             reconnectDelay = Daemon.initialReconnectDelay
-            logger.info("link: up with \(peer.role.name) '\(peer.deviceId)' (protocol version \(version))")
-            publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(peer.deviceId)])
-            perform(session.linkUp(now: loop.turnMilliseconds))
+            var note = ""
+            if role == .phone {
+                note = hello.deviceId == pairedWatches.activeDeviceId ? ", the active watch" : ", a paired watch that is not the active one"
+            }
+            logger.info("link: up with \(hello.role.name) '\(hello.deviceId)' (protocol version \(version)\(note))")
+            publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(hello.deviceId)])
+            perform(peer.session.linkUp(now: loop.turnMilliseconds), from: peer)
         case .frame(let frame):
-            guard channel === activeChannel else { return }
-            perform(session.receive(frame, now: loop.turnMilliseconds))
+            guard let peer = channel.owner, peer.channel === channel else { return }
+            perform(peer.session.receive(frame, now: loop.turnMilliseconds), from: peer)
         case .closed(let reason):
             channels[channel.serial] = nil
-            if channel === activeChannel {
-                activeChannel = nil
-                logger.info("link: down: \(reason)")
-                publish("link.stateDidChange", ["connected": false, "reason": .string(reason)])
-                perform(session.linkDown(now: loop.turnMilliseconds))
+            if let peer = channel.owner, peer.channel === channel {
+                peer.channel = nil
+                logger.info("link: down\(role == .phone ? " with watch \(peer.name)" : ""): \(reason)")
+                var data: JSONObject = ["connected": false, "reason": .string(reason)]
+                if let id = channel.peer?.deviceId { data["peerDeviceId"] = .string(id) }
+                publish("link.stateDidChange", data)
+                perform(peer.session.linkDown(now: loop.turnMilliseconds), from: peer)
             } else {
                 logger.debug("link: connection #\(channel.serial) closed: \(reason)")
             }
@@ -432,81 +500,110 @@ public final class Daemon {
 
     // MARK: - Session actions
 
-    /// Performs the session's actions. A `.persist` joins this turn's transaction; every
-    /// action after it waits for that commit (`endOfTurn`), so nothing that depends on a
-    /// write (an answer, an acknowledgement, an item on the link) goes out before it is durable.
-    func perform(_ actions: [SessionAction]) {
+    /// Performs the actions of `peer`'s session. A `.persist` joins this turn's transaction
+    /// on the peer's store; every action after it (of any peer) waits for the turn's commits
+    /// (`endOfTurn`), so nothing that depends on a write (an answer, an acknowledgement, an
+    /// item on the link) goes out before it is durable.
+    func perform(_ actions: [SessionAction], from peer: PeerSession) {
         for action in actions {
             if case .persist(let operation) = action {
-                guard turnFailure == nil, let store else { continue }
-                do { try store.apply(operation) } catch { turnFailure = error }
+                turnWrites = true
+                guard peer.turnFailure == nil, let store = peer.store else { continue }
+                do { try store.apply(operation) } catch { peer.turnFailure = error }
                 continue
             }
-            if turnFailure != nil || store?.inTransaction == true {
-                deferred.append(action)
+            if turnWrites {
+                deferred.append((peer, action))
             } else {
-                execute(action)
+                execute(action, from: peer)
             }
+        }
+        if peer === appPeer, role == .phone, peer.session.activationState == .notActivated,
+           peer.deviceId != pairedWatches.activeDeviceId {
+            followActiveWatch()
         }
     }
 
-    /// Group commit: one transaction a loop turn, then what waited for it, then the writes.
+    /// Group commit: one transaction a loop turn on each store written, then what waited
+    /// for the commits, then the writes to the sockets.
     private func endOfTurn() {
-        perform(session.flushAcknowledgements())
-        if let store, store.inTransaction || turnFailure != nil {
-            var failure = turnFailure
-            if failure == nil {
-                do { try store.commit() } catch { failure = error }
+        for peer in peers {
+            perform(peer.session.flushAcknowledgements(), from: peer)
+        }
+        if turnWrites {
+            var failures: [ObjectIdentifier: (SessionError, Error)] = [:]
+            for peer in peers {
+                guard let store = peer.store, store.inTransaction || peer.turnFailure != nil else { continue }
+                var failure = peer.turnFailure
+                peer.turnFailure = nil
+                if failure == nil {
+                    do { try store.commit() } catch { failure = error }
+                }
+                if let failure {
+                    store.rollback()
+                    failures[ObjectIdentifier(peer)] = (Self.writeFailure(failure), failure)
+                }
             }
             let waiting = deferred
             deferred.removeAll(keepingCapacity: true)
-            turnFailure = nil
-            if let failure {
-                store.rollback()
-                storeFailed(failure, waiting: waiting)
-            } else {
-                for action in waiting { execute(action) }
+            turnWrites = false
+            for (peer, action) in waiting {
+                if let (failure, _) = failures[ObjectIdentifier(peer)] {
+                    executeAfterFailedWrite(action, failure, from: peer)
+                } else {
+                    execute(action, from: peer)
+                }
+            }
+            for peer in peers {
+                if let (_, error) = failures[ObjectIdentifier(peer)] { storeFailed(peer, error) }
             }
         }
+        formerAppPeer = nil
         flushChannels()
     }
 
-    /// A write or commit failed: nothing of the turn was kept. Answers that promised
-    /// durability fail (7015 when the disk is full), the session reloads what is committed,
-    /// and the link restarts so that both sides resume from committed state.
-    private func storeFailed(_ error: Error, waiting: [SessionAction]) {
+    private static func writeFailure(_ error: Error) -> SessionError {
         let diskFull = (error as? SQLiteError)?.isDiskFull ?? false
-        logger.error("store: a write failed and this turn was rolled back: \(error)")
-        let failure: SessionError = diskFull
+        return diskFull
             ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")
             : .wc(.genericError, "the database write failed (\(error)); nothing of this request was kept")
-        for action in waiting {
-            switch action {
-            case .respond(let token, .success(let result)) where result.isDurable:
-                execute(.respond(token, .failure(failure)))
-            case .notify(let notification) where notification.isDurable:
-                continue
-            case .send(.item), .send(.ack):
-                continue
-            default:
-                execute(action)
-            }
+    }
+
+    /// An action of a turn whose writes were rolled back: answers that promised durability
+    /// fail (7015 when the disk is full), and what reported an uncommitted write is dropped.
+    private func executeAfterFailedWrite(_ action: SessionAction, _ failure: SessionError, from peer: PeerSession) {
+        switch action {
+        case .respond(let token, .success(let result)) where result.isDurable:
+            execute(.respond(token, .failure(failure)), from: peer)
+        case .notify(let notification) where notification.isDurable:
+            return
+        case .send(.item), .send(.ack):
+            return
+        default:
+            execute(action, from: peer)
         }
+    }
+
+    /// A write or commit of `peer`'s store failed: nothing of its turn was kept. Its session
+    /// reloads what is committed, and its link restarts so that both sides resume from
+    /// committed state.
+    private func storeFailed(_ peer: PeerSession, _ error: Error) {
+        logger.error("store: a write failed and this turn was rolled back: \(error)")
         do {
-            if let store { session.restore(try store.load()) }
+            if let store = peer.store { peer.session.restore(try store.load()) }
         } catch {
             logger.error("store: cannot reload the committed state: \(error); stopping")
             stop()
             return
         }
         linkHeldUntil = loop.nowMilliseconds + Daemon.linkHoldAfterStoreFailure
-        activeChannel?.goAway(.linkDisabled, "the \(role.name) is resynchronising its queues after a failed write")
+        peer.channel?.goAway(.linkDisabled, "the \(role.name) is resynchronising its queues after a failed write")
     }
 
-    private func execute(_ action: SessionAction) {
+    private func execute(_ action: SessionAction, from peer: PeerSession) {
         switch action {
         case .send(let frame):
-            activeChannel?.send(frame)
+            peer.channel?.send(frame)
         case .respond(let token, let result):
             if let completion = internalRequests.removeValue(forKey: token) {
                 completion(result)
@@ -520,32 +617,37 @@ public final class Daemon {
                 pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
             }
         case .notify(let notification):
-            if case .userInfoReceived = notification { noteDelivery() }
+            if case .userInfoReceived = notification { noteDelivery(peer) }
+            // The app hears from its own session only (a delegate belongs to one session).
+            guard peer === appPeer || peer === formerAppPeer else { return }
             notificationObserver?(notification)
             for feature in features { feature.observe(notification) }
             // Rendering costs (base64, property lists): only for someone listening.
-            guard control.hasSubscribers else { return }
-            let (name, data) = ControlOps.render(notification)
-            publish(name, data)
+            if control.hasSubscribers {
+                var (name, data) = ControlOps.render(notification)
+                if role == .phone, let watch = peer.deviceId { data["watchDeviceId"] = .string(watch) }
+                publish(name, data)
+            }
         case .armTimer(let timer, let deadline):
-            if let existing = sessionTimers[timer] { loop.cancel(existing) }
+            if let existing = peer.timers[timer] { loop.cancel(existing) }
             let wait = max(0, deadline - loop.turnMilliseconds)
-            sessionTimers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self] in
-                self.sessionTimers[timer] = nil
-                self.perform(self.session.timerFired(timer, now: self.loop.turnMilliseconds))
+            peer.timers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self, weak peer] in
+                guard let peer else { return }
+                peer.timers[timer] = nil
+                self.perform(peer.session.timerFired(timer, now: self.loop.turnMilliseconds), from: peer)
             }
         case .cancelTimer(let timer):
-            if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
+            if let existing = peer.timers.removeValue(forKey: timer) { loop.cancel(existing) }
         case .persist:
             break
         }
     }
 
     /// Keeps the newest received items in the database and forgets older ones now and then.
-    private func noteDelivery() {
-        deliveriesSincePrune += 1
-        guard deliveriesSincePrune >= 1_000, let store else { return }
-        deliveriesSincePrune = 0
+    private func noteDelivery(_ peer: PeerSession) {
+        peer.deliveriesSincePrune += 1
+        guard peer.deliveriesSincePrune >= 1_000, let store = peer.store else { return }
+        peer.deliveriesSincePrune = 0
         do { try store.pruneDelivered(keeping: Daemon.keptReceivedItems) } catch {
             logger.warning("store: could not prune old received items: \(error)")
         }
@@ -559,12 +661,12 @@ public final class Daemon {
 
     // MARK: - Control requests
 
-    /// Hands a command to the session; the response goes out when the session answers.
+    /// Hands a command to the app's session; the response goes out when the session answers.
     func submit(_ command: SessionCommand, client: ControlClientConnection, request: ControlRequest) {
         let token = RequestToken(nextToken)
         nextToken += 1
         pendingRequests[token] = PendingRequest(client: client, id: request.id, op: request.op)
-        perform(session.handle(command, token: token, now: loop.turnMilliseconds))
+        handle(command, token: token)
     }
 
     /// Submits a command on the daemon's own behalf; `completion` gets the session's answer.
@@ -572,7 +674,28 @@ public final class Daemon {
         let token = RequestToken(nextToken)
         nextToken += 1
         internalRequests[token] = completion
-        perform(session.handle(command, token: token, now: loop.turnMilliseconds))
+        handle(command, token: token)
+    }
+
+    private func handle(_ command: SessionCommand, token: RequestToken) {
+        let app = appPeer
+        if case .reply(let replyId, _) = command, !app.session.awaitsReply(replyId),
+           let sender = peers.first(where: { $0.session.awaitsReply(replyId) }) {
+            // A message of the previous watch, answered after a switch.
+            perform(sender.session.handle(command, token: token, now: loop.turnMilliseconds), from: sender)
+            return
+        }
+        perform(app.session.handle(command, token: token, now: loop.turnMilliseconds), from: app)
+        switch command {
+        case .setAppState, .setDeviceFlags, .setReplies:
+            // The app's state, the device flags and the reply behaviour belong to the phone,
+            // not to one watch: every watch's session takes them.
+            for peer in peers where peer !== app {
+                perform(peer.session.adoptSettings(from: app.session), from: peer)
+            }
+        default:
+            break
+        }
     }
 
     private func handleRequest(_ client: ControlClientConnection, _ request: ControlRequest) {
@@ -599,11 +722,19 @@ public final class Daemon {
 
     /// `received.list`: immediate messages from memory and queued items from the database,
     /// merged by `seq`, oldest first.
+    /// On phoned the items of every watch are merged (they share one `seq` counter), each
+    /// naming its watch.
     func receivedList(after: UInt64, limit: Int) throws -> JSONObject {
-        let messages = session.receivedMessages(after: after)
-        let stored = try store?.deliveredItems(after: after, limit: limit + 1).filter { !$0.flags.contains(.system) } ?? []
-        var items: [(UInt64, JSONObject)] = messages.map { ($0.seq, ControlOps.render($0)) }
-        items += stored.map { ($0.seq, ControlOps.render($0)) }
+        var items: [(UInt64, JSONObject)] = []
+        for peer in peers {
+            let messages = peer.session.receivedMessages(after: after)
+            let stored = try peer.store?.deliveredItems(after: after, limit: limit + 1).filter { !$0.flags.contains(.system) } ?? []
+            var rendered = messages.map { ($0.seq, ControlOps.render($0)) } + stored.map { ($0.seq, ControlOps.render($0)) }
+            if role == .phone, let watch = peer.deviceId {
+                for index in rendered.indices { rendered[index].1["watchDeviceId"] = .string(watch) }
+            }
+            items += rendered
+        }
         items.sort { $0.0 < $1.0 }
         var result: JSONObject = ["items": .array(items.prefix(limit).map { .object($0.1) })]
         if items.count > limit { result["more"] = true }
@@ -636,6 +767,7 @@ public final class Daemon {
         }
         if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
         result["replyMode"] = .string(session.replies.mode.rawValue)
+        if role == .phone { addWatchStatus(to: &result) }
         for feature in features { feature.addStatus(to: &result) }
         return result
     }

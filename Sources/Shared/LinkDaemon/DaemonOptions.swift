@@ -24,7 +24,7 @@ public struct DaemonOptions: Sendable {
     /// `--apns-*` and other feature options, by name without the dashes.
     public var featureOptions: [String: String] = [:]
 
-    public var pairingKeyPath: String { home + "/pairing.key" }
+    public var pairingKeyPath: String
     public var programName: String { role == .phone ? "phoned" : "watchd" }
 
     public init(role: Role, home: String) {
@@ -33,6 +33,7 @@ public struct DaemonOptions: Sendable {
         linkPath = home + "/link.sock"
         controlPath = home + (role == .phone ? "/phone.ctl" : "/watch.ctl")
         stateDirectory = home + (role == .phone ? "/phone" : "/watch")
+        pairingKeyPath = home + "/pairing.key"
     }
 
     public enum ParseOutcome {
@@ -53,6 +54,7 @@ public struct DaemonOptions: Sendable {
           --link PATH             link socket (default: HOME/link.sock)
           --control PATH          control socket (default: HOME/\(role == .phone ? "phone" : "watch").ctl)
           --state-dir DIR         state directory (default: HOME/\(role == .phone ? "phone" : "watch"))
+          --pairing-key PATH      the pairing key (default: HOME/pairing.key)\(role == .phone ? "; created when missing" : "; waited for until it exists")
           --device-id ID          this device's id (default: generated once and kept in the state directory)
           --log-level LEVEL       error, warning, info (default), debug or trace
           --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
@@ -68,7 +70,7 @@ public struct DaemonOptions: Sendable {
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> ParseOutcome {
         let name = role == .phone ? "phoned" : "watchd"
         var home: String?
-        var link: String?, control: String?, state: String?
+        var link: String?, control: String?, state: String?, key: String?
         var options = DaemonOptions(role: role, home: "")
         var index = 0
         func fail(_ message: String) -> ParseOutcome {
@@ -97,13 +99,14 @@ public struct DaemonOptions: Sendable {
             case let name where name.hasPrefix("--apns-") || name.hasPrefix("--pa-"):
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
-            case "--home", "--link", "--control", "--state-dir", "--device-id", "--log-level", "--reply-timeout-ms", "--poller":
+            case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms", "--poller":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
                 case "--home": home = v
                 case "--link": link = v
                 case "--control": control = v
                 case "--state-dir": state = v
+                case "--pairing-key": key = v
                 case "--device-id":
                     guard v.utf8.count <= 255, !v.contains(where: { $0.isNewline }) else {
                         return fail("--device-id must be 1 to 255 bytes of text without newlines")
@@ -141,6 +144,7 @@ public struct DaemonOptions: Sendable {
         if let link { resolved.linkPath = link }
         if let control { resolved.controlPath = control }
         if let state { resolved.stateDirectory = state }
+        if let key { resolved.pairingKeyPath = key }
         return .run(resolved)
     }
 }

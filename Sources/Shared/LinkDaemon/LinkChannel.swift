@@ -26,6 +26,8 @@ final class LinkChannel {
     private var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
     private var handshake: LinkHandshake
     private(set) var peer: Hello?
+    /// The counterpart whose session this link carries, once the handshake is done.
+    weak var owner: PeerSession?
     private(set) var isEstablished = false
     private var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?

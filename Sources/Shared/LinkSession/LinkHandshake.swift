@@ -18,7 +18,8 @@ public struct LinkHandshake {
         case peerRefused(code: UInt16, reason: String)
     }
 
-    /// Decides whether a peer that proved the pairing key may link (e.g. a second watch may not).
+    /// Decides whether a peer that proved the pairing key may link (e.g. not a second link from
+    /// a watch that is linked already).
     public typealias Admission = (Hello) -> (GoAwayCode, String)?
 
     private enum State {

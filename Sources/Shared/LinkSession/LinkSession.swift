@@ -64,7 +64,7 @@ public final class LinkSession {
     }
 
     /// A received message that waits for this side's reply.
-    private struct AwaitingReply {
+    struct AwaitingReply {
         var messageId: UInt64
         var isData: Bool
         var linkGeneration: UInt64
@@ -73,10 +73,10 @@ public final class LinkSession {
     }
 
     public let configuration: Configuration
-    public private(set) var activationState: ActivationState = .notActivated
-    public private(set) var appState: AppState = .foreground
-    public private(set) var flags: DeviceFlags
-    public private(set) var replies = ReplyConfiguration()
+    public internal(set) var activationState: ActivationState = .notActivated
+    public internal(set) var appState: AppState = .foreground
+    public internal(set) var flags: DeviceFlags
+    public internal(set) var replies = ReplyConfiguration()
     public private(set) var isLinkUp = false
     public private(set) var peerState: SessionState?
     public private(set) var isReachable = false
@@ -84,12 +84,17 @@ public final class LinkSession {
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
     private var pendingSends: [UInt64: PendingSend] = [:]
+    var pendingSendsAreEmpty: Bool { pendingSends.isEmpty }
     private var deadlines = DeadlineHeap()
     private var armedDeadline: Int64?
-    private var awaitingReplies: [UInt64: AwaitingReply] = [:]
+    fileprivate(set) var awaitingReplies: [UInt64: AwaitingReply] = [:]
     private var awaitingReplyOrder: [UInt64] = []
     private var received = RingBuffer<ReceivedItem>(capacity: 1)
-    var nextReceivedSeq: UInt64 = 1
+    let receivedSequence: ReceivedSequence
+    var nextReceivedSeq: UInt64 {
+        get { receivedSequence.next }
+        set { receivedSequence.next = newValue }
+    }
     var actions: [SessionAction] = []
     // Queued channels (QueuedDelivery.swift).
     var queues: [QueueChannel: OutboundQueue] = [:]
@@ -101,8 +106,10 @@ public final class LinkSession {
     var reservedSeq: UInt64 = 0
     var transferIds = TransferIdGenerator()
 
-    public init(configuration: Configuration) {
+    /// - Parameter receivedSequence: the `seq` counter; sessions of one daemon share one.
+    public init(configuration: Configuration, receivedSequence: ReceivedSequence = ReceivedSequence()) {
         self.configuration = configuration
+        self.receivedSequence = receivedSequence
         switch configuration.role {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
         case .watch: flags = [.isCompanionAppInstalled]
@@ -264,6 +271,13 @@ public final class LinkSession {
     // MARK: - Activation and state
 
     private func activate(token: RequestToken) {
+        if activationState == .inactive {
+            // Data of the previous watch is still being delivered (quick watch switching):
+            // activation completes as inactive, and the session deactivates once it is done.
+            actions.append(.respond(token, .success(.activationState(activationState))))
+            actions.append(.notify(.activationDidComplete(activationState)))
+            return
+        }
         let changed = activationState != .activated
         activationState = .activated
         actions.append(.respond(token, .success(.activationState(activationState))))
@@ -296,7 +310,7 @@ public final class LinkSession {
         actions.append(.respond(token, .success(.deviceFlags(flags))))
     }
 
-    private func stateChanged() {
+    func stateChanged() {
         if isLinkUp { actions.append(.send(.state(localState))) }
         updateReachability()
     }
@@ -331,9 +345,7 @@ public final class LinkSession {
     /// The first reason this side cannot send an immediate message, in the order
     /// WatchConnectivity checks them.
     private func sendPrecondition(payloadLength: Int) -> SessionError? {
-        guard activationState == .activated else {
-            return .wc(.sessionNotActivated, "the session is not activated: call session.activate first")
-        }
+        if let error = activationFailure() { return error }
         switch role {
         case .phone:
             if !flags.contains(.isPaired) {
@@ -406,7 +418,8 @@ public final class LinkSession {
     // MARK: - Receiving
 
     private func receiveMessage(id: UInt64, wantsReply: Bool, payload: MessagePayload, now: Int64) {
-        guard activationState == .activated else {
+        // An inactive session still receives (quick watch switching); it only stops sending.
+        guard activationState != .notActivated else {
             actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
                                                description: "the receiving session is not activated")))
             return
@@ -559,9 +572,17 @@ public final class LinkSession {
     /// Why `isReachable` is false, in the user's words.
     public var unreachableReason: String {
         if !isLinkUp { return "the link is down" }
+        if activationState == .inactive { return "this session is inactive: the phone switched to another watch" }
         if activationState != .activated { return "this session is not activated" }
         guard let peer = peerState else { return "waiting for the \(peerName)'s state" }
-        if peer.activationState != .activated { return "the \(peerName)'s session is not activated" }
+        if peer.activationState == .inactive, role == .watch {
+            return "the phone's session is inactive: the phone switched to another watch"
+        }
+        if peer.activationState != .activated {
+            return role == .watch
+                ? "the phone's session is not activated (or the phone uses another watch)"
+                : "the watch's session is not activated"
+        }
         let phoneFlags = role == .phone ? flags : peer.flags
         let watchFlags = role == .watch ? flags : peer.flags
         if !phoneFlags.contains(.isPaired) { return "the devices are not paired" }
@@ -575,6 +596,7 @@ public final class LinkSession {
     }
 
     func drain() -> [SessionAction] {
+        if activationState == .inactive { deactivateIfDelivered() }
         defer { actions.removeAll(keepingCapacity: true) }
         return actions
     }

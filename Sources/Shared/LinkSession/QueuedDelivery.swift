@@ -144,9 +144,8 @@ extension LinkSession {
                 return
             }
         }
-        guard activationState == .activated else {
-            actions.append(.respond(token, .failure(.wc(.sessionNotActivated,
-                "the session is not activated: call session.activate first"))))
+        if let error = activationFailure() {
+            actions.append(.respond(token, .failure(error)))
             return
         }
         guard payload.count <= configuration.maximumUserInfoLength else {
@@ -182,9 +181,8 @@ extension LinkSession {
     }
 
     func updateApplicationContext(_ payload: [UInt8], token: RequestToken) {
-        guard activationState == .activated else {
-            actions.append(.respond(token, .failure(.wc(.sessionNotActivated,
-                "the session is not activated: call session.activate first"))))
+        if let error = activationFailure() {
+            actions.append(.respond(token, .failure(error)))
             return
         }
         guard payload.count <= configuration.maximumApplicationContextLength else {
@@ -343,10 +341,11 @@ extension LinkSession {
         deliverPending()
     }
 
-    /// Hands received items to the app once its session is activated and it runs, in order
-    /// (WatchConnectivity delivers them at launch).
+    /// Hands received items to the app once its session is activated (or inactive, still
+    /// delivering the previous watch's data) and it runs, in order (WatchConnectivity
+    /// delivers them at launch).
     func deliverPending() {
-        guard !undelivered.isEmpty, activationState == .activated, appState != .notRunning else { return }
+        guard !undelivered.isEmpty, activationState != .notActivated, appState != .notRunning else { return }
         for item in undelivered {
             actions.append(.persist(.markDelivered(seq: item.seq)))
             switch item.channel {

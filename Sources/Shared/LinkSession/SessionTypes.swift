@@ -161,6 +161,12 @@ extension CommandResult {
 /// Something the app is told (a delegate callback in WatchConnectivity terms).
 public enum SessionNotification: Hashable, Sendable {
     case activationDidComplete(ActivationState)
+    /// Phone: `sessionDidBecomeInactive`: the phone switched to another watch; the session
+    /// still delivers its watch's data but sends nothing new (7016).
+    case didBecomeInactive
+    /// Phone: `sessionDidDeactivate`: everything of the previous watch is delivered; call
+    /// `activate()` again to talk to the new one.
+    case didDeactivate
     case reachabilityDidChange(Bool)
     /// Phone: `sessionWatchStateDidChange` (paired, app installed, complication enabled).
     case watchStateDidChange(DeviceFlags)

@@ -1,0 +1,133 @@
+import LinkControl
+import LinkRuntime
+import LinkSession
+import WireProtocol
+
+/// phoned with several watches: pairing each watch that links with the key, the active
+/// watch, and quick watch switching (`device.switchWatch`).
+///
+/// Each paired watch has its own session and store (`phone/phone.db` for the first watch,
+/// `phone/watches/<name>/phone.db` for the others), so what is queued for a watch goes to
+/// that watch only. The app works with one session at a time (`appPeer`): the active
+/// watch's, or while a switch is under way the previous watch's, which is inactive until
+/// everything of that watch is delivered and then deactivates; the app's next
+/// `session.activate` is with the new watch.
+extension Daemon {
+    var pairedWatchesPath: String { options.stateDirectory + "/" + PairedWatches.fileName }
+
+    /// The database of a watch's queues; `""` is the phone's state directory itself.
+    func storePath(directory: String) -> String {
+        directory.isEmpty ? options.stateDirectory + "/phone.db" : options.stateDirectory + "/" + directory + "/phone.db"
+    }
+
+    func loadPairedWatches() throws -> PairedWatches {
+        let path = pairedWatchesPath
+        guard FileSystem.fileExists(path) else { return PairedWatches() }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path) } catch {
+            throw StartupError("cannot read the paired watches: \(error)")
+        }
+        do { return try PairedWatches.decode(bytes, path: path) } catch {
+            throw StartupError("\(error)")
+        }
+    }
+
+    private func save(_ watches: PairedWatches) throws {
+        try FileSystem.writeFileAtomically(pairedWatchesPath, watches.encoded(), mode: 0o600)
+    }
+
+    /// The peer of a counterpart that completed the handshake: on phoned the watch's, pairing
+    /// a watch that links for the first time (the first one takes over what the app queued
+    /// before any watch linked, and becomes the active watch).
+    func peer(for hello: Hello) throws -> PeerSession {
+        guard role == .phone else { return appPeer }
+        if let known = peers.first(where: { $0.deviceId == hello.deviceId }) { return known }
+        var updated = pairedWatches
+        guard case .added(let watch) = updated.admit(hello.deviceId) else {
+            throw StartupError("the phone has \(PairedWatches.maximumCount) watches paired, as many as it keeps; refused watch '\(hello.deviceId)'")
+        }
+        let peer: PeerSession
+        let isNew: Bool
+        if watch.directory.isEmpty, let waiting = peers.first(where: { $0.deviceId == nil }) {
+            peer = waiting
+            isNew = false
+        } else {
+            peer = makePeer()
+            isNew = true
+            do {
+                try FileSystem.ensurePrivateDirectory(options.stateDirectory + "/" + watch.directory)
+            } catch {
+                throw StartupError("cannot pair watch '\(hello.deviceId)': \(error)")
+            }
+            try openStore(of: peer, path: storePath(directory: watch.directory))
+        }
+        do {
+            try save(updated)
+        } catch {
+            if isNew { peer.store?.close() }
+            throw StartupError("cannot pair watch '\(hello.deviceId)': cannot record it in \(pairedWatchesPath): \(error)")
+        }
+        pairedWatches = updated
+        peer.deviceId = hello.deviceId
+        if isNew {
+            peers.append(peer)
+            perform(peer.session.adoptSettings(from: appPeer.session), from: peer)
+        }
+        let active = updated.activeDeviceId == hello.deviceId
+        logger.info("paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")")
+        return peer
+    }
+
+    /// `device.switchWatch`: makes a paired watch the active one. An activated app session
+    /// becomes inactive and deactivates once its watch has everything; a session that is not
+    /// activated moves to the new watch at once.
+    func switchWatch(to deviceId: String) throws -> JSONObject {
+        var updated = pairedWatches
+        let outcome = try updated.switchTo(deviceId).get()
+        var result: JSONObject = ["activeWatchDeviceId": .string(deviceId)]
+        if case .switched(let previous) = outcome {
+            do { try save(updated) } catch {
+                throw SessionError.wc(.genericError, "device.switchWatch: cannot record the active watch in \(pairedWatchesPath): \(error)")
+            }
+            pairedWatches = updated
+            logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
+            // An activated session follows the active watch once it has deactivated (`perform`).
+            let app = appPeer
+            perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
+            if let previous { result["previousWatchDeviceId"] = .string(previous) }
+            result["switched"] = true
+        } else {
+            result["switched"] = false
+        }
+        result["activationState"] = .string(session.activationState.name)
+        return result
+    }
+
+    /// Moves the app's session to the active watch once the current one is not activated.
+    func followActiveWatch() {
+        guard role == .phone, let id = pairedWatches.activeDeviceId,
+              let target = peers.first(where: { $0.deviceId == id }), target !== appPeer,
+              appPeer.session.activationState == .notActivated else { return }
+        formerAppPeer = appPeer
+        appPeer = target
+        logger.info("session: the app's session is now with watch '\(id)'")
+    }
+
+    func addWatchStatus(to result: inout JSONObject) {
+        result["activeWatchDeviceId"] = pairedWatches.activeDeviceId.map { .string($0) } ?? .null
+        result["sessionWatchDeviceId"] = appPeer.deviceId.map { .string($0) } ?? .null
+        result["pairedWatches"] = .array(peers.compactMap { peer in
+            guard let id = peer.deviceId else { return nil }
+            let status = peer.session.status()
+            return .object([
+                "deviceId": .string(id),
+                "isActive": .bool(id == pairedWatches.activeDeviceId),
+                "isConnected": .bool(status.linkConnected),
+                "activationState": .string(status.activationState.name),
+                "isReachable": .bool(status.isReachable),
+                "outstandingUserInfoTransfers": .int(Int64(status.outstandingUserInfoTransfers)),
+                "hasContentPending": .bool(status.hasContentPending),
+            ])
+        })
+    }
+}

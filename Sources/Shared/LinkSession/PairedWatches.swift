@@ -1,0 +1,187 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import WireProtocol
+
+/// The watches a phone is paired with and the active one (`phone/watches.json`).
+///
+/// A watch is paired the first time it links with the pairing key; the first watch ever
+/// paired becomes the active watch, and `device.switchWatch` makes another one active. Each
+/// watch has a directory for its queues, relative to the phone's state directory: the first
+/// watch keeps the phone's own `phone.db` (so a phone that linked with one watch before
+/// keeps everything it had queued), the others get `watches/<name>`.
+public struct PairedWatches: Hashable, Sendable {
+    /// One paired watch.
+    public struct Watch: Hashable, Sendable, Codable {
+        public var deviceId: String
+        /// `""` for the phone's state directory itself, else `watches/<name>`.
+        public var directory: String
+
+        public init(deviceId: String, directory: String) {
+            self.deviceId = deviceId
+            self.directory = directory
+        }
+    }
+
+    /// How many watches a phone keeps; a further watch is refused when it links.
+    public static let maximumCount = 16
+    /// The file in the phone's state directory.
+    public static let fileName = "watches.json"
+
+    public private(set) var watches: [Watch] = []
+    /// The active watch: nil until a watch has linked.
+    public private(set) var activeDeviceId: String?
+
+    public init() {}
+
+    public func watch(_ deviceId: String) -> Watch? {
+        watches.first { $0.deviceId == deviceId }
+    }
+
+    // MARK: - Pairing
+
+    /// What `admit` made of a watch that proved the pairing key.
+    public enum Admission: Hashable, Sendable {
+        /// Paired before.
+        case known(Watch)
+        /// Paired now; it is the active watch when it is the first one.
+        case added(Watch)
+        /// As many watches as a phone keeps are paired already.
+        case full
+    }
+
+    /// Pairs a watch that linked, unless it is paired already or there is no room.
+    public mutating func admit(_ deviceId: String) -> Admission {
+        if let known = watch(deviceId) { return .known(known) }
+        guard watches.count < Self.maximumCount else { return .full }
+        let watch = Watch(deviceId: deviceId, directory: watches.isEmpty ? "" : newDirectory(for: deviceId))
+        watches.append(watch)
+        if activeDeviceId == nil { activeDeviceId = deviceId }
+        return .added(watch)
+    }
+
+    // MARK: - Switching
+
+    /// What `switchTo` did.
+    public enum SwitchOutcome: Hashable, Sendable {
+        case alreadyActive
+        case switched(from: String?)
+    }
+
+    /// Makes a paired watch the active one; 7008 `invalidParameter` for a watch that never linked.
+    public mutating func switchTo(_ deviceId: String) -> Result<SwitchOutcome, SessionError> {
+        guard watch(deviceId) != nil else {
+            let known = watches.isEmpty
+                ? "no watch has linked with this phone yet"
+                : "paired watches: " + watches.map { "'\($0.deviceId)'" }.joined(separator: ", ")
+            return .failure(.wc(.invalidParameter,
+                                "device.switchWatch: no watch with device id '\(deviceId)' has linked with this phone (\(known))"))
+        }
+        guard deviceId != activeDeviceId else { return .success(.alreadyActive) }
+        let previous = activeDeviceId
+        activeDeviceId = deviceId
+        return .success(.switched(from: previous))
+    }
+
+    // MARK: - Directories
+
+    /// A directory for a newly paired watch: its device id when that is a plain file name,
+    /// else a cleaned-up prefix and a hash of the id; never one that another watch has, even
+    /// on a case-insensitive file system.
+    func newDirectory(for deviceId: String) -> String {
+        let base = "watches/" + Self.directoryName(for: deviceId)
+        var candidate = base
+        var suffix = 2
+        while watches.contains(where: { $0.directory.lowercased() == candidate.lowercased() }) {
+            candidate = base + "-\(suffix)"
+            suffix += 1
+        }
+        return candidate
+    }
+
+    static func directoryName(for deviceId: String) -> String {
+        if deviceId.utf8.count <= 64, !deviceId.hasPrefix("."), deviceId.unicodeScalars.allSatisfy(isPlain) {
+            return deviceId
+        }
+        var name = String(String.UnicodeScalarView(deviceId.unicodeScalars.prefix(32).map { isPlain($0) ? $0 : "_" }))
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in deviceId.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return name + "-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-": return true
+        default: return false
+        }
+    }
+
+    // MARK: - The file
+
+    private struct File: Codable {
+        var version: Int
+        var activeWatch: String?
+        var watches: [Watch]
+    }
+
+    /// The JSON of `watches.json`.
+    public func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let file = File(version: 1, activeWatch: activeDeviceId, watches: watches)
+        return Array((try? encoder.encode(file)) ?? Data()) + [UInt8(ascii: "\n")]
+    }
+
+    /// Reads `watches.json`, checking every field; `path` names the file in errors.
+    public static func decode(_ bytes: [UInt8], path: String) throws -> PairedWatches {
+        func bad(_ reason: String) -> PairedWatchesError {
+            PairedWatchesError(description: "\(path) is not a list of paired watches: \(reason); restore it, or remove it to pair afresh")
+        }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: Data(bytes)) } catch {
+            throw bad("\(error)")
+        }
+        guard file.version == 1 else { throw bad("version \(file.version) is not 1") }
+        var paired = PairedWatches()
+        for watch in file.watches {
+            guard Hello.isValid(deviceId: watch.deviceId) else {
+                throw bad("a device id must be 1 to \(Hello.maximumDeviceIdLength) bytes")
+            }
+            guard paired.watch(watch.deviceId) == nil else { throw bad("watch '\(watch.deviceId)' is listed twice") }
+            guard isValidDirectory(watch.directory) else {
+                throw bad("the directory '\(watch.directory)' of watch '\(watch.deviceId)' is neither \"\" nor watches/<name>")
+            }
+            guard !paired.watches.contains(where: { $0.directory.lowercased() == watch.directory.lowercased() }) else {
+                throw bad("the directory '\(watch.directory)' belongs to two watches")
+            }
+            paired.watches.append(watch)
+        }
+        switch file.activeWatch {
+        case nil where !paired.watches.isEmpty:
+            throw bad("no active watch is named")
+        case let active? where paired.watch(active) == nil:
+            throw bad("the active watch '\(active)' is not in the list")
+        default:
+            paired.activeDeviceId = file.activeWatch
+        }
+        return paired
+    }
+
+    private static func isValidDirectory(_ directory: String) -> Bool {
+        if directory.isEmpty { return true }
+        guard directory.hasPrefix("watches/") else { return false }
+        let name = directory.dropFirst("watches/".count)
+        return !name.isEmpty && name.utf8.count <= 255 && !name.hasPrefix(".") && name.unicodeScalars.allSatisfy(isPlain)
+    }
+}
+
+/// `watches.json` cannot be used; the message names the file and what was wrong.
+public struct PairedWatchesError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}

@@ -1,0 +1,278 @@
+import Foundation
+import LinkClient
+import LinkControl
+import XCTest
+
+/// One phone paired with several watches: quick watch switching with real processes.
+///
+/// Watch A runs in the test's home; every other watch in a home of its own (its control
+/// socket and state), linked to the phone's `link.sock` with the phone's `pairing.key`.
+final class WatchSwitchingTests: DaemonTestCase {
+    private func startPhone() throws -> (DaemonProcess, ControlClient) {
+        let phone = try daemon("phoned").startAndWait()
+        return (phone, try client(phone))
+    }
+
+    /// watchd `deviceId` in a home of its own, or in the test's home.
+    private func startWatch(_ deviceId: String, inTestHome: Bool = false) throws -> DaemonProcess {
+        if inTestHome { return try daemon("watchd", ["--device-id", deviceId]).startAndWait() }
+        return try daemon("watchd", home: makeDirectory(), ["--link", home + "/link.sock", "--pairing-key", home + "/pairing.key",
+                                                            "--device-id", deviceId]).startAndWait()
+    }
+
+    private func watchStatus(_ p: ControlClient, _ deviceId: String) throws -> JSONValue? {
+        try p.call("status")["pairedWatches"]?.arrayValue?.first { $0["deviceId"]?.stringValue == deviceId }
+    }
+
+    private func waitConnected(_ p: ControlClient, _ deviceId: String, _ connected: Bool = true,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        eventually("watch \(deviceId) \(connected ? "linked" : "unlinked")", timeout: 10, file: file, line: line) {
+            try self.watchStatus(p, deviceId)?["isConnected"]?.boolValue == connected
+        }
+    }
+
+    /// phoned, then watch A (linked first, so it is the active watch), then watch B.
+    private func startPhoneWithTwoWatches() throws -> (phone: DaemonProcess, a: DaemonProcess, b: DaemonProcess, p: ControlClient) {
+        let (phone, p) = try startPhone()
+        let a = try startWatch("watch-a", inTestHome: true)
+        waitConnected(p, "watch-a")
+        let b = try startWatch("watch-b")
+        waitConnected(p, "watch-b")
+        XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], "watch-a")
+        return (phone, a, b, p)
+    }
+
+    private func activateAll(_ clients: ControlClient...) throws {
+        for client in clients { XCTAssertEqual(try client.call("session.activate")["activationState"], "activated") }
+    }
+
+    private func userInfos(_ client: ControlClient) throws -> [JSONValue] {
+        try Received.userInfos(client)
+    }
+
+    // MARK: - Switching
+
+    func testSwitchingDeliversTheOldWatchsQueueToItAloneAndThenTalksToTheNewWatch() throws {
+        let (phone, a, b, p) = try startPhoneWithTwoWatches()
+        let wa = try client(a), wb = try client(b)
+        try activateAll(p, wa, wb)
+        eventually("the phone to reach watch A") { try p.call("status")["isReachable"] == true }
+        let seenFromB = try wb.call("status")
+        XCTAssertEqual(seenFromB["isReachable"], false, "a watch that is not the active one does not reach the phone")
+        XCTAssertTrue(seenFromB["unreachableReason"]?.stringValue?.contains("phone") == true, "\(seenFromB)")
+
+        _ = try wa.call("link.set", ["up": false])
+        waitConnected(p, "watch-a", false)
+        eventually("the phone to lose watch A") { try p.call("status")["isReachable"] == false }
+        var transferIds: [JSONValue] = []
+        for n in 1...3 {
+            transferIds.append(try XCTUnwrap(p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n))]])["transferId"]))
+        }
+        let events = try subscribed(phone)
+
+        let switched = try p.call("device.switchWatch", ["deviceId": "watch-b"])
+        XCTAssertEqual(switched["switched"], true)
+        XCTAssertEqual(switched["previousWatchDeviceId"], "watch-a")
+        XCTAssertEqual(switched["activeWatchDeviceId"], "watch-b")
+        XCTAssertEqual(switched["activationState"], "inactive")
+        let inactive = try p.call("status")
+        XCTAssertEqual(inactive["activationState"], "inactive")
+        XCTAssertEqual(inactive["activeWatchDeviceId"], "watch-b")
+        XCTAssertEqual(inactive["sessionWatchDeviceId"], "watch-a")
+        XCTAssertEqual(inactive["outstandingUserInfoTransfers"], 3)
+        assertControlError("WCErrorDomain", 7016) { try p.call("userInfo.transfer", ["userInfo": ["n": 99]]) }
+        assertControlError("WCErrorDomain", 7016) { try p.call("message.send", ["message": ["n": 99]]) }
+        assertControlError("WCErrorDomain", 7016) { try p.call("context.update", ["context": ["n": 99]]) }
+        XCTAssertEqual(try p.call("userInfo.outstanding")["transfers"]?.arrayValue?.count, 3)
+
+        _ = try wa.call("link.set", ["up": true])
+        let drained = try events.events(until: "session.didDeactivate", timeoutSeconds: 15)
+        let deactivated = try p.call("status")
+        XCTAssertEqual(deactivated["activationState"], "notActivated")
+        XCTAssertEqual(deactivated["sessionWatchDeviceId"], "watch-b")
+        eventually("watch A to have its three items") { try self.userInfos(wa).count == 3 }
+        XCTAssertEqual(try userInfos(wa), [["n": 1], ["n": 2], ["n": 3]])
+        XCTAssertEqual(try userInfos(wb), [], "nothing queued for A goes to B")
+
+        XCTAssertEqual(try p.call("session.activate")["activationState"], "activated")
+        eventually("the phone to reach watch B") { try p.call("status")["isReachable"] == true }
+        let last = try XCTUnwrap(p.call("userInfo.transfer", ["userInfo": ["to": "b"]])["transferId"])
+        let rest = try events.events(until: "userInfo.didFinish", timeoutSeconds: 15) { $0.data["transferId"] == last }
+
+        let sessionEvents = (drained + rest).filter { $0.name.hasPrefix("session.") || $0.name == "userInfo.didFinish" }
+        XCTAssertEqual(sessionEvents.map(\.name), [
+            "session.didBecomeInactive",
+            "userInfo.didFinish", "userInfo.didFinish", "userInfo.didFinish",
+            "session.didDeactivate",
+            "session.activationDidComplete",
+            "session.reachabilityDidChange",
+            "userInfo.didFinish",
+        ])
+        XCTAssertEqual(sessionEvents.filter { $0.name == "userInfo.didFinish" }.map { $0.data["transferId"] }, transferIds + [last])
+        XCTAssertEqual(sessionEvents.map { $0.data["watchDeviceId"] },
+                       ["watch-a", "watch-a", "watch-a", "watch-a", "watch-a", "watch-b", "watch-b", "watch-b"])
+        XCTAssertEqual(sessionEvents[0].data["activationState"], "inactive")
+        XCTAssertEqual(sessionEvents[4].data["activationState"], "notActivated")
+        XCTAssertEqual(sessionEvents[6].data["isReachable"], true)
+
+        eventually("watch B to have its item") { try self.userInfos(wb) == [["to": "b"]] }
+        XCTAssertEqual(try userInfos(wa), [["n": 1], ["n": 2], ["n": 3]], "exactly once, and nothing of B's")
+        XCTAssertEqual(try wa.call("status")["isReachable"], false, "A is no longer the active watch")
+    }
+
+    func testSwitchingWithNothingPendingDeactivatesAtOnce() throws {
+        let (phone, _, b, p) = try startPhoneWithTwoWatches()
+        let wb = try client(b)
+        try activateAll(p, wb)
+        let events = try subscribed(phone)
+        XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-b"])["activationState"], "notActivated")
+        _ = try events.waitForEvent("session.didDeactivate", timeoutSeconds: 5)
+        XCTAssertEqual(try p.call("session.activate")["activationState"], "activated")
+        eventually("the phone to reach watch B") { try p.call("status")["isReachable"] == true }
+        eventually("watch B to reach the phone") { try wb.call("status")["isReachable"] == true }
+        XCTAssertEqual(try p.call("message.send", ["message": ["to": "b"], "wantsReply": true])["reply"], .object([:]))
+        let received = try wb.call("received.list")["items"]?.arrayValue ?? []
+        XCTAssertEqual(received.map { $0["message"] }, [["to": "b"]])
+        let paired = try p.call("status")["pairedWatches"]?.arrayValue ?? []
+        XCTAssertEqual(paired.map { $0["deviceId"] }, ["watch-a", "watch-b"])
+        XCTAssertEqual(paired.map { $0["isActive"] }, [false, true])
+        XCTAssertEqual(paired.map { $0["activationState"] }, ["notActivated", "activated"])
+    }
+
+    func testWhatTheAppQueuedBeforeAnyWatchLinkedGoesToTheFirstWatch() throws {
+        let (_, p) = try startPhone()
+        _ = try p.call("session.activate")
+        _ = try p.call("userInfo.transfer", ["userInfo": ["early": true]])
+        XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], .null)
+        let a = try startWatch("watch-a")
+        let wa = try client(a)
+        _ = try wa.call("session.activate")
+        eventually("the first watch to get what was queued") { try self.userInfos(wa) == [["early": true]] }
+        XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], "watch-a")
+    }
+
+    // MARK: - Bad input
+
+    func testSwitchingToAWatchThatNeverLinkedOrWithBadArgumentsIsRefused() throws {
+        let (phone, p) = try startPhone()
+        assertControlError("WCErrorDomain", 7008) { try p.call("device.switchWatch", ["deviceId": "watch-a"]) }
+        let a = try startWatch("watch-a", inTestHome: true)
+        waitConnected(p, "watch-a")
+        let events = try subscribed(phone)
+
+        do {
+            _ = try p.call("device.switchWatch", ["deviceId": "watch-z"])
+            XCTFail("an unknown watch is refused")
+        } catch let error as ControlError {
+            XCTAssertEqual(error.code, 7008)
+            XCTAssertEqual(error.name, "invalidParameter")
+            XCTAssertTrue(error.message.contains("'watch-z'") && error.message.contains("'watch-a'"), error.message)
+        }
+        assertControlError("control", 3) { try p.call("device.switchWatch", ["deviceId": ""]) }
+        assertControlError("control", 3) { try p.call("device.switchWatch", ["deviceId": 7]) }
+        assertControlError("control", 3) { try p.call("device.switchWatch", ["deviceId": ["watch-a"]]) }
+        assertControlError("control", 3) { try p.call("device.switchWatch", [:]) }
+        assertControlError("control", 3) { try p.call("device.switchWatch", ["deviceId": "watch-a", "force": true]) }
+        assertControlError("control", 2) { try self.client(a).call("device.switchWatch", ["deviceId": "watch-a"]) }
+
+        let same = try p.call("device.switchWatch", ["deviceId": "watch-a"])
+        XCTAssertEqual(same["switched"], false)
+        XCTAssertEqual(same["activeWatchDeviceId"], "watch-a")
+        XCTAssertNil(try events.nextEvent(timeoutSeconds: 0.3), "a refused or empty switch changes nothing")
+        XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], "watch-a")
+        XCTAssertEqual(try watchStatus(p, "watch-a")?["isConnected"], true)
+    }
+
+    func testAWatchWithoutTheKeyIsStillRefusedWhileTwoWatchesAreLinked() throws {
+        let (phone, _, _, p) = try startPhoneWithTwoWatches()
+        let otherHome = makeDirectory()
+        _ = FileManager.default.createFile(atPath: otherHome + "/pairing.key", contents: Data(repeating: 0xAB, count: 32),
+                                       attributes: [.posixPermissions: 0o600])
+        let intruder = try daemon("watchd", home: otherHome, ["--link", home + "/link.sock", "--device-id", "intruder"])
+            .startAndWait()
+        eventually("phoned to log the refusal") { phone.log.contains("did not prove the pairing key") }
+        eventually("the intruder to log why it was refused") { intruder.log.contains("authenticationFailed") }
+        let paired = try p.call("status")["pairedWatches"]?.arrayValue ?? []
+        XCTAssertEqual(paired.map { $0["deviceId"] }, ["watch-a", "watch-b"], "a peer without the key is never paired")
+        XCTAssertEqual(paired.map { $0["isConnected"] }, [true, true])
+        XCTAssertEqual(try client(intruder).call("status")[path: "link", "connected"], false)
+    }
+
+    func testASecondLinkFromALinkedWatchIsRefusedAndTheFirstKeepsItsLink() throws {
+        let (phone, _, _, p) = try startPhoneWithTwoWatches()
+        let copy = try startWatch("watch-a")
+        eventually("phoned to refuse the second link") { phone.log.contains("refused a second link from it") }
+        eventually("the copy to learn why") { copy.log.contains("alreadyConnected") }
+        XCTAssertEqual(try watchStatus(p, "watch-a")?["isConnected"], true)
+        XCTAssertEqual(try client(copy).call("status")[path: "link", "connected"], false)
+        XCTAssertEqual(try p.call("status")["pairedWatches"]?.arrayValue?.count, 2)
+    }
+
+    // MARK: - Restarts
+
+    func testARestartedPhoneKeepsTheActiveWatchAndEachWatchsQueue() throws {
+        let (phone, a, b, p) = try startPhoneWithTwoWatches()
+        let wa = try client(a), wb = try client(b)
+        try activateAll(p, wa, wb)
+        _ = try wa.call("link.set", ["up": false])
+        waitConnected(p, "watch-a", false)
+        for n in 1...2 { _ = try p.call("userInfo.transfer", ["userInfo": ["a": .int(Int64(n))]]) }
+        XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-b"])["activationState"], "inactive")
+
+        phone.stop()
+        try phone.start()
+        try phone.waitUntilReady()
+        let p2 = try client(phone)
+        var status = try p2.call("status")
+        XCTAssertEqual(status["activeWatchDeviceId"], "watch-b")
+        XCTAssertEqual(status["sessionWatchDeviceId"], "watch-b", "a fresh launch starts with the active watch")
+        XCTAssertEqual(status["activationState"], "notActivated")
+        XCTAssertEqual(try watchStatus(p2, "watch-a")?["outstandingUserInfoTransfers"], 2)
+        XCTAssertEqual(try p2.call("session.activate")["activationState"], "activated")
+
+        waitConnected(p2, "watch-b")
+        _ = try wb.call("link.set", ["up": false])
+        waitConnected(p2, "watch-b", false)
+        _ = try p2.call("userInfo.transfer", ["userInfo": ["b": 1]])
+
+        phone.stop()
+        try phone.start()
+        try phone.waitUntilReady()
+        let p3 = try client(phone)
+        status = try p3.call("status")
+        XCTAssertEqual(status["activeWatchDeviceId"], "watch-b")
+        XCTAssertEqual(try watchStatus(p3, "watch-a")?["outstandingUserInfoTransfers"], 2)
+        XCTAssertEqual(try watchStatus(p3, "watch-b")?["outstandingUserInfoTransfers"], 1)
+
+        _ = try wa.call("link.set", ["up": true])
+        _ = try wb.call("link.set", ["up": true])
+        eventually("each watch to get its own items", timeout: 10) {
+            try self.userInfos(wa).count == 2 && self.userInfos(wb).count == 1
+        }
+        XCTAssertEqual(try userInfos(wa), [["a": 1], ["a": 2]])
+        XCTAssertEqual(try userInfos(wb), [["b": 1]])
+        eventually("both queues to empty") {
+            try self.watchStatus(p3, "watch-a")?["outstandingUserInfoTransfers"] == 0
+                && self.watchStatus(p3, "watch-b")?["outstandingUserInfoTransfers"] == 0
+        }
+    }
+
+    // MARK: - Features
+
+    func testPowerAuthTalksToTheActiveWatch() throws {
+        let (_, a, b, p) = try startPhoneWithTwoWatches()
+        let wa = try client(a), wb = try client(b)
+        try activateAll(p, wa, wb)
+        let instance: JSONObject = ["instanceId": "main"]
+        for client in [p, wa, wb] { _ = try client.call("pa.instance.add", instance) }
+        let activationId = try XCTUnwrap(p.call("pa.activation.create", instance)["activationId"])
+        XCTAssertEqual(try wa.call("pa.activation.get", instance)["activationIdentifier"], .null)
+        _ = try p.call("device.switchWatch", ["deviceId": "watch-b"])
+        eventually("the session with watch A to deactivate") { try p.call("status")["activationState"] == "notActivated" }
+        XCTAssertEqual(try p.call("session.activate")["activationState"], "activated")
+        eventually("the phone to reach watch B") { try p.call("status")["isReachable"] == true }
+        XCTAssertEqual(try p.call("pa.status.sendToWatch", ["instanceId": "main", "mode": "completion"])["delivered"], true)
+        XCTAssertEqual(try wb.call("pa.activation.get", instance)["activationIdentifier"], activationId)
+        XCTAssertEqual(try wa.call("pa.activation.get", instance)["activationIdentifier"], .null)
+    }
+}
