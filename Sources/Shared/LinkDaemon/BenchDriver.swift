@@ -33,9 +33,9 @@ final class BenchDriver {
             try args.rejectUnknownKeys(allowed: ["size", "count", "kind", "window"])
             let payload = try Self.payload(args)
             let count = Int(try args.optionalInt("count", range: 1...10_000_000) ?? 100_000)
-            // By default at most 512 KiB of payload in flight (about what the socket buffers
-            // hold) and at most 256 messages: more only queues bytes in memory.
-            let defaultWindow = max(16, min(256, (512 << 10) / max(1, payload.bytes.count)))
+            // By default at most 1 MiB of payload in flight (what the link's socket buffer
+            // holds: more only queues bytes in memory) and at most 4,096 messages.
+            let defaultWindow = max(16, min(4_096, (1 << 20) / max(1, payload.bytes.count)))
             let window = Int(try args.optionalInt("window", range: 1...4_096) ?? Int64(defaultWindow))
             oneWay(payload: payload, count: count, window: window, respond: respond)
         case "bench.userInfo":

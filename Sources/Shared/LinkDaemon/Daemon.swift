@@ -52,6 +52,7 @@ public final class Daemon {
     /// The link of the app's session.
     var activeChannel: LinkChannel? { appPeer.channel }
     private var dirtyChannels: [LinkChannel] = []
+    static let linkSendBufferSize: Int32 = 1 << 20
     var linkEnabled = true
     var linkLatencyMilliseconds: Int64 = 0
     private var reconnectTimer: EventLoop.TimerID?
@@ -313,6 +314,7 @@ public final class Daemon {
                     _ = SystemCalls.close(fd)
                     continue
                 }
+                requestLinkSendBuffer(fd)
                 let connection = try Connection(loop: loop, fd: fd)
                 let channel = makeChannel(connection)
                 if !linkEnabled {
@@ -328,6 +330,17 @@ public final class Daemon {
                 logger.warning("link: could not serve a new connection: \(error)")
                 _ = SystemCalls.close(fd)
             }
+        }
+    }
+
+    /// Asks for a 1 MiB kernel send buffer on a link socket, so that a burst of large frames
+    /// goes to the kernel in one `writev` instead of being copied into the connection's queue.
+    /// The kernel caps it at `net.core.wmem_max`; a refusal only costs speed.
+    private func requestLinkSendBuffer(_ fd: Int32) {
+        do {
+            try UnixSocket.setSendBufferSize(fd, Daemon.linkSendBufferSize)
+        } catch {
+            logger.debug("link: could not enlarge the send buffer: \(error)")
         }
     }
 
@@ -365,6 +378,7 @@ public final class Daemon {
             return
         }
         do {
+            requestLinkSendBuffer(fd)
             let connection = try Connection(loop: loop, fd: fd)
             makeChannel(connection).start()
         } catch {
