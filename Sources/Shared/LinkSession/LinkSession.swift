@@ -190,7 +190,7 @@ public final class LinkSession {
             receiveItem(channel: channel, seq: seq, flags: ItemFlags(rawValue: flags), payload: payload)
         case .ack(let channel, let seq):
             receiveAcknowledgement(channel: channel, seq: seq)
-        case .hello, .auth, .ready, .pong, .goAway:
+        case .hello, .auth, .ready, .pong, .goAway, .fileChunk, .fileChunkAck, .fileCancel:
             break
         }
         return drain()
