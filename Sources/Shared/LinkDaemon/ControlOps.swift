@@ -295,6 +295,8 @@ enum ControlOps {
         case .applicationContext:
             return ["seq": .int(Int64(item.seq)), "kind": "applicationContext",
                     "applicationContext": dictionaryJSON(item.payload)]
+        case .file:
+            return ["seq": .int(Int64(item.seq)), "kind": "file"]
         }
     }
 

@@ -339,6 +339,8 @@ extension LinkSession {
                                  flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
+        case .file:
+            return
         }
         deliverPending()
     }
@@ -359,6 +361,8 @@ extension LinkSession {
                 durableContexts.received = item.payload
                 actions.append(.persist(.setReceivedApplicationContext(item.payload)))
                 actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
+            case .file:
+                break
             }
         }
         undelivered.removeAll()
