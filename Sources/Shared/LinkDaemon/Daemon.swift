@@ -74,6 +74,9 @@ public final class Daemon {
     static let keptReceivedItems = 10_000
 
     let features: [DaemonFeature]
+    /// Performs the file work of transfers (`file.*`); see Daemon+Files.swift.
+    private(set) lazy var files = FileTransferEngine(loop: loop, logger: logger,
+                                                     paths: FilePaths(root: session.configuration.fileDirectory))
     private(set) lazy var bench = BenchDriver(daemon: self)
     private var featureByOperation: [String: DaemonFeature] = [:]
 
@@ -84,6 +87,7 @@ public final class Daemon {
         loop = try EventLoop(backend: options.poller)
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        configuration.fileDirectory = options.stateDirectory + "/files"
         for feature in features { feature.configureSession(&configuration) }
         session = LinkSession(configuration: configuration)
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
@@ -207,7 +211,9 @@ public final class Daemon {
         let path = options.stateDirectory + (role == .phone ? "/phone.db" : "/watch.db")
         do {
             let store = try DeliveryStore(path: path)
-            session.restore(try store.load())
+            var state = try store.load()
+            try startFileTransfers(&state)
+            session.restore(state)
             try store.pruneDelivered(keeping: Daemon.keptReceivedItems)
             self.store = store
         } catch {
@@ -442,6 +448,11 @@ public final class Daemon {
                 do { try store.apply(operation) } catch { turnFailure = error }
                 continue
             }
+            if case .file(let fileAction) = action, fileAction.precedesCommit {
+                if case .copyIntoOutbox = fileAction {} else if turnFailure != nil { continue }
+                performFileActionBeforeCommit(fileAction)
+                continue
+            }
             if turnFailure != nil || store?.inTransaction == true {
                 deferred.append(action)
             } else {
@@ -471,11 +482,16 @@ public final class Daemon {
         flushChannels()
     }
 
+    /// Fails the current turn: its writes are rolled back at its end (see `storeFailed`).
+    func failTurn(_ error: Error) {
+        if turnFailure == nil { turnFailure = error }
+    }
+
     /// A write or commit failed: nothing of the turn was kept. Answers that promised
     /// durability fail (7015 when the disk is full), the session reloads what is committed,
     /// and the link restarts so that both sides resume from committed state.
     private func storeFailed(_ error: Error, waiting: [SessionAction]) {
-        let diskFull = (error as? SQLiteError)?.isDiskFull ?? false
+        let diskFull = (error as? SQLiteError)?.isDiskFull ?? (error as? SystemError)?.errno.isNoSpace ?? false
         logger.error("store: a write failed and this turn was rolled back: \(error)")
         let failure: SessionError = diskFull
             ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")
@@ -486,14 +502,19 @@ public final class Daemon {
                 execute(.respond(token, .failure(failure)))
             case .notify(let notification) where notification.isDurable:
                 continue
-            case .send(.item), .send(.ack):
+            case .send(.item), .send(.ack), .send(.fileChunkAck), .send(.fileCancel), .file:
                 continue
             default:
                 execute(action)
             }
         }
         do {
-            if let store { session.restore(try store.load()) }
+            if let store {
+                var state = try store.load()
+                files.reset()
+                try files.recover(&state, removingOrphans: false)
+                session.restore(state)
+            }
         } catch {
             logger.error("store: cannot reload the committed state: \(error); stopping")
             stop()
@@ -520,6 +541,7 @@ public final class Daemon {
                 pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
             }
         case .notify(let notification):
+            if case .file(.problem(let text)) = notification { logger.warning("file: \(text)"); return }
             if case .userInfoReceived = notification { noteDelivery() }
             notificationObserver?(notification)
             for feature in features { feature.observe(notification) }
@@ -538,6 +560,8 @@ public final class Daemon {
             if let existing = sessionTimers.removeValue(forKey: timer) { loop.cancel(existing) }
         case .persist:
             break
+        case .file(let fileAction):
+            executeFileAction(fileAction)
         }
     }
 
@@ -631,6 +655,7 @@ public final class Daemon {
             result[flag.rawValue] = .bool(status.flags.contains(flag.flag))
         }
         result["outstandingUserInfoTransfers"] = .int(Int64(status.outstandingUserInfoTransfers))
+        result["outstandingFileTransfers"] = .int(Int64(status.outstandingFileTransfers))
         if let remaining = status.remainingComplicationUserInfoTransfers {
             result["remainingComplicationUserInfoTransfers"] = .int(Int64(remaining))
         }

@@ -84,6 +84,7 @@ extension LinkSession {
         reservedSeq = state.reservedSeq
         nextReceivedSeq = max(nextReceivedSeq, state.reservedSeq + 1)
         acknowledgementsDue = []
+        restoreFiles(state)
     }
 
     /// The cumulative acknowledgements of this turn, one per channel: the runtime asks for
@@ -95,6 +96,7 @@ extension LinkSession {
             }
         }
         acknowledgementsDue.removeAll(keepingCapacity: true)
+        flushFileAcknowledgements()
         return drain()
     }
 
@@ -211,11 +213,12 @@ extension LinkSession {
     }
 
     @discardableResult
-    private func enqueue(_ channel: QueueChannel, payload: [UInt8], flags: ItemFlags) -> OutboundItem {
+    func enqueue(_ channel: QueueChannel, payload: [UInt8], flags: ItemFlags, transferId: String? = nil) -> OutboundItem {
         var cursor = cursor(channel)
         cursor.lastAssigned += 1
         cursors[channel] = cursor
-        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned, transferId: configuration.makeTransferId?() ?? transferIds.next(),
+        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned,
+                                transferId: transferId ?? configuration.makeTransferId?() ?? transferIds.next(),
                                 payload: payload, flags: flags, createdAt: configuration.wallClock())
         queue(channel).append(item)
         actions.append(.persist(.enqueue(item)))
@@ -224,6 +227,7 @@ extension LinkSession {
 
     /// Sends what the window allows, in order, once the peer told us where to resume.
     func pump(_ channel: QueueChannel) {
+        if channel == .file { return pumpFiles() }
         let queue = queue(channel)
         guard isLinkUp, queue.isResumed else { return }
         var next = queue.inFlightCount()
@@ -291,6 +295,7 @@ extension LinkSession {
                 }
             }
             actions.append(.persist(.acknowledge(channel, upTo: seq)))
+            if channel == .file { filesDelivered(finished) }
         }
         cursors[channel] = cursor
         if !queue.isResumed {
@@ -306,6 +311,7 @@ extension LinkSession {
 
     func receiveItem(channel rawChannel: UInt8, seq: UInt64, flags: ItemFlags, payload: [UInt8]) {
         guard let channel = QueueChannel(rawValue: rawChannel) else { return }
+        if channel == .file { return receiveFileOffer(seq: seq, payload: payload) }
         var cursor = cursor(channel)
         acknowledgementsDue.insert(channel)
         guard seq > cursor.lastReceived else { return }   // a duplicate after a reconnect
@@ -340,7 +346,7 @@ extension LinkSession {
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
         case .file:
-            return
+            return   // receiveFileOffer
         }
         deliverPending()
     }
@@ -362,7 +368,9 @@ extension LinkSession {
                 actions.append(.persist(.setReceivedApplicationContext(item.payload)))
                 actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
             case .file:
-                break
+                if let file = ReceivedFile(seq: item.seq, payload: item.payload) {
+                    actions.append(.notify(.file(.received(file))))
+                }
             }
         }
         undelivered.removeAll()
