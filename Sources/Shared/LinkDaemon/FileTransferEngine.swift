@@ -8,13 +8,17 @@ import WireProtocol
 /// deletions. It decides nothing: the session names every file and every offset.
 ///
 /// Everything runs on the loop's thread. Jobs that read a whole file (a copy, a check of a
-/// file whose digest is not already known) advance ``bytesPerTurn`` bytes a loop turn through
-/// one fixed ``bufferSize`` buffer, so a large file neither blocks the loop nor grows memory.
+/// file whose digest is not already known) advance a few MiB a loop turn
+/// (``copyBytesPerTurn``, ``checkBytesPerTurn``) through one fixed ``bufferSize`` buffer, so
+/// a large file neither blocks the loop nor grows memory.
 /// Results come back through the callbacks, always in a later task of the loop, never from
 /// inside the call that started the work.
 final class FileTransferEngine {
     static let bufferSize = 1 << 20
-    static let bytesPerTurn = 8 << 20
+    /// A copy step reads, hashes, writes and syncs this much (the sync dominates).
+    static let copyBytesPerTurn = 2 << 20
+    /// A check step reads and hashes this much.
+    static let checkBytesPerTurn = 8 << 20
 
     /// A received file being written, with the digest of its first `hashedUpTo` bytes while
     /// they arrived in order from byte 0 (nil once they did not: the check reads the file).
@@ -226,7 +230,7 @@ final class FileTransferEngine {
         func step() {
             guard checks[path] == check else { return }
             do {
-                var budget = Self.bytesPerTurn
+                var budget = Self.checkBytesPerTurn
                 while offset < totalBytes, budget > 0 {
                     let want = Int(min(UInt64(buffer.count), totalBytes - offset))
                     let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset)
@@ -302,7 +306,7 @@ final class FileTransferEngine {
             finishCopy(token, .failure(error))
         }
         func step() {
-            var budget = Self.bytesPerTurn
+            var budget = Self.copyBytesPerTurn
             while budget > 0 {
                 let count: Int
                 do {
