@@ -294,7 +294,7 @@ final class FileTransferTests: XCTestCase {
         XCTAssertFalse(pair.watch.session.status().hasContentPending)
     }
 
-    func testTransferBeforeActivationAndAnUnreadableSourceFail() {
+    func testTransferBeforeActivationAnUnreadableSourceAndLargeMetadataFail() {
         let pair = DurablePair(configure: Self.configure)
         let early = pair.command(.phone, .file(.transfer(path: "/x", metadata: nil)))
         guard case .failure(.wc(.sessionNotActivated, _))? = pair.phone.responses[early] else { return XCTFail() }
@@ -302,6 +302,9 @@ final class FileTransferTests: XCTestCase {
         let missing = pair.command(.phone, .file(.transfer(path: "/missing", metadata: nil)))
         pair.deliverFileEvent(to: .phone)
         guard case .failure(.wc(.fileAccessDenied, _))? = pair.phone.responses[missing] else { return XCTFail() }
+        let metadata = try! PropertyListCodec.encode(["blob": .data([UInt8](repeating: 1, count: 65_536))])
+        let large = pair.command(.phone, .file(.transfer(path: "/x", metadata: metadata)))
+        guard case .failure(.wc(.payloadTooLarge, _))? = pair.phone.responses[large] else { return XCTFail() }
         XCTAssertEqual(pair.phone.session.status().outstandingFileTransfers, 0)
     }
 

@@ -177,7 +177,9 @@ final class FileTransferEngine {
 
     private func partial(_ path: String) throws -> PartialFile {
         if let open = partials[path] { return open }
+        let existed = FileSystem.regularFileSize(path) != nil
         let file = try RandomAccessFile(path: path, mode: .readWrite)
+        if !existed { try FileSystem.synchronizeDirectory(paths.partialDirectory) }
         let partial = PartialFile(file: file)
         partials[path] = partial
         return partial

@@ -33,6 +33,11 @@ extension LinkSession {
                 "the session is not activated: call session.activate first"))))
             return
         }
+        guard metadata.count <= configuration.maximumUserInfoLength else {
+            actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
+                "the metadata is \(metadata.count) bytes; it is limited to \(configuration.maximumUserInfoLength) bytes"))))
+            return
+        }
         let transferId = configuration.makeTransferId?() ?? transferIds.next()
         files.copies[token] = FileTransferState.PendingCopy(transferId: transferId, name: FilePaths.fileName(ofPath: path),
                                                             metadata: metadata)
