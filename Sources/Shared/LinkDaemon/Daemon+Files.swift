@@ -25,7 +25,12 @@ extension Daemon {
     }
 
     /// Performs a file action now (see ``FileAction/precedesCommit``); a failure fails the turn.
-    func performFileActionBeforeCommit(_ action: FileAction) {
+    /// In a turn that failed already, writes are moot (the turn is rolled back), but a copy
+    /// still starts: its request waits for it.
+    func performFileActionBeforeCommit(_ action: FileAction, turnFailed: Bool = false) {
+        if turnFailed {
+            guard case .copyIntoOutbox = action else { return }
+        }
         do { try files.performBeforeCommit(action) } catch { failTurn(error) }
     }
 

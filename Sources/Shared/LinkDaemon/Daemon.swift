@@ -449,8 +449,7 @@ public final class Daemon {
                 continue
             }
             if case .file(let fileAction) = action, fileAction.precedesCommit {
-                if case .copyIntoOutbox = fileAction {} else if turnFailure != nil { continue }
-                performFileActionBeforeCommit(fileAction)
+                performFileActionBeforeCommit(fileAction, turnFailed: turnFailure != nil)
                 continue
             }
             if turnFailure != nil || store?.inTransaction == true {
