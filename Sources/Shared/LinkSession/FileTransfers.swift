@@ -297,6 +297,7 @@ extension LinkSession {
             file.receivedOffset = 0
             file.record.committedOffset = 0
             files.incoming[seq] = file
+            files.acknowledgementsDue.remove(seq)   // the resume below says it all
             actions.append(.persist(.setIncomingFileOffset(seq: seq, committedOffset: 0)))
             if isLinkUp {
                 actions.append(.send(.fileChunkAck(seq: seq, flags: .resume, receivedOffset: 0, committedOffset: 0)))
