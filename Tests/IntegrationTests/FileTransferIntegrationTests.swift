@@ -267,6 +267,25 @@ final class FileTransferIntegrationTests: DurableTestCase {
         eventually("the phone to finish", timeout: 10) { try p.call("file.outstanding")["transfers"] == [] }
     }
 
+    func testAKillDuringTheCopyLeavesNeitherACopyNorATransfer() throws {
+        let (phone, _, _, _) = try startDurablePair()
+        let source = home + "/slow.bin"
+        _ = try writeLargeFile(source, size: 256 << 20)
+        let caller = try client(phone)
+        let answered = Locked(false)
+        DispatchQueue.global().async {
+            if (try? caller.call("file.transfer", ["path": .string(source)], timeoutSeconds: 30)) != nil {
+                answered.withValue { $0 = true }
+            }
+        }
+        eventually("the copy to start") { try self.directory(phone, "outbox").count == 1 }
+        phone.kill9()
+        XCTAssertFalse(answered.current, "killed during the copy: the transfer was never accepted")
+        try phone.startAndWait()
+        XCTAssertEqual(try directory(phone, "outbox"), [], "the unfinished copy is removed at start")
+        XCTAssertEqual(try client(phone).call("file.outstanding")["transfers"], [])
+    }
+
     // MARK: - Helpers
 
     private func transferFile(_ client: ControlClient, _ path: String, metadata: JSONValue? = nil,
@@ -335,7 +354,7 @@ final class FileTransferIntegrationTests: DurableTestCase {
 func writeRandomFile(_ path: String, size: Int) throws -> [UInt8] {
     let random = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
     defer { try? random.close() }
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? output.close() }
     let digest = SHA256Digest()
@@ -354,7 +373,7 @@ func writeRandomFile(_ path: String, size: Int) throws -> [UInt8] {
 /// eight bytes so that no two MiB are alike; returns their SHA-256.
 func writeLargeFile(_ path: String, size: Int) throws -> [UInt8] {
     var block = [UInt8](try writeRandomBlock())
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? output.close() }
     let digest = SHA256Digest()
