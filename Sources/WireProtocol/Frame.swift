@@ -30,6 +30,16 @@ public enum Frame: Sendable, Hashable {
     /// The sender has committed every item of `channel` numbered up to `seq` that it received:
     /// a cumulative acknowledgement, and on link up the point to resume from (type 0x41).
     case ack(channel: UInt8, seq: UInt64)
+    /// Bytes of the file item `seq` (channel 3) from byte `offset` of the file on; `data` is
+    /// never empty (type 0x42).
+    case fileChunk(seq: UInt64, offset: UInt64, data: [UInt8])
+    /// The receiver of file item `seq` has written its first `receivedOffset` bytes and made
+    /// the first `committedOffset` of them durable (type 0x43). ``FileChunkAckFlags/resume``
+    /// asks the sender to send from `receivedOffset` on; ``FileChunkAckFlags/rejected`` says
+    /// the receiver gave the file up.
+    case fileChunkAck(seq: UInt64, flags: FileChunkAckFlags, receivedOffset: UInt64, committedOffset: UInt64)
+    /// The sender cancelled file item `seq`: the receiver discards what it has of it (type 0x44).
+    case fileCancel(seq: UInt64)
 
     /// The type byte of this frame.
     public var type: FrameType {
@@ -47,6 +57,9 @@ public enum Frame: Sendable, Hashable {
         case .goAway: return .goAway
         case .item: return .item
         case .ack: return .ack
+        case .fileChunk: return .fileChunk
+        case .fileChunkAck: return .fileChunkAck
+        case .fileCancel: return .fileCancel
         }
     }
 }

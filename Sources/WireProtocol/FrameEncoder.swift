@@ -84,6 +84,17 @@ public struct FrameEncoder: Sendable {
         case .ack(let channel, let seq):
             buffer.append(channel)
             buffer.appendBigEndian(seq)
+        case .fileChunk(let seq, let offset, let data):
+            buffer.appendBigEndian(seq)
+            buffer.appendBigEndian(offset)
+            buffer.append(contentsOf: data)
+        case .fileChunkAck(let seq, let flags, let received, let committed):
+            buffer.appendBigEndian(seq)
+            buffer.append(flags.rawValue)
+            buffer.appendBigEndian(received)
+            buffer.appendBigEndian(committed)
+        case .fileCancel(let seq):
+            buffer.appendBigEndian(seq)
         }
     }
 
@@ -122,6 +133,12 @@ public struct FrameEncoder: Sendable {
             return 1 + 8 + 1 + payload.count
         case .ack:
             return 1 + 8
+        case .fileChunk(_, _, let data):
+            return 8 + 8 + data.count
+        case .fileChunkAck:
+            return 8 + 1 + 8 + 8
+        case .fileCancel:
+            return 8
         }
     }
 

@@ -95,6 +95,36 @@ enum FrameParser {
             let seq = try reader.readInteger(UInt64.self, field: "seq")
             try reader.expectEnd(after: "seq")
             frame = .ack(channel: channel, seq: seq)
+        case .fileChunk:
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            let offset = try readOffset(&reader, field: "offset")
+            let data = reader.readRest()
+            guard !data.isEmpty else {
+                throw reader.malformed("data is empty: a chunk carries at least 1 byte")
+            }
+            guard offset <= FileHeader.maximumTotalBytes - UInt64(data.count) else {
+                throw reader.malformed("offset \(offset) + \(bytesPhrase(data.count)) of data ends past byte \(FileHeader.maximumTotalBytes)")
+            }
+            frame = .fileChunk(seq: seq, offset: offset, data: data)
+        case .fileChunkAck:
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            let rawFlags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = rawFlags & ~FileChunkAckFlags.all.rawValue
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            let received = try readOffset(&reader, field: "receivedOffset")
+            let committed = try readOffset(&reader, field: "committedOffset")
+            guard committed <= received else {
+                throw reader.malformed("committedOffset \(committed) is above receivedOffset \(received)")
+            }
+            try reader.expectEnd(after: "committedOffset")
+            frame = .fileChunkAck(seq: seq, flags: FileChunkAckFlags(rawValue: rawFlags),
+                                  receivedOffset: received, committedOffset: committed)
+        case .fileCancel:
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            try reader.expectEnd(after: "seq")
+            frame = .fileCancel(seq: seq)
         }
         return frame
     }
@@ -105,6 +135,15 @@ enum FrameParser {
             throw reader.malformed("channel is 0, must be 1...255")
         }
         return channel
+    }
+
+    /// A byte offset into a file: at most ``FileHeader/maximumTotalBytes``.
+    private static func readOffset(_ reader: inout FrameBodyReader, field: String) throws(FrameDecodingError) -> UInt64 {
+        let offset = try reader.readInteger(UInt64.self, field: field)
+        guard offset <= FileHeader.maximumTotalBytes else {
+            throw reader.malformed("\(field) is \(offset), above the largest file size \(FileHeader.maximumTotalBytes)")
+        }
+        return offset
     }
 
     private static func payload(_ bytes: [UInt8], isData: Bool) -> MessagePayload {

@@ -13,6 +13,9 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     case goAway = 0x3F
     case item = 0x40
     case ack = 0x41
+    case fileChunk = 0x42
+    case fileChunkAck = 0x43
+    case fileCancel = 0x44
 
     /// The protocol name of the type, e.g. `"MESSAGE_ERROR"`.
     public var name: String {
@@ -30,6 +33,9 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         case .goAway: return "GOAWAY"
         case .item: return "ITEM"
         case .ack: return "ACK"
+        case .fileChunk: return "FILE_CHUNK"
+        case .fileChunkAck: return "FILE_CHUNK_ACK"
+        case .fileCancel: return "FILE_CANCEL"
         }
     }
 
@@ -38,7 +44,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     public var isAllowedBeforeHandshake: Bool {
         switch self {
         case .hello, .auth, .ready, .goAway: return true
-        case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack: return false
+        case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack,
+             .fileChunk, .fileChunkAck, .fileCancel: return false
         }
     }
 

@@ -9,6 +9,7 @@ final class DurablePair {
         let role: Role
         var session: LinkSession
         var store = MemoryStore()
+        var files = MemoryFiles()
         var deferred: [SessionAction] = []
         var responses: [RequestToken: Result<CommandResult, SessionError>] = [:]
         var notifications: [SessionNotification] = []
@@ -28,14 +29,19 @@ final class DurablePair {
     let phone: Side
     let watch: Side
     private(set) var linkUp = false
+    /// Sees every frame a side puts on the link; may change it, or drop it by returning nil.
+    var onSend: ((Role, Frame) -> Frame?)?
     private var nextToken: UInt64 = 1
     var wallClock: Double = 1_800_000_000
 
     init(configure: @escaping (inout LinkSession.Configuration) -> Void = { _ in }) {
         phone = Side(role: .phone, day: 1_800_000_000, configure: configure)
         watch = Side(role: .watch, day: 1_800_000_000, configure: configure)
-        phone.session.restore(phone.store.load())
-        watch.session.restore(watch.store.load())
+        for side in [phone, watch] {
+            var state = side.store.load()
+            side.files.recover(&state, paths: side.session.filePaths)
+            side.session.restore(state)
+        }
     }
 
     static func makeSession(role: Role, clock: @escaping @Sendable () -> Double,
@@ -53,6 +59,8 @@ final class DurablePair {
         for action in actions {
             if case .persist(let operation) = action {
                 side.store.apply(operation)
+            } else if case .file(let fileAction) = action, fileAction.precedesCommit {
+                _ = side.files.perform(fileAction)
             } else if side.store.inTransaction {
                 side.deferred.append(action)
             } else {
@@ -64,7 +72,9 @@ final class DurablePair {
     private func execute(_ side: Side, _ action: SessionAction) {
         switch action {
         case .send(let frame):
-            if linkUp { peer(of: side.role).inbound.append(frame) }
+            send(frame, from: side)
+        case .file(let fileAction):
+            if let frame = side.files.perform(fileAction) { send(frame, from: side) }
         case .respond(let token, let result):
             side.responses[token] = result
         case .notify(let notification):
@@ -72,6 +82,12 @@ final class DurablePair {
         case .armTimer, .cancelTimer, .persist:
             break
         }
+    }
+
+    private func send(_ frame: Frame, from side: Side) {
+        guard linkUp else { return }
+        guard let frame = onSend.map({ $0(side.role, frame) }) ?? frame else { return }
+        peer(of: side.role).inbound.append(frame)
     }
 
     private func endTurn(_ side: Side) {
@@ -96,6 +112,7 @@ final class DurablePair {
         perform(side, side.session.flushAcknowledgements())
         if crash == .afterCommit { side.store.commit() }
         side.store.crash()
+        side.files.crash()
         side.deferred.removeAll()
         restart(side)
     }
@@ -140,12 +157,32 @@ final class DurablePair {
         return true
     }
 
+    /// Hands one result of `role`'s file work back to its session, as one loop turn.
+    @discardableResult
+    func deliverFileEvent(to role: Role, crash: CrashPoint? = nil) -> Bool {
+        let side = side(role)
+        guard let event = side.files.takeEvent() else { return false }
+        turn(side, crash: crash) {
+            switch event {
+            case .copied(let token, let result):
+                return side.session.fileCopied(token: token, result: result, now: 0)
+            case .verified(let seq, let matched, let path):
+                return side.session.fileVerified(seq: seq, matched: matched, path: path, now: 0)
+            case .unreadable(let seq, let error):
+                return side.session.outboxFileFailed(seq: seq, error: error, now: 0)
+            }
+        }
+        return true
+    }
+
     func pump() {
         var progressed = true
         while progressed {
             progressed = false
             while deliverOne(to: .watch) { progressed = true }
             while deliverOne(to: .phone) { progressed = true }
+            while deliverFileEvent(to: .watch) { progressed = true }
+            while deliverFileEvent(to: .phone) { progressed = true }
         }
     }
 
@@ -154,6 +191,7 @@ final class DurablePair {
     func crash(_ role: Role) {
         let side = side(role)
         side.store.crash()
+        side.files.crash()
         side.deferred.removeAll()
         restart(side)
     }
@@ -169,7 +207,9 @@ final class DurablePair {
             turn(survivor) { survivor.session.linkDown(now: 0) }
         }
         side.session = DurablePair.makeSession(role: side.role, clock: { [day = side.day] in day }, configure: side.configure)
-        side.session.restore(side.store.load())
+        var state = side.store.load()
+        side.files.recover(&state, paths: side.session.filePaths)
+        side.session.restore(state)
         let token = RequestToken(nextToken)
         nextToken += 1
         turn(side) { side.session.handle(.activate, token: token, now: 0) }

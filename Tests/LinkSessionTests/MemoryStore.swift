@@ -64,6 +64,16 @@ struct MemoryStore {
             state.complicationTransfersUsed = used
         case .reserveSeq(let upTo):
             state.reservedSeq = max(state.reservedSeq, upTo)
+        case .beginIncomingFile(let record):
+            state.incomingFiles.removeAll { $0.seq == record.seq }
+            state.incomingFiles.append(record)
+            state.incomingFiles.sort { $0.seq < $1.seq }
+        case .setIncomingFileOffset(let seq, let offset):
+            if let index = state.incomingFiles.firstIndex(where: { $0.seq == seq }) {
+                state.incomingFiles[index].committedOffset = offset
+            }
+        case .removeIncomingFile(let seq):
+            state.incomingFiles.removeAll { $0.seq == seq }
         }
     }
 }

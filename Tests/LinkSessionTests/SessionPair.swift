@@ -42,7 +42,7 @@ final class SessionPair {
                 timers.append((role, timer, deadline))
             case .cancelTimer(let timer):
                 timers.removeAll { $0.role == role && $0.timer == timer }
-            case .persist:
+            case .persist, .file:
                 break
             }
         }

@@ -49,7 +49,7 @@ final class DeliveryStoreTests: XCTestCase {
     private func reopenAndLoad() throws -> DurableState {
         store.close()
         store = try DeliveryStore(path: path)
-        XCTAssertEqual(store.openOutcome, .opened(version: 1))
+        XCTAssertEqual(store.openOutcome, .opened(version: 2))
         return try store.load()
     }
 
@@ -60,7 +60,7 @@ final class DeliveryStoreTests: XCTestCase {
     // MARK: Opening
 
     func testANewStoreIsCreatedAndLoadsEmpty() throws {
-        XCTAssertEqual(store.openOutcome, .created(version: 1))
+        XCTAssertEqual(store.openOutcome, .created(version: 2))
         XCTAssertEqual(DeliveryStore.applicationID, 0x574C_4E4B)
         let state = try store.load()
         XCTAssertEqual(Set(state.cursors.keys), Set(QueueChannel.allCases))
@@ -456,11 +456,11 @@ final class DeliveryStoreTests: XCTestCase {
         store = nil
         do {
             let database = try SQLiteDatabase(path: path)
-            try database.setUserVersion(2)
+            try database.setUserVersion(3)
         }
         XCTAssertEqual(
             try assertRefusedUnchanged(),
-            .newerSchema(path: path, version: 2, supportedVersion: 1, name: "WatchLink"))
+            .newerSchema(path: path, version: 3, supportedVersion: 2, name: "WatchLink"))
     }
 
     func testRowsNamingAnUnknownChannelAreReportedAsCorrupt() throws {

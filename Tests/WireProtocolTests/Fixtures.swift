@@ -52,7 +52,23 @@ enum Fixtures {
         .ack(channel: 1, seq: 0),
         .ack(channel: 2, seq: .max),
         .ack(channel: 255, seq: 1),
+        .item(channel: 3, seq: 1, flags: 0, payload: fileHeader.encoded()),
+        .fileChunk(seq: 1, offset: 0, data: Array("hello".utf8)),
+        .fileChunk(seq: .max, offset: UInt64(Int64.max) - 70_000, data: Array(repeating: 0xEF, count: 70_000)),
+        .fileChunkAck(seq: 1, flags: [], receivedOffset: 5, committedOffset: 0),
+        .fileChunkAck(seq: .max, flags: [.resume, .rejected], receivedOffset: UInt64(Int64.max), committedOffset: UInt64(Int64.max)),
+        .fileCancel(seq: 0),
+        .fileCancel(seq: .max),
     ]
+
+    /// The header of the `file-item` vector: "hello" as x.bin with the metadata {ok: true}.
+    static let fileHeader = FileHeader(
+        totalBytes: 5, sha256: bytes("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"),
+        transferId: "transfer-1", name: "x.bin", metadata: okPropertyList)
+    /// The header of the `file-item-empty` vector: an empty file without metadata.
+    static let emptyFileHeader = FileHeader(
+        totalBytes: 0, sha256: bytes("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        transferId: "t2", name: "empty", metadata: [])
 
     static func bytes(_ hex: String) -> [UInt8] {
         let digits = hex.filter { $0.isHexDigit }

@@ -45,9 +45,13 @@ final class VocabularyTests: XCTestCase {
     }
 
     func testFrameTypes() {
-        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41])
+        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44])
         XCTAssertEqual(FrameType.item.name, "ITEM")
         XCTAssertEqual(FrameType.ack.name, "ACK")
+        XCTAssertEqual(FrameType.fileChunk.name, "FILE_CHUNK")
+        XCTAssertEqual(FrameType.fileChunkAck.name, "FILE_CHUNK_ACK")
+        XCTAssertEqual(FrameType.fileCancel.name, "FILE_CANCEL")
+        XCTAssertEqual(Frame.fileCancel(seq: 1).type, .fileCancel)
         XCTAssertEqual(FrameType.allCases.filter(\.isAllowedBeforeHandshake), [.hello, .auth, .ready, .goAway])
         XCTAssertEqual(Frame.messageError(id: 1, code: 7001, description: "").type, .messageError)
         XCTAssertEqual(Frame.item(channel: 1, seq: 1, flags: 0, payload: []).type, .item)

@@ -30,6 +30,12 @@ final class WireProtocolDocumentTests: XCTestCase {
         "item-context": .item(channel: 2, seq: 0x0102_0304_0506_0708, flags: 0, payload: Fixtures.pingPropertyList),
         "ack": .ack(channel: 1, seq: 2),
         "ack-resume": .ack(channel: 2, seq: 0),
+        "file-item": .item(channel: 3, seq: 1, flags: 0, payload: Fixtures.fileHeader.encoded()),
+        "file-item-empty": .item(channel: 3, seq: 2, flags: 0, payload: Fixtures.emptyFileHeader.encoded()),
+        "file-chunk": .fileChunk(seq: 1, offset: 0, data: Array("hello".utf8)),
+        "file-chunk-ack": .fileChunkAck(seq: 1, flags: [], receivedOffset: 5, committedOffset: 0),
+        "file-chunk-ack-resume": .fileChunkAck(seq: 7, flags: .resume, receivedOffset: 8_388_608, committedOffset: 8_388_608),
+        "file-cancel": .fileCancel(seq: 1),
     ]
 
     static func documentURL(filePath: String = #filePath) -> URL {
@@ -103,6 +109,18 @@ final class WireProtocolDocumentTests: XCTestCase {
         XCTAssertEqual(PairingProof.compute(key: Fixtures.pairingKey, senderRole: .watch,
                                             senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
                        Fixtures.watchProof)
+    }
+
+    func testTheFileHeadersOfTheVectorsDecode() throws {
+        let vectors = Dictionary(uniqueKeysWithValues: try Self.loadVectors().map { ($0.name, $0.bytes) })
+        for (name, header) in [("file-item", Fixtures.fileHeader), ("file-item-empty", Fixtures.emptyFileHeader)] {
+            var decoder = FrameDecoder()
+            decoder.append(try XCTUnwrap(vectors[name]))
+            guard case .item(3, _, 0, let payload)? = try decoder.next() else { return XCTFail("\(name) is not an ITEM on channel 3") }
+            XCTAssertEqual(try FileHeader(decoding: payload), header, name)
+        }
+        XCTAssertEqual(SHA256Digest.hash(Array("hello".utf8)), Fixtures.fileHeader.sha256)
+        XCTAssertEqual(SHA256Digest.hash([]), Fixtures.emptyFileHeader.sha256)
     }
 
     func testTheDictionaryPayloadsOfTheVectorsDecode() throws {

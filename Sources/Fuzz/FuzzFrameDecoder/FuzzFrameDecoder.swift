@@ -2,8 +2,8 @@ import WireProtocol
 import LinkSession
 
 /// Feeds the input to a ``FrameDecoder`` in chunks sized by the first byte, checks that every
-/// decoded frame re-encodes to a frame that decodes back to itself, and drives both sides of a
-/// ``LinkHandshake`` with the frames.
+/// decoded frame (and the file header of a file channel ITEM) re-encodes to one that decodes
+/// back to itself, and drives both sides of a ``LinkHandshake`` with the frames.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -24,6 +24,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             do { frame = try decoder.next() } catch { break decoding }
             guard let frame else { break }
             checkRoundTrip(frame)
+            checkFileHeader(frame)
             _ = watch.receive(frame)
             _ = phone.receive(frame)
         }
@@ -42,6 +43,13 @@ private func checkRoundTrip(_ frame: Frame) {
         preconditionFailure("a decoded \(frame.typeName) frame re-encodes to bytes that do not decode")
     }
     precondition(decoded == frame, "a \(frame.typeName) frame changes across encode and decode")
+}
+
+/// The payload of an ITEM on the file channel is a file header: one that decodes must encode
+/// back to a header that decodes to itself.
+private func checkFileHeader(_ frame: Frame) {
+    guard case .item(3, _, _, let payload) = frame, let header = try? FileHeader(decoding: payload) else { return }
+    precondition((try? FileHeader(decoding: header.encoded())) == header, "a file header changes across encode and decode")
 }
 
 private enum FuzzKey {

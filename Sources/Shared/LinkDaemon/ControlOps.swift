@@ -14,7 +14,8 @@ enum ControlOps {
         "status", "session.activate", "app.setState", "device.set", "device.switchWatch", "link.set",
         "message.send", "message.sendData", "message.reply", "replies.set", "received.list",
         "userInfo.transfer", "userInfo.outstanding", "userInfo.cancel", "complication.transfer",
-        "context.update", "context.get", "events.subscribe", "shutdown",
+        "context.update", "context.get", "file.transfer", "file.outstanding", "file.cancel",
+        "events.subscribe", "shutdown",
     ]
 
     static func dispatch(_ request: ControlRequest, client: ControlClientConnection, daemon: Daemon) throws {
@@ -168,6 +169,9 @@ enum ControlOps {
             daemon.logger.info("shutdown requested over the control socket")
             daemon.loop.execute { daemon.stop() }
 
+        case let op where op.hasPrefix("file."):
+            try FileOps.dispatch(request, args: args, client: client, daemon: daemon)
+
         case let op where op.hasPrefix("bench."):
             try daemon.bench.handle(request, args: args) { [weak client] result in
                 guard let client else { return }
@@ -277,6 +281,8 @@ enum ControlOps {
         case .contexts(let application, let received):
             return ["applicationContext": dictionaryJSON(application),
                     "receivedApplicationContext": dictionaryJSON(received)]
+        case .outstandingFiles(let transfers):
+            return FileOps.render(transfers)
         case .replies(let configuration):
             var object: JSONObject = ["mode": .string(configuration.mode.rawValue),
                                       "delayMs": .int(configuration.delayMilliseconds)]
@@ -307,6 +313,8 @@ enum ControlOps {
         case .applicationContext:
             return ["seq": .int(Int64(item.seq)), "kind": "applicationContext",
                     "applicationContext": dictionaryJSON(item.payload)]
+        case .file:
+            return FileOps.render(item)
         }
     }
 
@@ -351,6 +359,8 @@ enum ControlOps {
             return ("system.userInfoReceived", ["seq": .int(Int64(seq))])
         case .applicationContextReceived(let seq, let context):
             return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": dictionaryJSON(context)])
+        case .file(let notification):
+            return FileOps.render(notification)
         }
     }
 

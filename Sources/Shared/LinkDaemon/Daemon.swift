@@ -97,6 +97,7 @@ public final class Daemon {
         loop = try EventLoop(backend: options.poller)
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        configuration.fileDirectory = options.stateDirectory + "/files"
         for feature in features { feature.configureSession(&configuration) }
         sessionConfiguration = configuration
         let sequence = ReceivedSequence()
@@ -246,7 +247,9 @@ public final class Daemon {
     func openStore(of peer: PeerSession, path: String) throws {
         do {
             let store = try DeliveryStore(path: path)
-            peer.session.restore(try store.load())
+            var state = try store.load()
+            try startFileTransfers(&state, of: peer, directory: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/files")
+            peer.session.restore(state)
             try store.pruneDelivered(keeping: Daemon.keptReceivedItems)
             peer.store = store
         } catch {
@@ -526,6 +529,10 @@ public final class Daemon {
                 do { try store.apply(operation) } catch { peer.turnFailure = error }
                 continue
             }
+            if case .file(let fileAction) = action, fileAction.precedesCommit {
+                performFileActionBeforeCommit(fileAction, of: peer)
+                continue
+            }
             if turnWrites {
                 deferred.append((peer, action))
             } else {
@@ -577,10 +584,16 @@ public final class Daemon {
     }
 
     private static func writeFailure(_ error: Error) -> SessionError {
-        let diskFull = (error as? SQLiteError)?.isDiskFull ?? false
+        let diskFull = (error as? SQLiteError)?.isDiskFull ?? (error as? SystemError)?.errno.isNoSpace ?? false
         return diskFull
             ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")
             : .wc(.genericError, "the database write failed (\(error)); nothing of this request was kept")
+    }
+
+    /// Fails `peer`'s turn: its writes are rolled back at the turn's end (see `storeFailed`).
+    func failTurn(_ error: Error, of peer: PeerSession) {
+        turnWrites = true
+        if peer.turnFailure == nil { peer.turnFailure = error }
     }
 
     /// An action of a turn whose writes were rolled back: answers that promised durability
@@ -591,7 +604,7 @@ public final class Daemon {
             execute(.respond(token, .failure(failure)), from: peer)
         case .notify(let notification) where notification.isDurable:
             return
-        case .send(.item), .send(.ack):
+        case .send(.item), .send(.ack), .send(.fileChunkAck), .send(.fileCancel), .file:
             return
         default:
             execute(action, from: peer)
@@ -604,7 +617,14 @@ public final class Daemon {
     private func storeFailed(_ peer: PeerSession, _ error: Error) {
         logger.error("store: a write failed and this turn was rolled back: \(error)")
         do {
-            if let store = peer.store { peer.session.restore(try store.load()) }
+            if let store = peer.store {
+                var state = try store.load()
+                if let files = peer.files {
+                    files.reset()
+                    try files.recover(&state, removingOrphans: false)
+                }
+                peer.session.restore(state)
+            }
         } catch {
             logger.error("store: cannot reload the committed state: \(error); stopping")
             stop()
@@ -631,6 +651,7 @@ public final class Daemon {
                 pending.client.respond(id: pending.id, error: ControlOps.controlError(error))
             }
         case .notify(let notification):
+            if case .file(.problem(let text)) = notification { logger.warning("file: \(text)"); return }
             if case .userInfoReceived = notification { noteDelivery(peer) }
             // The app hears from its own session only (a delegate belongs to one session).
             guard peer === appPeer || peer === formerAppPeer else { return }
@@ -654,6 +675,8 @@ public final class Daemon {
             if let existing = peer.timers.removeValue(forKey: timer) { loop.cancel(existing) }
         case .persist:
             break
+        case .file(let fileAction):
+            executeFileAction(fileAction, of: peer)
         }
     }
 
@@ -776,6 +799,7 @@ public final class Daemon {
             result[flag.rawValue] = .bool(status.flags.contains(flag.flag))
         }
         result["outstandingUserInfoTransfers"] = .int(Int64(status.outstandingUserInfoTransfers))
+        result["outstandingFileTransfers"] = .int(Int64(status.outstandingFileTransfers))
         if let remaining = status.remainingComplicationUserInfoTransfers {
             result["remainingComplicationUserInfoTransfers"] = .int(Int64(remaining))
         }

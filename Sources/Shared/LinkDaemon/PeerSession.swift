@@ -12,6 +12,8 @@ final class PeerSession {
     var deviceId: String?
     let session: LinkSession
     var store: DeliveryStore?
+    /// The file work of its transfers, in the directory beside its store.
+    var files: FileTransferEngine?
     /// The link connection, once its handshake is done.
     var channel: LinkChannel?
     var timers: [SessionTimer: EventLoop.TimerID] = [:]

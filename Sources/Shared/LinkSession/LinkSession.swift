@@ -42,6 +42,16 @@ public final class LinkSession {
         public var isSystemUserInfo: (@Sendable ([UInt8]) -> Bool)?
         /// Makes the `transferId` of a new transfer (by default a random UUID).
         public var makeTransferId: (@Sendable () -> String)?
+        /// Where files in transit live: `outbox/`, `partial/` and `inbox/` below it.
+        public var fileDirectory: String = "files"
+        /// The largest FILE_CHUNK payload.
+        public var fileChunkLength: Int = 256 << 10
+        /// File bytes sent and not yet written by the receiver, at most.
+        public var fileWindowBytes: UInt64 = 4 << 20
+        /// The receiver syncs and commits a file's offset every this many bytes.
+        public var fileCommitInterval: UInt64 = 8 << 20
+        /// Checksum mismatches of one file before the receiver gives it up.
+        public var fileMismatchLimit: Int = 3
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = 10_000,
@@ -73,6 +83,10 @@ public final class LinkSession {
     }
 
     public let configuration: Configuration
+    /// Where this session keeps the files of transfers: ``Configuration/fileDirectory`` until
+    /// the owner of the session's store places them beside it (phoned keeps one store, and
+    /// one directory of files, a watch).
+    public var fileDirectory: String
     public internal(set) var activationState: ActivationState = .notActivated
     public internal(set) var appState: AppState = .foreground
     public internal(set) var flags: DeviceFlags
@@ -105,10 +119,12 @@ public final class LinkSession {
     var complicationBudget: (day: Int64, used: Int) = (0, 0)
     var reservedSeq: UInt64 = 0
     var transferIds = TransferIdGenerator()
+    let files = FileTransferState()
 
     /// - Parameter receivedSequence: the `seq` counter; sessions of one daemon share one.
     public init(configuration: Configuration, receivedSequence: ReceivedSequence = ReceivedSequence()) {
         self.configuration = configuration
+        fileDirectory = configuration.fileDirectory
         self.receivedSequence = receivedSequence
         switch configuration.role {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
@@ -126,12 +142,14 @@ public final class LinkSession {
     }
 
     public func status() -> SessionStatus {
-        SessionStatus(role: role, activationState: activationState, isReachable: isReachable,
-                      appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
-                      hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
-                      awaitingManualReplies: awaitingReplies.count,
-                      outstandingUserInfoTransfers: queues[.userInfo]?.count ?? 0,
-                      remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
+        var status = SessionStatus(role: role, activationState: activationState, isReachable: isReachable,
+                                   appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
+                                   hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
+                                   awaitingManualReplies: awaitingReplies.count,
+                                   outstandingUserInfoTransfers: queues[.userInfo]?.count ?? 0,
+                                   remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
+        status.outstandingFileTransfers = queues[.file]?.count ?? 0
+        return status
     }
 
     // MARK: - Link events
@@ -143,6 +161,7 @@ public final class LinkSession {
         peerState = nil
         actions.append(.send(.state(localState)))
         queuedLinkUp()
+        filesLinkUp()
         updateReachability()
         return drain()
     }
@@ -168,6 +187,7 @@ public final class LinkSession {
         awaitingReplies.removeAll()
         awaitingReplyOrder.removeAll()
         queuedLinkDown()
+        filesLinkDown()
         updateReachability()
         return drain()
     }
@@ -197,6 +217,8 @@ public final class LinkSession {
             receiveItem(channel: channel, seq: seq, flags: ItemFlags(rawValue: flags), payload: payload)
         case .ack(let channel, let seq):
             receiveAcknowledgement(channel: channel, seq: seq)
+        case .fileChunk, .fileChunkAck, .fileCancel:
+            receiveFileFrame(frame, now: now)
         case .hello, .auth, .ready, .pong, .goAway:
             break
         }
@@ -264,6 +286,8 @@ public final class LinkSession {
         case .applicationContext:
             actions.append(.respond(token, .success(.contexts(applicationContext: durableContexts.application,
                                                               received: durableContexts.received))))
+        case .file(let command):
+            handleFileCommand(command, token: token)
         }
         return drain()
     }

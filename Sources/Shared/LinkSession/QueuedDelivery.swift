@@ -84,6 +84,7 @@ extension LinkSession {
         reservedSeq = state.reservedSeq
         nextReceivedSeq = max(nextReceivedSeq, state.reservedSeq + 1)
         acknowledgementsDue = []
+        restoreFiles(state)
     }
 
     /// The cumulative acknowledgements of this turn, one per channel: the runtime asks for
@@ -95,6 +96,7 @@ extension LinkSession {
             }
         }
         acknowledgementsDue.removeAll(keepingCapacity: true)
+        flushFileAcknowledgements()
         return drain()
     }
 
@@ -209,11 +211,12 @@ extension LinkSession {
     }
 
     @discardableResult
-    private func enqueue(_ channel: QueueChannel, payload: [UInt8], flags: ItemFlags) -> OutboundItem {
+    func enqueue(_ channel: QueueChannel, payload: [UInt8], flags: ItemFlags, transferId: String? = nil) -> OutboundItem {
         var cursor = cursor(channel)
         cursor.lastAssigned += 1
         cursors[channel] = cursor
-        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned, transferId: configuration.makeTransferId?() ?? transferIds.next(),
+        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned,
+                                transferId: transferId ?? configuration.makeTransferId?() ?? transferIds.next(),
                                 payload: payload, flags: flags, createdAt: configuration.wallClock())
         queue(channel).append(item)
         actions.append(.persist(.enqueue(item)))
@@ -222,6 +225,7 @@ extension LinkSession {
 
     /// Sends what the window allows, in order, once the peer told us where to resume.
     func pump(_ channel: QueueChannel) {
+        if channel == .file { return pumpFiles() }
         let queue = queue(channel)
         guard isLinkUp, queue.isResumed else { return }
         var next = queue.inFlightCount()
@@ -289,6 +293,7 @@ extension LinkSession {
                 }
             }
             actions.append(.persist(.acknowledge(channel, upTo: seq)))
+            if channel == .file { filesDelivered(finished) }
         }
         cursors[channel] = cursor
         if !queue.isResumed {
@@ -304,6 +309,7 @@ extension LinkSession {
 
     func receiveItem(channel rawChannel: UInt8, seq: UInt64, flags: ItemFlags, payload: [UInt8]) {
         guard let channel = QueueChannel(rawValue: rawChannel) else { return }
+        if channel == .file { return receiveFileOffer(seq: seq, payload: payload) }
         var cursor = cursor(channel)
         acknowledgementsDue.insert(channel)
         guard seq > cursor.lastReceived else { return }   // a duplicate after a reconnect
@@ -337,6 +343,8 @@ extension LinkSession {
                                  flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
+        case .file:
+            return   // receiveFileOffer
         }
         deliverPending()
     }
@@ -358,6 +366,10 @@ extension LinkSession {
                 durableContexts.received = item.payload
                 actions.append(.persist(.setReceivedApplicationContext(item.payload)))
                 actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
+            case .file:
+                if let file = ReceivedFile(seq: item.seq, payload: item.payload) {
+                    actions.append(.notify(.file(.received(file))))
+                }
             }
         }
         undelivered.removeAll()

@@ -119,6 +119,8 @@ public enum SessionCommand: Sendable {
     /// `updateApplicationContext`: the encoded dictionary.
     case updateApplicationContext([UInt8])
     case applicationContext
+    /// `transferFile`, `outstandingFileTransfers`, a file transfer's `cancel()`.
+    case file(FileCommand)
 }
 
 /// One entry of `outstandingUserInfoTransfers`.
@@ -144,6 +146,7 @@ public enum CommandResult: Hashable, Sendable {
     case outstanding([OutstandingTransfer])
     case contextUpdated
     case contexts(applicationContext: [UInt8]?, received: [UInt8]?)
+    case outstandingFiles([OutstandingFileTransfer])
 }
 
 extension CommandResult {
@@ -184,6 +187,8 @@ public enum SessionNotification: Hashable, Sendable {
     case systemUserInfoReceived(seq: UInt64, userInfo: [UInt8])
     /// A new application context reached the app (`didReceiveApplicationContext`); encoded.
     case applicationContextReceived(seq: UInt64, context: [UInt8])
+    /// File transfers: progress, `didFinish`, a received file.
+    case file(FileNotification)
 }
 
 extension SessionNotification {
@@ -191,6 +196,7 @@ extension SessionNotification {
     public var isDurable: Bool {
         switch self {
         case .userInfoReceived, .userInfoDidFinish, .applicationContextReceived, .systemUserInfoReceived: return true
+        case .file(.received), .file(.didFinish): return true
         default: return false
         }
     }
@@ -212,6 +218,8 @@ public enum SessionAction: Sendable {
     case cancelTimer(SessionTimer)
     /// Write this within the current turn's transaction; what follows waits for its commit.
     case persist(DurableOperation)
+    /// File work; see ``FileAction/precedesCommit`` for when the runtime performs it.
+    case file(FileAction)
 }
 
 /// A point-in-time view of the session for `status`.
@@ -227,6 +235,7 @@ public struct SessionStatus: Hashable, Sendable {
     public var pendingMessages: Int
     public var awaitingManualReplies: Int
     public var outstandingUserInfoTransfers: Int
+    public var outstandingFileTransfers: Int = 0
     /// Phone: what is left of today's complication budget.
     public var remainingComplicationUserInfoTransfers: Int?
 }

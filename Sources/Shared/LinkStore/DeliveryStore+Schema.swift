@@ -6,6 +6,10 @@ extension DeliveryStore {
     /// - `inbox`: received items under the receiver's own `seq`, delivered or waiting; the
     ///   partial index keeps the waiting ones in order.
     /// - `kv`: single values (the contexts, the complication budget, the reserved `seq`).
+    /// - `file_incoming` (version 2): files being received, by the sender's `seq` on the file
+    ///   channel, with their header and how many bytes of the partial file are synced. A file
+    ///   being sent is an `outbox` row of channel 3 whose payload is its header; a received one
+    ///   an `inbox` row of channel 3.
     ///
     /// The tables keep their rowid: payloads reach 64 KiB (contexts 256 KiB), and a
     /// `WITHOUT ROWID` b-tree moves a row of more than about 1 KiB to overflow pages, which
@@ -42,6 +46,15 @@ extension DeliveryStore {
             CREATE TABLE kv (
                 key TEXT PRIMARY KEY,
                 value BLOB
+            );
+            """),
+        Migration(version: 2, sql: """
+            CREATE TABLE file_incoming (
+                seq INTEGER PRIMARY KEY,
+                transfer_id TEXT NOT NULL,
+                header BLOB NOT NULL,
+                committed_offset INTEGER NOT NULL DEFAULT 0,
+                received_at REAL NOT NULL
             );
             """),
     ])

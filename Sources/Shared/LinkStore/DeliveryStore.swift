@@ -20,6 +20,7 @@ public final class DeliveryStore {
     public let openOutcome: StoreFile.Outcome
     private let database: SQLiteDatabase
     private var statements: DeliveryStatements?
+    private var fileStatements: FileStatements?
     /// The cursors as committed.
     private var committedCursors: ChannelCursors
     /// The cursors with the open turn's changes.
@@ -41,6 +42,7 @@ public final class DeliveryStore {
             let statements = try DeliveryStatements(database)
             committedCursors = try Self.readCursors(statements.selectCursors, path: path)
             self.statements = statements
+            fileStatements = try FileStatements(database)
         } catch {
             database.close()
             throw error.isCorrupt ? StoreFileError.corrupt(path: path, reason: error.message) : error
@@ -59,6 +61,7 @@ public final class DeliveryStore {
     /// calls fail with ``SQLiteError``; calling it again does nothing.
     public func close() {
         statements = nil
+        fileStatements = nil
         database.close()
     }
 
@@ -157,6 +160,10 @@ public final class DeliveryStore {
         case .reserveSeq(let upTo):
             try statements.raiseReservedSeq.bind(try storable(upTo, "reserved seq"), at: 1)
             try statements.raiseReservedSeq.run()
+
+        case .beginIncomingFile, .setIncomingFileOffset, .removeIncomingFile:
+            guard let fileStatements else { throw .closed(operation: "apply", sql: nil, path: path) }
+            try fileStatements.apply(operation, path: path)
         }
     }
 
@@ -231,6 +238,10 @@ public final class DeliveryStore {
             case Key.reservedSeq: state.reservedSeq = max(state.reservedSeq, Self.sequence(values, at: 1))
             default: break
             }
+        }
+
+        if let fileStatements {
+            state.incomingFiles = try fileStatements.loadIncoming()
         }
 
         let newest = statements.selectNewestInboxSeq

@@ -7,6 +7,9 @@ public enum QueueChannel: UInt8, Sendable, CaseIterable, Comparable {
     case userInfo = 1
     /// `updateApplicationContext`: only the newest item matters.
     case applicationContext = 2
+    /// `transferFile`: each item is a file's header; its bytes follow in FILE_CHUNK frames,
+    /// and the receiver acknowledges the item once the whole file is committed and verified.
+    case file = 3
 
     public static func < (lhs: QueueChannel, rhs: QueueChannel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -100,6 +103,8 @@ public struct DurableState: Hashable, Sendable {
     /// The receiver's `seq` counter may start after this value (sequence numbers are reserved
     /// in blocks so that immediate messages, which are not stored, never reuse one).
     public var reservedSeq: UInt64 = 0
+    /// Files being received, in channel `seq` order.
+    public var incomingFiles: [IncomingFileRecord] = []
 
     public init() {}
 }
@@ -129,4 +134,11 @@ public enum DurableOperation: Hashable, Sendable {
     case setReceivedApplicationContext([UInt8])
     case setComplicationBudget(day: Int64, used: Int)
     case reserveSeq(upTo: UInt64)
+    /// Start receiving a file: its header, nothing committed yet.
+    case beginIncomingFile(IncomingFileRecord)
+    /// The first `committedOffset` bytes of the incoming file `seq` are synced to its
+    /// partial file (they may also go back to 0, after a checksum mismatch).
+    case setIncomingFileOffset(seq: UInt64, committedOffset: UInt64)
+    /// Forget the incoming file `seq` (received whole, or cancelled by its sender).
+    case removeIncomingFile(seq: UInt64)
 }
