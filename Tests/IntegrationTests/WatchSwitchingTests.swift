@@ -50,6 +50,51 @@ final class WatchSwitchingTests: DaemonTestCase {
         try Received.userInfos(client)
     }
 
+    // MARK: - Files
+
+    func testAFileQueuedForOneWatchGoesToItAloneAcrossASwitch() throws {
+        let (phone, a, b, p) = try startPhoneWithTwoWatches()
+        let wa = try client(a), wb = try client(b)
+        try activateAll(p, wa, wb)
+        eventually("the phone to reach watch A") { try p.call("status")["isReachable"] == true }
+        _ = try wa.call("link.set", ["up": false])
+        waitConnected(p, "watch-a", false)
+
+        let sourceA = home + "/for-a.bin"
+        let expectedA = try writeRandomFile(sourceA, size: 3_000_000)
+        let forA = try XCTUnwrap(p.call("file.transfer", ["path": .string(sourceA)])["transferId"])
+        let eventsA = try subscribed(a)
+        let eventsB = try subscribed(b)
+        _ = try p.call("device.switchWatch", ["deviceId": "watch-b"])
+        assertControlError("WCErrorDomain", 7016) { try p.call("file.transfer", ["path": .string(sourceA)]) }
+        XCTAssertEqual(try p.call("file.outstanding")["transfers"]?.arrayValue?.count, 1, "the old watch's file is still queued")
+
+        _ = try wa.call("link.set", ["up": true])
+        let receivedA = try eventsA.waitForEvent("file.received", timeoutSeconds: 30)
+        XCTAssertEqual(receivedA.data["transferId"], forA)
+        XCTAssertEqual(try sha256(of: try XCTUnwrap(receivedA.data["path"]?.stringValue)), expectedA)
+        eventually("the inactive session to deactivate", timeout: 15) { try p.call("status")["activationState"] == "notActivated" }
+
+        XCTAssertEqual(try p.call("session.activate")["activationState"], "activated")
+        eventually("the phone to reach watch B") { try p.call("status")["isReachable"] == true }
+        let sourceB = home + "/for-b.bin"
+        let expectedB = try writeRandomFile(sourceB, size: 1_000_000)
+        let forB = try XCTUnwrap(p.call("file.transfer", ["path": .string(sourceB)])["transferId"])
+        let receivedB = try eventsB.waitForEvent("file.received", timeoutSeconds: 30)
+        XCTAssertEqual(receivedB.data["transferId"], forB)
+        XCTAssertEqual(try sha256(of: try XCTUnwrap(receivedB.data["path"]?.stringValue)), expectedB)
+
+        XCTAssertEqual(try Received.items(wa, kind: "file").map { $0["transferId"] }, [forA], "A has its file only")
+        XCTAssertEqual(try Received.items(wb, kind: "file").map { $0["transferId"] }, [forB], "B has its file only")
+        eventually("both outbox copies to be removed") {
+            try FileManager.default.contentsOfDirectory(atPath: phone.home + "/phone" + "/files/outbox").isEmpty
+        }
+        let watchDirectories = try FileManager.default.contentsOfDirectory(atPath: phone.home + "/phone" + "/watches")
+        XCTAssertEqual(watchDirectories.count, 1, "one directory for the second watch: \(watchDirectories)")
+        let outboxB = phone.home + "/phone" + "/watches/" + watchDirectories[0] + "/files/outbox"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outboxB), [], "B's copy was its own, and is gone")
+    }
+
     // MARK: - Switching
 
     func testSwitchingDeliversTheOldWatchsQueueToItAloneAndThenTalksToTheNewWatch() throws {
