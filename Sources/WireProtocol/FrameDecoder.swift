@@ -95,42 +95,66 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// Decodes the frames in `bytes`, handing each to `body`, without copying `bytes` into
-    /// the decoder's buffer when nothing is buffered (the common case for a stream read in
-    /// large chunks). What follows the last complete frame, or everything once `body`
-    /// returns `false`, is buffered for ``next()`` and later calls. Throws on the first bad
-    /// frame, like ``next()``; the maximum frame length must not change during the call.
+    /// Decodes the frames in `bytes`, handing each to `body`, without copying them into the
+    /// decoder's buffer: only a frame split across reads is buffered, and of the next read
+    /// only the bytes that complete it are copied; the frames after it are decoded in place.
+    /// What follows the last complete frame, or everything once `body` returns `false`, is
+    /// buffered for ``next()`` and later calls. Throws on the first bad frame, like
+    /// ``next()``; the maximum frame length must not change during the call.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, _ body: (Frame) -> Bool) throws {
-        guard case .waitingForHeader = state, unreadByteCount == 0, bytes.count > 0 else {
-            append(bytes)
+        var rest = bytes
+        while hasBufferedFrame {
             while let frame = try next() {
-                if !body(frame) { return }
+                if !body(frame) {
+                    append(rest)
+                    return
+                }
             }
-            return
+            guard hasBufferedFrame else { break }
+            let missing: Int
+            switch state {
+            case .waitingForHeader: missing = 4 - unreadByteCount
+            case .waitingForBody(let length): missing = length - unreadByteCount
+            case .failed(let error): throw error
+            }
+            guard rest.count >= missing else {
+                append(rest)
+                return
+            }
+            append(UnsafeRawBufferPointer(rebasing: rest[..<missing]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[missing...])
         }
         var index = 0
-        while bytes.count - index >= 4 {
+        while rest.count - index >= 4 {
             var declared: UInt32 = 0
-            for offset in 0..<4 { declared = declared << 8 | UInt32(bytes[index + offset]) }
+            for offset in 0..<4 { declared = declared << 8 | UInt32(rest[index + offset]) }
             if declared == 0 { throw fail(.emptyFrame) }
             if declared > maximumFrameLength {
                 throw fail(.frameTooLarge(declared: declared, maximum: maximumFrameLength))
             }
             let length = Int(declared)
-            guard bytes.count - index - 4 >= length else { break }
+            guard rest.count - index - 4 >= length else { break }
             let start = index + 4
             let frame: Frame
             do {
-                frame = try FrameParser.parse(type: bytes[start],
-                                              body: UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(start + length)]))
+                frame = try FrameParser.parse(type: rest[start],
+                                              body: UnsafeRawBufferPointer(rebasing: rest[(start + 1)..<(start + length)]))
             } catch {
                 throw fail(error)
             }
             index = start + length
             if !body(frame) { break }
         }
-        if index < bytes.count {
-            append(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        if index < rest.count {
+            append(UnsafeRawBufferPointer(rebasing: rest[index...]))
+        }
+    }
+
+    /// Whether part of a frame (or a failure) waits in the decoder.
+    private var hasBufferedFrame: Bool {
+        switch state {
+        case .waitingForHeader: return unreadByteCount > 0
+        case .waitingForBody, .failed: return true
         }
     }
 

@@ -10,7 +10,7 @@ public struct FrameEncoder: Sendable {
     }
 
     /// Appends the bytes of `frame` to `buffer`, except a trailing payload (of MESSAGE, REPLY
-    /// or ITEM) of at least `threshold` bytes, which is returned instead of copied: the frame
+    /// ITEM or FILE_CHUNK) of at least `threshold` bytes, which is returned instead of copied: the frame
     /// is complete once the returned bytes are written right after `buffer`'s (`writev`).
     public static func encode(_ frame: Frame, into buffer: inout [UInt8],
                               detachingPayloadOfAtLeast threshold: Int) -> [UInt8]? {
@@ -18,6 +18,7 @@ public struct FrameEncoder: Sendable {
         switch frame {
         case .message(_, _, let body), .reply(_, let body): payload = body.bytes
         case .item(_, _, _, let body): payload = body
+        case .fileChunk(_, _, let data): payload = data
         default:
             encode(frame, into: &buffer, includingPayload: true)
             return nil
@@ -87,7 +88,7 @@ public struct FrameEncoder: Sendable {
         case .fileChunk(let seq, let offset, let data):
             buffer.appendBigEndian(seq)
             buffer.appendBigEndian(offset)
-            buffer.append(contentsOf: data)
+            if includingPayload { buffer.append(contentsOf: data) }
         case .fileChunkAck(let seq, let flags, let received, let committed):
             buffer.appendBigEndian(seq)
             buffer.append(flags.rawValue)

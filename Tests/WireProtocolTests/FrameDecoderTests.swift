@@ -286,6 +286,28 @@ final class FrameDecoderDecodeTests: XCTestCase {
         XCTAssertEqual(seen, (1...5).map { .ping(UInt64($0)) })
     }
 
+    func testAFrameSplitAcrossReadsIsCompletedAndTheRestDecodedInPlace() throws {
+        var bytes: [UInt8] = []
+        FrameEncoder.encode(.item(channel: 1, seq: 1, flags: 0, payload: [UInt8](repeating: 7, count: 5_000)), into: &bytes)
+        for n in 2...4 { FrameEncoder.encode(.ping(UInt64(n)), into: &bytes) }
+        var decoder = FrameDecoder()
+        var seen: [Frame] = []
+        try bytes[..<3_000].withUnsafeBytes { raw in try decoder.decode(raw) { seen.append($0); return true } }
+        XCTAssertEqual(seen, [])
+        XCTAssertEqual(decoder.bufferedByteCount, 3_000)
+        try bytes[3_000...].withUnsafeBytes { raw in
+            try decoder.decode(raw) { frame in
+                seen.append(frame)
+                return seen.count < 2
+            }
+        }
+        XCTAssertEqual(seen.count, 2, "stopped after the second frame")
+        XCTAssertEqual(seen.last, .ping(2))
+        while let frame = try decoder.next() { seen.append(frame) }
+        XCTAssertEqual(Array(seen.dropFirst()), [.ping(2), .ping(3), .ping(4)])
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
     func testAnOversizedHeaderIsRejectedWithoutBufferingTheBody() {
         var decoder = FrameDecoder(maximumFrameLength: 4096)
         let header: [UInt8] = [0x00, 0x10, 0x00, 0x01, 0x20]

@@ -20,6 +20,7 @@ final class FrameEncoderTests: XCTestCase {
             .message(id: 7, wantsReply: true, payload: .data(big)),
             .reply(id: 8, payload: .dictionary(big)),
             .item(channel: 1, seq: 9, flags: 0, payload: big),
+            .fileChunk(seq: 10, offset: 1 << 20, data: big),
         ]
         for frame in frames {
             var head: [UInt8] = [0xAA]
@@ -29,6 +30,7 @@ final class FrameEncoderTests: XCTestCase {
             switch frame {
             case .message(_, _, let payload), .reply(_, let payload): trailing = payload.bytes
             case .item(_, _, _, let payload): trailing = payload
+            case .fileChunk(_, _, let data): trailing = data
             default: trailing = nil
             }
             XCTAssertEqual(detached, (trailing?.count ?? 0) >= 4_096 ? trailing : nil, "\(frame.type.name)")
