@@ -89,6 +89,19 @@ final class ConnectionTests: XCTestCase {
         XCTAssertFalse(server.isOpen)
     }
 
+    /// Random sizes from 1 to `maximum` that add up to `total`.
+    private func randomPieces(of total: Int, atMost maximum: Int) -> [Int] {
+        var pieces: [Int] = []
+        var remaining = total
+        var generator = SystemRandomNumberGenerator()
+        while remaining > 0 {
+            let size = min(remaining, Int.random(in: 1...maximum, using: &generator))
+            pieces.append(size)
+            remaining -= size
+        }
+        return pieces
+    }
+
     func testEchoesFourMebibytesInOneWrite() throws {
         let payload = patternBytes(count: 4 << 20)
         for backend in availableBackends {
@@ -98,14 +111,7 @@ final class ConnectionTests: XCTestCase {
 
     func testEchoesFourMebibytesInManySmallWrites() throws {
         let payload = patternBytes(count: 4 << 20, seed: 7)
-        var pieces: [Int] = []
-        var remaining = payload.count
-        var generator = SystemRandomNumberGenerator()
-        while remaining > 0 {
-            let size = min(remaining, Int.random(in: 1...20_000, using: &generator))
-            pieces.append(size)
-            remaining -= size
-        }
+        let pieces = randomPieces(of: payload.count, atMost: 20_000)
         for backend in availableBackends {
             try echo(backend: backend, payload: payload, pieces: pieces)
         }
@@ -113,14 +119,7 @@ final class ConnectionTests: XCTestCase {
 
     func testVectoredWritesArriveInOrderAcrossPartialWrites() throws {
         let payload = patternBytes(count: 1 << 20, seed: 11)
-        var pieces: [Int] = []
-        var remaining = payload.count
-        var generator = SystemRandomNumberGenerator()
-        while remaining > 0 {
-            let size = min(remaining, Int.random(in: 1...9_000, using: &generator))
-            pieces.append(size)
-            remaining -= size
-        }
+        let pieces = randomPieces(of: payload.count, atMost: 9_000)
         for backend in availableBackends {
             try echo(backend: backend, payload: payload, pieces: pieces, vectorsPerWrite: 7)
         }

@@ -3,15 +3,6 @@ import XCTest
 import WireProtocol
 
 final class LinkSessionTests: XCTestCase {
-    private func assertError(_ result: Result<CommandResult, SessionError>?, _ code: WCErrorCode,
-                             file: StaticString = #filePath, line: UInt = #line) {
-        guard case .failure(.wc(let actual, let message))? = result else {
-            return XCTFail("expected WCError \(code.rawValue), got \(String(describing: result))", file: file, line: line)
-        }
-        XCTAssertEqual(actual, code, message, file: file, line: line)
-        XCTAssertFalse(message.isEmpty, file: file, line: line)
-    }
-
     // MARK: Activation
 
     func testActivationSequence() {

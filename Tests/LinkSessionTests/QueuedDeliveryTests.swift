@@ -4,19 +4,6 @@ import LinkStore
 import WireProtocol
 
 final class QueuedDeliveryTests: XCTestCase {
-    private func payload(_ dictionary: [String: PropertyListValue]) -> [UInt8] {
-        try! PropertyListCodec.encode(dictionary)
-    }
-
-    private func activatedPair() -> DurablePair {
-        let pair = DurablePair()
-        pair.command(.phone, .activate)
-        pair.command(.watch, .activate)
-        pair.setLink(up: true)
-        pair.pump()
-        return pair
-    }
-
     private func transferId(_ result: Result<CommandResult, SessionError>?) -> String? {
         if case .success(.transfer(let id, _))? = result { return id }
         return nil

@@ -6,28 +6,6 @@ import WireProtocol
 /// Quick watch switching on the phone's session: inactive, then deactivated once the
 /// previous watch has everything.
 final class WatchSwitchingTests: XCTestCase {
-    private func payload(_ dictionary: [String: PropertyListValue]) -> [UInt8] {
-        try! PropertyListCodec.encode(dictionary)
-    }
-
-    private func activatedPair() -> DurablePair {
-        let pair = DurablePair()
-        pair.command(.phone, .activate)
-        pair.command(.watch, .activate)
-        pair.setLink(up: true)
-        pair.pump()
-        return pair
-    }
-
-    private func assertError(_ result: Result<CommandResult, SessionError>?, _ code: WCErrorCode,
-                             file: StaticString = #filePath, line: UInt = #line) {
-        guard case .failure(.wc(let actual, let message))? = result else {
-            return XCTFail("expected WCError \(code.rawValue), got \(String(describing: result))", file: file, line: line)
-        }
-        XCTAssertEqual(actual, code, message, file: file, line: line)
-        XCTAssertFalse(message.isEmpty, file: file, line: line)
-    }
-
     /// The notifications of the session itself, without the transfers' and messages'.
     private func lifecycle(_ notifications: [SessionNotification]) -> [SessionNotification] {
         notifications.filter {

@@ -58,28 +58,8 @@ final class DeliveryStoreFileTests: XCTestCase {
     }
 
     func testAVersion1DatabaseIsMigratedAndKeepsItsRows() throws {
-        let version1 = StoreSchema(applicationID: DeliveryStore.applicationID, migrations: [
-            Migration(version: 1, sql: """
-                CREATE TABLE cursor (
-                    channel INTEGER PRIMARY KEY,
-                    last_assigned INTEGER NOT NULL DEFAULT 0,
-                    last_acknowledged INTEGER NOT NULL DEFAULT 0,
-                    last_received INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE TABLE outbox (
-                    channel INTEGER NOT NULL, seq INTEGER NOT NULL, transfer_id TEXT NOT NULL,
-                    payload BLOB NOT NULL, flags INTEGER NOT NULL, created_at REAL NOT NULL,
-                    PRIMARY KEY (channel, seq)
-                );
-                CREATE TABLE inbox (
-                    seq INTEGER PRIMARY KEY, channel INTEGER NOT NULL, channel_seq INTEGER NOT NULL,
-                    payload BLOB NOT NULL, flags INTEGER NOT NULL, received_at REAL NOT NULL,
-                    delivered INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE INDEX inbox_undelivered ON inbox (seq) WHERE delivered = 0;
-                CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB);
-                """),
-        ])
+        let version1 = StoreSchema(applicationID: DeliveryStore.applicationID,
+                                   migrations: Array(DeliveryStore.schema.migrations.prefix(1)))
         do {
             let (database, outcome) = try StoreFile.open(path: path, schema: version1)
             XCTAssertEqual(outcome, .created(version: 1))

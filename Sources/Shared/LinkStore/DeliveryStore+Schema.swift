@@ -16,7 +16,7 @@ extension DeliveryStore {
     /// made a 1 KiB enqueue three times slower. `transfer_id` has no index: nothing looks an
     /// item up by it (the session keeps the outbox in memory), and an index on random UUIDs
     /// dirties a page per insert, which made an enqueue three to four times slower.
-    static let schema = StoreSchema(applicationID: applicationID, migrations: [
+    public static let schema = StoreSchema(applicationID: applicationID, migrations: [
         Migration(version: 1, sql: """
             CREATE TABLE cursor (
                 channel INTEGER PRIMARY KEY,
