@@ -18,6 +18,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 set -- ${passthrough[@]+"${passthrough[@]}"}
+# Tests that measure memory skip that part under a sanitizer (its shadow memory is not the daemons').
+export WATCHLINK_SANITIZER="$sanitizer"
 case "$sanitizer" in
     "") ;;
     address) export WATCHLINK_BUILD_PATH=${WATCHLINK_BUILD_PATH:-.build/asan}; set -- --sanitize=address "$@"

@@ -162,8 +162,13 @@ final class FileTransferIntegrationTests: DurableTestCase {
         let phonePeak = Double(peaks[0]) / 1024, watchPeak = Double(peaks[1]) / 1024
         print("file transfer 1 GiB: phoned max RSS \(String(format: "%.1f", phonePeak)) MiB, watchd max RSS \(String(format: "%.1f", watchPeak)) MiB, \(String(format: "%.1f", seconds)) s (copy into the outbox \(String(format: "%.1f", copied)) s, \(sampler.samples) samples)")
         XCTAssertGreaterThan(sampler.samples, 10)
-        XCTAssertLessThan(phonePeak, 64, "phoned's RSS stays under 64 MiB")
-        XCTAssertLessThan(watchPeak, 64, "watchd's RSS stays under 64 MiB")
+        let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
+        if sanitizer.isEmpty {
+            XCTAssertLessThan(phonePeak, 64, "phoned's RSS stays under 64 MiB")
+            XCTAssertLessThan(watchPeak, 64, "watchd's RSS stays under 64 MiB")
+        } else {
+            print("file transfer 1 GiB: RSS not checked under the \(sanitizer) sanitizer (its shadow memory counts)")
+        }
         let files = try Received.items(w, kind: "file")
         XCTAssertEqual(files.count, 1)
         let path = try XCTUnwrap(files.first?["path"]?.stringValue)
