@@ -22,8 +22,7 @@ final class ControlConnection: @unchecked Sendable {
     private var pending: [JSONValue: Waiter] = [:]
     private var rawWaiters: [Waiter] = []
     private var abandoned: Set<JSONValue> = []
-    private var events: [ControlEvent] = []
-    private var eventsHead = 0
+    private var events = FIFOQueue<ControlEvent>()
     private var closedReason: ControlClientError?
     private var closeStarted = false
     private var descriptorOpen = true
@@ -119,20 +118,14 @@ final class ControlConnection: @unchecked Sendable {
     func nextEvent(deadline: Date) throws -> ControlEvent? {
         condition.lock()
         defer { condition.unlock() }
-        while eventsHead == events.count {
+        while events.isEmpty {
             if let closedReason { throw closedReason }
-            if !condition.wait(until: deadline) && eventsHead == events.count {
+            if !condition.wait(until: deadline) && events.isEmpty {
                 if let closedReason { throw closedReason }
                 return nil
             }
         }
-        let event = events[eventsHead]
-        eventsHead += 1
-        if eventsHead == events.count {
-            events.removeAll(keepingCapacity: true)
-            eventsHead = 0
-        }
-        return event
+        return events.popFirst()
     }
 
     // MARK: Closing

@@ -17,8 +17,7 @@ public struct LineFramer: Sendable {
 
     private var partial: [UInt8] = []
     private var discarding = false
-    private var ready: [LineFramerOutput] = []
-    private var readyHead = 0
+    private var ready = FIFOQueue<LineFramerOutput>()
 
     public init(maximumLineLength: Int = 1 << 20) {
         precondition(maximumLineLength > 0, "maximumLineLength must be positive")
@@ -61,14 +60,7 @@ public struct LineFramer: Sendable {
 
     /// The next line or too-long marker, in stream order; `nil` when more bytes are needed.
     public mutating func next() -> LineFramerOutput? {
-        guard readyHead < ready.count else { return nil }
-        let output = ready[readyHead]
-        readyHead += 1
-        if readyHead == ready.count {
-            ready.removeAll(keepingCapacity: true)
-            readyHead = 0
-        }
-        return output
+        ready.popFirst()
     }
 
     private static func index(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {

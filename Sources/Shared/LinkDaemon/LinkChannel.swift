@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 
+import LinkControl
 import LinkRuntime
 import LinkSession
 import WireProtocol
@@ -39,8 +40,7 @@ final class LinkChannel {
     static let detachedPayloadThreshold = 4096
     /// Payloads pinned for one `writev` (two vectors each, and the bytes between).
     static let detachedPayloadsPerWrite = 16
-    private var delayed: [(due: Int64, bytes: [UInt8])] = []
-    private var delayedHead = 0
+    private var delayed = FIFOQueue<(due: Int64, bytes: [UInt8])>()
     private var delayTimer: EventLoop.TimerID?
     var latencyMilliseconds: Int64 = 0
     var onEvent: ((LinkChannel, Event) -> Void)?
@@ -76,11 +76,11 @@ final class LinkChannel {
 
     func send(_ frame: Frame) {
         guard !isClosing else { return }
-        if latencyMilliseconds > 0 || delayedHead < delayed.count {
+        if latencyMilliseconds > 0 || !delayed.isEmpty {
             var bytes: [UInt8] = []
             FrameEncoder.encode(frame, into: &bytes)
             let now = loop.nowMilliseconds
-            let lastDue = delayedHead < delayed.count ? delayed[delayed.count - 1].due : 0
+            let lastDue = delayed.last?.due ?? 0
             delayed.append((max(now + latencyMilliseconds, lastDue), bytes))
             if delayTimer == nil { armDelayTimer() }
             return
@@ -268,8 +268,8 @@ final class LinkChannel {
     }
 
     private func armDelayTimer() {
-        guard delayedHead < delayed.count else { return }
-        let wait = max(0, delayed[delayedHead].due - loop.nowMilliseconds)
+        guard let next = delayed.first else { return }
+        let wait = max(0, next.due - loop.nowMilliseconds)
         delayTimer = loop.schedule(afterMilliseconds: wait) { [weak self] in
             guard let self else { return }
             self.delayTimer = nil
@@ -281,14 +281,10 @@ final class LinkChannel {
     private func flushDelayed(all: Bool) {
         let now = loop.nowMilliseconds
         var wrote = false
-        while delayedHead < delayed.count, all || delayed[delayedHead].due <= now {
-            output.append(contentsOf: delayed[delayedHead].bytes)
-            delayedHead += 1
+        while let next = delayed.first, all || next.due <= now {
+            output.append(contentsOf: next.bytes)
+            _ = delayed.popFirst()
             wrote = true
-        }
-        if delayedHead == delayed.count {
-            delayed.removeAll(keepingCapacity: true)
-            delayedHead = 0
         }
         if wrote { flush() }
     }
