@@ -112,7 +112,9 @@ public final class PowerAuthFeature: DaemonFeature {
     public func handle(_ request: ControlRequest, respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
         let args = Arguments(request.args, op: request.op)
         do {
-            if let phone, let status { try handlePhone(request.op, args, phone, status, respond) }
+            if let instances = phone?.instances ?? watch?.instances,
+               let result = try Self.handleInstanceOp(request.op, args, instances) { respond(.success(result)) }
+            else if let phone, let status { try handlePhone(request.op, args, phone, status, respond) }
             else if let watch { try handleWatch(request.op, args, watch, respond) }
             else { respond(.failure(.control(.internalError, "\(request.op): PowerAuth is not started"))) }
         } catch let error as ControlError {
@@ -122,20 +124,30 @@ public final class PowerAuthFeature: DaemonFeature {
         }
     }
 
+    // MARK: - Ops of both roles
+
+    /// `pa.instance.add`, `pa.instance.remove`, `pa.instance.list`; nil for any other op.
+    private static func handleInstanceOp(_ op: String, _ args: Arguments, _ instances: InstanceRegistry) throws -> JSONObject? {
+        switch op {
+        case "pa.instance.add", "pa.instance.remove":
+            try args.rejectUnknownKeys(allowed: ["instanceId"])
+            let instanceId = try instanceId(args)
+            let changed = op == "pa.instance.add" ? instances.add(instanceId) : instances.remove(instanceId)
+            return [op == "pa.instance.add" ? "added" : "removed": .bool(changed),
+                    "instances": .array(instances.ids.map { .string($0) })]
+        case "pa.instance.list":
+            try args.rejectUnknownKeys(allowed: [])
+            return ["instances": .array(instances.ids.map { .string($0) })]
+        default:
+            return nil
+        }
+    }
+
     // MARK: - Phone ops
 
     private func handlePhone(_ op: String, _ args: Arguments, _ phone: PhonePowerAuth, _ status: StatusService,
                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
         switch op {
-        case "pa.instance.add", "pa.instance.remove":
-            try args.rejectUnknownKeys(allowed: ["instanceId"])
-            let instanceId = try Self.instanceId(args)
-            let changed = op == "pa.instance.add" ? phone.instances.add(instanceId) : phone.instances.remove(instanceId)
-            respond(.success([op == "pa.instance.add" ? "added" : "removed": .bool(changed),
-                              "instances": .array(phone.instances.ids.map { .string($0) })]))
-        case "pa.instance.list":
-            try args.rejectUnknownKeys(allowed: [])
-            respond(.success(["instances": .array(phone.instances.ids.map { .string($0) })]))
         case "pa.activation.create":
             let instanceId = try registered(args, phone.isRegistered, extra: ["commit"])
             let commit = try args.optionalBool("commit") ?? false
@@ -228,15 +240,6 @@ public final class PowerAuthFeature: DaemonFeature {
     private func handleWatch(_ op: String, _ args: Arguments, _ watch: WatchPowerAuth,
                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
         switch op {
-        case "pa.instance.add", "pa.instance.remove":
-            try args.rejectUnknownKeys(allowed: ["instanceId"])
-            let instanceId = try Self.instanceId(args)
-            let changed = op == "pa.instance.add" ? watch.instances.add(instanceId) : watch.instances.remove(instanceId)
-            respond(.success([op == "pa.instance.add" ? "added" : "removed": .bool(changed),
-                              "instances": .array(watch.instances.ids.map { .string($0) })]))
-        case "pa.instance.list":
-            try args.rejectUnknownKeys(allowed: [])
-            respond(.success(["instances": .array(watch.instances.ids.map { .string($0) })]))
         case "pa.activation.get":
             let instanceId = try registered(args, watch.isRegistered)
             respond(.success(Self.activationResult(try watch.activationId(instanceId))))
