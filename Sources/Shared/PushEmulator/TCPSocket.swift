@@ -17,36 +17,38 @@ enum TCPSocket {
         }
     }
 
+    private static func invalidHost(_ host: String) -> SystemError {
+        SystemError(operation: "inet_pton(\(host))", errno: .invalidArgument)
+    }
+
+    /// Copies a `sockaddr_in` or `sockaddr_in6` into `storage`; returns its length.
+    private static func store<Address>(_ address: Address, in storage: inout sockaddr_storage) -> socklen_t {
+        withUnsafeBytes(of: address) { bytes in
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
+        }
+        return socklen_t(MemoryLayout<Address>.size)
+    }
+
     /// A non-blocking, close-on-exec socket listening on `host` (an IPv4 or IPv6 literal) and
     /// `port` (0: any free port); returns it with the port it got.
     static func listen(host: String, port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
         var storage = sockaddr_storage()
-        var length: socklen_t
+        let length: socklen_t
         let family: Int32
         if host.contains(":") {
             family = AF_INET6
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
-                throw SystemError(operation: "inet_pton(\(host))", errno: .invalidArgument)
-            }
-            withUnsafeBytes(of: address) { bytes in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
-            }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw invalidHost(host) }
+            length = store(address, in: &storage)
         } else {
             family = AF_INET
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-                throw SystemError(operation: "inet_pton(\(host))", errno: .invalidArgument)
-            }
-            withUnsafeBytes(of: address) { bytes in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
-            }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw invalidHost(host) }
+            length = store(address, in: &storage)
         }
         #if canImport(Glibc)
         let type = Int32(SOCK_STREAM.rawValue)
