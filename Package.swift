@@ -41,12 +41,14 @@ let package = Package(
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkClient"], path: "Sources/linkctl"),
 
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol"], path: "Tests/LinkSessionTests"),
+        // What several test targets share (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "TestSupport"], path: "Tests/WireProtocolTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/IntegrationTests"),
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport"], path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),

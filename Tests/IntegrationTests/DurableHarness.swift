@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -159,35 +160,14 @@ final class Locked<Value>: @unchecked Sendable {
     var current: Value { withValue { $0 } }
 }
 
-/// SplitMix64: a small seeded generator, so a failing random schedule can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A test case whose daemons may be killed and restarted; stops them and removes their homes
 /// at the end, and prints their logs when the test failed.
 class DurableTestCase: DaemonTestCase {
     private(set) var restartables: [RestartableDaemon] = []
-    private var failed = false
-
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
-        failed = true
-        super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
-    }
 
     override func tearDown() {
         for daemon in restartables { daemon.stop() }
-        if failed {
+        if recordedIssue {
             for daemon in restartables {
                 print("---- \(daemon.name) log (\(daemon.logPath)), last 200 lines:\n\(daemon.logTail(lines: 200))")
             }

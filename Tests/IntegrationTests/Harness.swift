@@ -166,7 +166,8 @@ class DaemonTestCase: XCTestCase {
         home = makeDirectory()
     }
 
-    private var recordedIssue = false
+    /// Whether the test recorded a failure (its daemons' logs are printed at the end).
+    private(set) var recordedIssue = false
 
     override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
         recordedIssue = true

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import LinkSession
 import LinkStore
@@ -26,7 +27,7 @@ final class FileTransferTests: XCTestCase {
     }
 
     private func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
     }
 
@@ -320,7 +321,7 @@ final class FileTransferTests: XCTestCase {
     /// files go both ways: each file arrives once, whole, and every answered one arrives.
     func testExactlyOnceAndIntactAcrossRandomCrashes() {
         for seed in 1...12 as ClosedRange<UInt64> {
-            var random = SplitMix(seed: seed)
+            var random = SeededGenerator(seed: seed)
             let pair = pair()
             var contents: [String: [UInt8]] = [:]
             var answered: [Role: Set<String>] = [.phone: [], .watch: []]

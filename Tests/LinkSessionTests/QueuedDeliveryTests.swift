@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import LinkSession
 import LinkStore
@@ -129,7 +130,7 @@ final class QueuedDeliveryTests: XCTestCase {
     /// link drops: every acknowledged transfer arrives exactly once and in order.
     func testExactlyOnceInOrderAcrossRandomCrashes() {
         for seed in 1...20 as ClosedRange<UInt64> {
-            var random = SplitMix(seed: seed)
+            var random = SeededGenerator(seed: seed)
             let pair = activatedPair()
             var attempts: [Role: Int] = [.phone: 0, .watch: 0]
             var acknowledged: [Role: Set<Int>] = [.phone: [], .watch: []]
@@ -168,17 +169,5 @@ final class QueuedDeliveryTests: XCTestCase {
                 XCTAssertEqual(pair.side(sender).session.status().outstandingUserInfoTransfers, 0)
             }
         }
-    }
-}
-
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -8,7 +8,7 @@ import LinkStore
 import XCTest
 
 
-final class DeliveryStoreDiskFullTests: XCTestCase {
+final class DeliveryStoreDiskFullTests: DirectoryTestCase {
     private enum Stage: Equatable {
         case apply, commit
     }
@@ -22,16 +22,7 @@ final class DeliveryStoreDiskFullTests: XCTestCase {
         var secondFailure: SQLiteError?
     }
 
-    private var directory: TemporaryDirectory!
     private var path: String { directory.file("watch.db") }
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory = nil
-    }
 
     /// The largest of the database's files, so that a limit above it leaves room for a few
     /// turns only.

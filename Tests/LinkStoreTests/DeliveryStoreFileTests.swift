@@ -3,17 +3,8 @@ import LinkStore
 import XCTest
 
 /// The file channel's rows (schema version 2) and the migration from version 1.
-final class DeliveryStoreFileTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class DeliveryStoreFileTests: DirectoryTestCase {
     private var path: String { directory.file("watch.db") }
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory = nil
-    }
 
     private func record(_ seq: UInt64, committed: UInt64 = 0) -> IncomingFileRecord {
         IncomingFileRecord(seq: seq, transferId: "T-\(seq)", header: pattern(Int(seq), count: 90),

@@ -21,20 +21,19 @@ func inbound(
         receivedAt: 1_800_000_100.5 + Double(seq), delivered: delivered)
 }
 
-final class DeliveryStoreTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class DeliveryStoreTests: DirectoryTestCase {
     private var path: String { directory.file("phone.db") }
     private var store: DeliveryStore!
 
     override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
+        try super.setUpWithError()
         store = try DeliveryStore(path: path)
     }
 
     override func tearDown() {
         store?.close()
         store = nil
-        directory = nil
+        super.tearDown()
     }
 
     /// Applies `operations` as one turn and commits it.

@@ -3,12 +3,11 @@ import XCTest
 
 private struct Refusal: Error {}
 
-final class SQLiteDatabaseTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class SQLiteDatabaseTests: DirectoryTestCase {
     private var database: SQLiteDatabase!
 
     override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
+        try super.setUpWithError()
         database = try SQLiteDatabase(path: directory.file("test.db"))
         try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)")
     }
@@ -16,7 +15,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     override func tearDown() {
         database.close()
         database = nil
-        directory = nil
+        super.tearDown()
     }
 
     private func count() throws -> Int64? {

@@ -1,12 +1,11 @@
 import LinkStore
 import XCTest
 
-final class SQLiteStatementTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class SQLiteStatementTests: DirectoryTestCase {
     private var database: SQLiteDatabase!
 
     override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
+        try super.setUpWithError()
         database = try SQLiteDatabase(path: directory.file("test.db"))
         try database.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, score REAL, payload BLOB)")
     }
@@ -14,7 +13,7 @@ final class SQLiteStatementTests: XCTestCase {
     override func tearDown() {
         database.close()
         database = nil
-        directory = nil
+        super.tearDown()
     }
 
     func testInsertSelectUpdateDelete() throws {

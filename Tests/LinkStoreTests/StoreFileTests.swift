@@ -18,17 +18,8 @@ private let version2 = Migration(version: 2) { database in
 private let schema1 = StoreSchema(applicationID: applicationID, migrations: [version1])
 private let schema2 = StoreSchema(applicationID: applicationID, migrations: [version1, version2])
 
-final class StoreFileTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class StoreFileTests: DirectoryTestCase {
     private var path: String { directory.file("phone.db") }
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory = nil
-    }
 
     /// Asserts that opening `path` with `schema` is refused and changes nothing on disk.
     private func assertRefusedUnchanged(

@@ -82,3 +82,18 @@ func pattern(_ seed: Int, count: Int) -> [UInt8] {
         return UInt8(truncatingIfNeeded: state)
     }
 }
+
+/// A test case with a fresh temporary directory for each test, removed after it.
+class DirectoryTestCase: XCTestCase {
+    var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        directory = try TemporaryDirectory()
+    }
+
+    override func tearDown() {
+        directory = nil
+        super.tearDown()
+    }
+}

@@ -1,4 +1,5 @@
 import WireProtocol
+import TestSupport
 import XCTest
 
 final class FrameDecoderTests: XCTestCase {

@@ -1,4 +1,5 @@
 import WireProtocol
+import TestSupport
 import XCTest
 
 /// Feeds the same bytes to a ``FrameDecoder`` in many ways and checks that every way yields

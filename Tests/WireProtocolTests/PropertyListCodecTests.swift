@@ -1,5 +1,6 @@
 import Foundation
 import WireProtocol
+import TestSupport
 import XCTest
 
 final class PropertyListCodecTests: XCTestCase {
