@@ -149,8 +149,9 @@ def main():
 
         pair = Pair(a.bin, home)
         try:
-            # Each figure and its reference are measured alternately, three times, and the
-            # best of each is kept: other work on the machine only ever makes a run slower.
+            # Each figure and its reference are measured alternately (round trips five times,
+            # throughput three) and the best of each is kept: other work on the machine only
+            # ever makes a run slower.
             call(pair.watch, "replies.set", {"mode": "echo"})
             # Round trips on one core (both daemons, and both processes of the reference): a
             # wake-up across cores of a VM is a trip through the hypervisor that costs the same
@@ -167,7 +168,7 @@ def main():
                             continue
                         call(pair.phone, "bench.roundTrip", {"size": size, "count": 500, "kind": kind})  # warm-up
                         best, ref = None, None
-                        for _ in range(3):
+                        for _ in range(5):
                             r = call(pair.phone, "bench.roundTrip", {"size": size, "count": count, "kind": kind})
                             c = run_json([uf, "rtt", str(size), str(count)], cpus)
                             best = r if best is None or r["p50Us"] < best["p50Us"] else best
