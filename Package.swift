@@ -28,7 +28,7 @@ let package = Package(
         // Durable queues and state in SQLite.
         .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
         // Event loop, sockets, timers, signals, logging.
-        .target(name: "LinkRuntime", dependencies: ["CSystem"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
+        .target(name: "LinkRuntime", dependencies: ["CSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
         // The control protocol: JSON lines, values, client.
         .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.

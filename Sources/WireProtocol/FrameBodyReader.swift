@@ -33,11 +33,11 @@ struct FrameBodyReader: ~Copyable {
     }
 
     mutating func readBytes(_ count: Int, field: String) throws(FrameDecodingError) -> [UInt8] {
-        Array(try take(count, field: field))
+        PieceCopy.array(try take(count, field: field))
     }
 
     mutating func readRest() -> [UInt8] {
-        let rest = Array(UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        let rest = PieceCopy.array(UnsafeRawBufferPointer(rebasing: bytes[index...]))
         index = bytes.count
         return rest
     }

@@ -49,7 +49,7 @@ public struct FrameDecoder: Sendable {
     /// Adds received bytes.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard prepareToAppend() else { return }
-        bytes.withMemoryRebound(to: UInt8.self) { buffer.append(contentsOf: $0) }
+        PieceCopy.append(bytes, to: &buffer)
     }
 
     /// The next complete frame, or `nil` when more bytes are needed.

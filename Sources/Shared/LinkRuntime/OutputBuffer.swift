@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import WireProtocol
 
 /// Bytes waiting to be written: a queue of heap chunks with read and write indices.
 ///
@@ -57,7 +58,7 @@ struct OutputBuffer {
                 chunks.append(chunk)
             }
             let n = min(remaining, chunk.freeCapacity)
-            (chunk.storage + chunk.end).copyMemory(from: source, byteCount: n)
+            PieceCopy.copy(UnsafeRawBufferPointer(start: source, count: n), to: chunk.storage + chunk.end)
             chunk.end += n
             source += n
             remaining -= n
