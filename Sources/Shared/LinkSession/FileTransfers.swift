@@ -362,7 +362,7 @@ extension LinkSession {
 
     /// One FILE_CHUNK_ACK for each file that got chunks this turn.
     func flushFileAcknowledgements() {
-        if isLinkUp {
+        if isLinkUp && !files.acknowledgementsDue.isEmpty {
             for seq in files.acknowledgementsDue.sorted() {
                 guard let file = files.incoming[seq] else { continue }
                 actions.append(.send(.fileChunkAck(seq: seq, flags: [], receivedOffset: file.receivedOffset,

@@ -621,8 +621,12 @@ public final class LinkSession {
 
     func drain() -> [SessionAction] {
         if activationState == .inactive { deactivateIfDelivered() }
-        defer { actions.removeAll(keepingCapacity: true) }
-        return actions
+        // Hands the array over: `removeAll(keepingCapacity:)` on a buffer the caller now shares
+        // would allocate a fresh one on every call, most often for nothing.
+        guard !actions.isEmpty else { return [] }
+        let drained = actions
+        actions = []
+        return drained
     }
 }
 

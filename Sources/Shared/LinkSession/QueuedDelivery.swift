@@ -90,7 +90,7 @@ extension LinkSession {
     /// The cumulative acknowledgements of this turn, one per channel: the runtime asks for
     /// them at the end of each loop turn, before it commits, and sends them after.
     public func flushAcknowledgements() -> [SessionAction] {
-        if isLinkUp {
+        if isLinkUp && !acknowledgementsDue.isEmpty {
             for channel in acknowledgementsDue.sorted() {
                 actions.append(.send(.ack(channel: channel.rawValue, seq: cursor(channel).lastReceived)))
             }
