@@ -1,6 +1,9 @@
 /// A FIFO that keeps the newest elements within a count and a byte budget.
+///
+/// An element is released as soon as it falls out of the budget; the slots it leaves are
+/// reclaimed in bulk, so an append costs O(1) amortised.
 struct RingBuffer<Element> {
-    private var storage: [(element: Element, weight: Int)] = []
+    private var storage: [(element: Element?, weight: Int)] = []
     private var head = 0
     private(set) var totalWeight = 0
     let capacity: Int
@@ -19,6 +22,7 @@ struct RingBuffer<Element> {
         totalWeight += weight
         while count > 1, count > capacity || totalWeight > weightCapacity {
             totalWeight -= storage[head].weight
+            storage[head] = (nil, 0)
             head += 1
         }
         if head > 64, head * 2 > storage.count {
@@ -29,6 +33,6 @@ struct RingBuffer<Element> {
 
     /// Oldest first.
     var elements: [Element] {
-        storage[head...].map(\.element)
+        storage[head...].map { $0.element! }
     }
 }
