@@ -98,6 +98,7 @@ public final class Daemon {
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
         configuration.fileDirectory = options.stateDirectory + "/files"
+        configuration.receivedListByteCapacity = options.receivedListBytes
         for feature in features { feature.configureSession(&configuration) }
         sessionConfiguration = configuration
         let sequence = ReceivedSequence()

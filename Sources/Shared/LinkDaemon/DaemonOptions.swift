@@ -5,6 +5,7 @@ import Foundation
 #endif
 import LinkControl
 import LinkRuntime
+import LinkSession
 import WireProtocol
 
 /// The command line of `phoned` and `watchd`.
@@ -20,6 +21,8 @@ public struct DaemonOptions: Sendable {
     public var deviceId: String?
     public var poller: PollerBackend = .default
     public var replyTimeoutMilliseconds: Int64 = 10_000
+    /// How many payload bytes of received immediate messages `received.list` keeps.
+    public var receivedListBytes: Int = LinkSession.Configuration.defaultReceivedListByteCapacity
     public var activateOnStart = false
     /// `--apns-*` and other feature options, by name without the dashes.
     public var featureOptions: [String: String] = [:]
@@ -58,6 +61,7 @@ public struct DaemonOptions: Sendable {
           --device-id ID          this device's id (default: generated once and kept in the state directory)
           --log-level LEVEL       error, warning, info (default), debug or trace
           --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
+          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 1048576)
           --activate              activate the session at start, as an app that calls activate() at launch
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
           --apns-port N           phoned: APNs endpoint port on 127.0.0.1 (default 0: a free port; see docs/push.md)
@@ -99,7 +103,8 @@ public struct DaemonOptions: Sendable {
             case let name where name.hasPrefix("--apns-") || name.hasPrefix("--pa-"):
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
-            case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms", "--poller":
+            case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
+                 "--received-list-bytes", "--poller":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
                 case "--home": home = v
@@ -122,6 +127,11 @@ public struct DaemonOptions: Sendable {
                         return fail("--reply-timeout-ms must be an integer from 1 to 3600000, got '\(v)'")
                     }
                     options.replyTimeoutMilliseconds = ms
+                case "--received-list-bytes":
+                    guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
+                        return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
+                    }
+                    options.receivedListBytes = bytes
                 default:
                     guard let backend = PollerBackend(rawValue: v) else {
                         return fail("unknown poller '\(v)' (expected epoll or poll)")
@@ -139,6 +149,7 @@ public struct DaemonOptions: Sendable {
         resolved.deviceId = options.deviceId
         resolved.poller = options.poller
         resolved.replyTimeoutMilliseconds = options.replyTimeoutMilliseconds
+        resolved.receivedListBytes = options.receivedListBytes
         resolved.activateOnStart = options.activateOnStart
         resolved.featureOptions = options.featureOptions
         if let link { resolved.linkPath = link }

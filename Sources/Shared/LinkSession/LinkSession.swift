@@ -21,7 +21,10 @@ public final class LinkSession {
         /// How many received items `received.list` keeps (newest kept).
         public var receivedListCapacity: Int
         /// How many payload bytes of received messages `received.list` keeps (newest kept).
-        public var receivedListByteCapacity: Int = 4 << 20
+        public var receivedListByteCapacity: Int = Configuration.defaultReceivedListByteCapacity
+        /// 1 MiB: 64 messages of 16 KiB. Every message kept is memory the next one's copy
+        /// cannot reuse warm; 4 MiB cost about 1 µs per 16 KiB message (docs/performance.md).
+        public static let defaultReceivedListByteCapacity = 1 << 20
         /// How many messages may wait for a `manual` reply before the oldest is forgotten.
         public var manualReplyCapacity: Int
         /// The largest encoded userInfo `transferUserInfo` accepts.
