@@ -18,6 +18,10 @@ final class BenchOpsTests: DaemonTestCase {
 
         let dictionary = try p.call("bench.roundTrip", ["size": 200, "count": 20, "kind": "dictionary"])
         XCTAssertEqual(dictionary["count"], 20)
+        // About `size` bytes encoded: ten different strings, not one stored once.
+        let large = try p.call("bench.roundTrip", ["size": 16_384, "count": 5, "kind": "dictionary"])
+        let encoded = try XCTUnwrap(large["bytes"]?.intValue)
+        XCTAssertTrue((16_384...16_384 + 256).contains(encoded), "a 16 KiB dictionary encodes to \(encoded) bytes")
 
         let oneWay = try p.call("bench.oneWay", ["size": 64, "count": 2_000])
         XCTAssertEqual(oneWay["count"], 2_000)

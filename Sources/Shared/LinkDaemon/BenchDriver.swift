@@ -64,10 +64,15 @@ final class BenchDriver {
         }
     }
 
+    /// Ten keys, each with its own string: the binary property list stores equal objects
+    /// once, so ten equal strings would encode to a tenth of `size`.
     static func dictionary(size: Int) throws -> [UInt8] {
         let valueLength = max(1, (size - 70) / 10)
         var dictionary: [String: PropertyListValue] = [:]
-        for key in 0..<10 { dictionary["k\(key)"] = .string(String(repeating: "v", count: valueLength)) }
+        for key in 0..<10 {
+            let letter = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8(key)))
+            dictionary["k\(key)"] = .string(String(repeating: letter, count: valueLength))
+        }
         return try PropertyListCodec.encode(dictionary)
     }
 
