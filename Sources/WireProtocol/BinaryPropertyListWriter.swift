@@ -129,7 +129,7 @@ struct BinaryPropertyListWriter {
             appendMarker(BinaryPropertyList.dataMarker, count: bytes.count, to: &output)
             output.append(contentsOf: bytes)
         case .string(let string):
-            if string.utf8.allSatisfy({ $0 < 0x80 }) {
+            if ASCII.isASCII(string) {
                 appendMarker(BinaryPropertyList.asciiStringMarker, count: string.utf8.count, to: &output)
                 output.append(contentsOf: string.utf8)
             } else {
