@@ -19,9 +19,12 @@ struct BinaryPropertyListReader {
     private let topObject: Int
     private let offsetTableOffset: Int
     private var remainingValueBudget: Int
-    /// Strings and data already decoded, by object number (an array: a hash per lookup was a
-    /// tenth of the decoding time of a small dictionary).
-    private var decodedLeaves: [PropertyListValue?]
+    /// Strings and data already decoded, by object number, so that shared references share
+    /// one copy. Only those that own heap storage are kept: a string of up to 15 UTF-8 bytes
+    /// is stored inline by Swift, and decoding it again costs less than remembering it (most
+    /// keys and many values are that short). Indexed by object number (a hash per lookup cost
+    /// more), and allocated only when the first such leaf is decoded.
+    private var decodedLeaves: [PropertyListValue?] = []
     private var openContainers: [Int] = []
 
     init(_ bytes: [UInt8]) throws {
@@ -62,7 +65,6 @@ struct BinaryPropertyListReader {
         topObject = Int(rawTopObject)
         self.bytes = bytes
         remainingValueBudget = 2 * bytes.count
-        decodedLeaves = Array(repeating: nil, count: objectCount)
     }
 
     mutating func readTopObject() throws -> PropertyListValue {
@@ -74,7 +76,7 @@ struct BinaryPropertyListReader {
         guard remainingValueBudget >= 0 else {
             throw PropertyListError("binary property list expands to more than \(2 * bytes.count) values through shared references")
         }
-        if let leaf = decodedLeaves[object] { return leaf }
+        if !decodedLeaves.isEmpty, let leaf = decodedLeaves[object] { return leaf }
 
         let start = try offset(of: object)
         let marker = bytes[start]
@@ -168,6 +170,12 @@ struct BinaryPropertyListReader {
     }
 
     private mutating func memoize(_ value: PropertyListValue, as object: Int) -> PropertyListValue {
+        switch value {
+        case .string(let string) where string.utf8.count <= 15: return value
+        case .data(let bytes) where bytes.isEmpty: return value
+        default: break
+        }
+        if decodedLeaves.isEmpty { decodedLeaves = Array(repeating: nil, count: objectCount) }
         decodedLeaves[object] = value
         return value
     }
@@ -251,7 +259,7 @@ struct BinaryPropertyListReader {
         var references: [Int] = []
         references.reserveCapacity(count)
         for index in stride(from: content.startIndex, to: content.endIndex, by: referenceSize) {
-            let reference = Self.readUnsigned(content[index..<index + referenceSize])
+            let reference = Self.readUnsigned(bytes, at: index, size: referenceSize)
             guard reference < UInt64(objectCount) else {
                 throw PropertyListError("object \(object) refers to object \(reference), but there are \(objectCount) objects")
             }
@@ -269,11 +277,15 @@ struct BinaryPropertyListReader {
     }
 
     private static func readUnsigned(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
-        readUnsigned(bytes[start..<start + size])
+        var value: UInt64 = 0
+        for index in start..<start + size { value = value << 8 | UInt64(bytes[index]) }
+        return value
     }
 
     private static func readUnsigned(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+        var value: UInt64 = 0
+        for index in bytes.indices { value = value << 8 | UInt64(bytes[index]) }
+        return value
     }
 
     private static func validatedUTF16String(_ units: [UInt16]) -> String? {
