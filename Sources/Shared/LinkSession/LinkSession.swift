@@ -629,6 +629,7 @@ public final class LinkSession {
         guard !actions.isEmpty else { return [] }
         let drained = actions
         actions = []
+        actions.reserveCapacity(4)   // one allocation, not one per doubling, for the next few
         return drained
     }
 }
