@@ -15,9 +15,10 @@ import WireProtocol
 extension Daemon {
     var pairedWatchesPath: String { options.stateDirectory + "/" + PairedWatches.fileName }
 
-    /// The database of a watch's queues; `""` is the phone's state directory itself.
-    func storePath(directory: String) -> String {
-        directory.isEmpty ? options.stateDirectory + "/phone.db" : options.stateDirectory + "/" + directory + "/phone.db"
+    /// Where a watch's database and files are: `directory` below the phone's state
+    /// directory, or (`""`) the state directory itself.
+    func peerDirectory(_ directory: String) -> String {
+        directory.isEmpty ? options.stateDirectory : options.stateDirectory + "/" + directory
     }
 
     func loadPairedWatches() throws -> PairedWatches {
@@ -55,11 +56,11 @@ extension Daemon {
             peer = makePeer()
             isNew = true
             do {
-                try FileSystem.ensurePrivateDirectory(options.stateDirectory + "/" + watch.directory)
+                try FileSystem.ensurePrivateDirectory(peerDirectory(watch.directory))
             } catch {
                 throw StartupError("cannot pair watch '\(hello.deviceId)': \(error)")
             }
-            try openStore(of: peer, path: storePath(directory: watch.directory))
+            try openStore(of: peer, in: peerDirectory(watch.directory))
         }
         do {
             try save(updated)

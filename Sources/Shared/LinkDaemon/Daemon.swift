@@ -97,7 +97,6 @@ public final class Daemon {
         loop = try EventLoop(backend: options.poller)
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
-        configuration.fileDirectory = options.stateDirectory + "/files"
         configuration.receivedListByteCapacity = options.receivedListBytes
         for feature in features { feature.configureSession(&configuration) }
         sessionConfiguration = configuration
@@ -223,20 +222,20 @@ public final class Daemon {
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         signal(SIGXFSZ, SIG_IGN)
         guard role == .phone else {
-            try openStore(of: appPeer, path: options.stateDirectory + "/watch.db")
+            try openStore(of: appPeer, in: options.stateDirectory)
             peers = [appPeer]
             return
         }
         pairedWatches = try loadPairedWatches()
         guard !pairedWatches.watches.isEmpty else {
-            try openStore(of: appPeer, path: storePath(directory: ""))
+            try openStore(of: appPeer, in: peerDirectory(""))
             peers = [appPeer]
             return
         }
         for watch in pairedWatches.watches {
             let peer = watch.deviceId == pairedWatches.activeDeviceId ? appPeer : makePeer()
             peer.deviceId = watch.deviceId
-            try openStore(of: peer, path: storePath(directory: watch.directory))
+            try openStore(of: peer, in: peerDirectory(watch.directory))
             peers.append(peer)
         }
     }
@@ -245,11 +244,13 @@ public final class Daemon {
         PeerSession(deviceId: nil, session: LinkSession(configuration: sessionConfiguration, receivedSequence: receivedSequence))
     }
 
-    func openStore(of peer: PeerSession, path: String) throws {
+    /// Opens the store of `peer` in `directory` (`phone.db` or `watch.db`) and its files below
+    /// `directory/files`.
+    func openStore(of peer: PeerSession, in directory: String) throws {
         do {
-            let store = try DeliveryStore(path: path)
+            let store = try DeliveryStore(path: directory + (role == .phone ? "/phone.db" : "/watch.db"))
             var state = try store.load()
-            try startFileTransfers(&state, of: peer, directory: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/files")
+            try startFileTransfers(&state, of: peer, directory: directory + "/files")
             peer.session.restore(state)
             try store.pruneDelivered(keeping: Daemon.keptReceivedItems)
             peer.store = store
