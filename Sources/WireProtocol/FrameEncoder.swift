@@ -61,11 +61,11 @@ public struct FrameEncoder: Sendable {
         case .message(let id, let wantsReply, let payload):
             buffer.appendBigEndian(id)
             buffer.append((wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0))
-            if includingPayload { buffer.append(contentsOf: payload.bytes) }
+            if includingPayload { appendPayload(payload.bytes, to: &buffer) }
         case .reply(let id, let payload):
             buffer.appendBigEndian(id)
             buffer.append(payload.isData ? MessageFlags.isData : 0)
-            if includingPayload { buffer.append(contentsOf: payload.bytes) }
+            if includingPayload { appendPayload(payload.bytes, to: &buffer) }
         case .messageError(let id, let code, let description):
             buffer.appendBigEndian(id)
             buffer.appendBigEndian(code)
@@ -81,14 +81,14 @@ public struct FrameEncoder: Sendable {
             buffer.append(channel)
             buffer.appendBigEndian(seq)
             buffer.append(flags)
-            if includingPayload { buffer.append(contentsOf: payload) }
+            if includingPayload { appendPayload(payload, to: &buffer) }
         case .ack(let channel, let seq):
             buffer.append(channel)
             buffer.appendBigEndian(seq)
         case .fileChunk(let seq, let offset, let data):
             buffer.appendBigEndian(seq)
             buffer.appendBigEndian(offset)
-            if includingPayload { buffer.append(contentsOf: data) }
+            if includingPayload { appendPayload(data, to: &buffer) }
         case .fileChunkAck(let seq, let flags, let received, let committed):
             buffer.appendBigEndian(seq)
             buffer.append(flags.rawValue)
@@ -150,6 +150,11 @@ public struct FrameEncoder: Sendable {
         if buffer.capacity < needed {
             buffer.reserveCapacity(Swift.max(needed, 2 * buffer.capacity))
         }
+    }
+
+    /// Payload bytes go in pieces (``PieceCopy``), like every other copy of them.
+    private static func appendPayload(_ payload: [UInt8], to buffer: inout [UInt8]) {
+        payload.withUnsafeBytes { PieceCopy.append($0, to: &buffer) }
     }
 
     private static func appendString(_ string: String, maximum: Int, to buffer: inout [UInt8]) {

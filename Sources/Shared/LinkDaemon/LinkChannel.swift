@@ -282,7 +282,7 @@ final class LinkChannel {
         let now = loop.nowMilliseconds
         var wrote = false
         while let next = delayed.first, all || next.due <= now {
-            output.append(contentsOf: next.bytes)
+            next.bytes.withUnsafeBytes { PieceCopy.append($0, to: &output) }
             _ = delayed.popFirst()
             wrote = true
         }
