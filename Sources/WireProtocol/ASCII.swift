@@ -26,7 +26,7 @@ enum ASCII {
     }
 
     /// The first byte of 0x80 or more in `bytes`, or nil.
-    static func firstNonASCII(_ bytes: ArraySlice<UInt8>) -> UInt8? {
+    static func firstNonASCIIByte(in bytes: ArraySlice<UInt8>) -> UInt8? {
         bytes.withUnsafeBytes { raw in firstNonASCII(raw).map { raw[$0] } }
     }
 

@@ -110,7 +110,7 @@ struct BinaryPropertyListReader {
         case 0x5:
             let (count, contentStart) = try readCount(object: object, at: start)
             let content = try readPayload(object: object, from: contentStart, count: count)
-            if let byte = ASCII.firstNonASCII(content) {
+            if let byte = ASCII.firstNonASCIIByte(in: content) {
                 throw PropertyListError("ASCII string object \(object) contains the non-ASCII byte 0x\(hexByte(byte))")
             }
             return memoize(.string(String(decoding: content, as: UTF8.self)), as: object)

@@ -17,7 +17,7 @@ final class ASCIITests: XCTestCase {
                         XCTAssertEqual(ASCII.firstNonASCII(UnsafeRawBufferPointer(rebasing: raw[offset...])), position,
                                        "length \(length), offset \(offset)")
                     }
-                    XCTAssertEqual(ASCII.firstNonASCII(bytes[offset...]), 0x80 | UInt8(position))
+                    XCTAssertEqual(ASCII.firstNonASCIIByte(in: bytes[offset...]), 0x80 | UInt8(position))
                 }
             }
         }
