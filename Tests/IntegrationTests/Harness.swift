@@ -224,8 +224,9 @@ class DaemonTestCase: XCTestCase {
     }
 
     /// Starts both daemons, activates both sessions and waits until each side is reachable.
-    func startActivatedPair() throws -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient) {
-        let (phone, watch) = try startPair()
+    func startActivatedPair(phoneArgs: [String] = [], watchArgs: [String] = []) throws
+        -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient) {
+        let (phone, watch) = try startPair(phoneArgs: phoneArgs, watchArgs: watchArgs)
         let p = try client(phone)
         let w = try client(watch)
         _ = try p.call("session.activate")

@@ -6,14 +6,7 @@ import XCTest
 /// `received.list` keeps the newest immediate messages within `--received-list-bytes`.
 final class ReceivedListTests: DaemonTestCase {
     func testTheByteBudgetKeepsTheNewestMessages() throws {
-        let (phone, watch) = try startPair(watchArgs: ["--received-list-bytes", "20000"])
-        let p = try client(phone)
-        let w = try client(watch)
-        _ = try p.call("session.activate")
-        _ = try w.call("session.activate")
-        eventually("both sides reachable") {
-            try p.call("status")["isReachable"]?.boolValue == true && w.call("status")["isReachable"]?.boolValue == true
-        }
+        let (_, _, p, w) = try startActivatedPair(watchArgs: ["--received-list-bytes", "20000"])
         // Three messages of 8 KiB: the first falls out of a 20,000-byte budget.
         let payloads = (1...3).map { index in Data(repeating: UInt8(index), count: 8192).base64EncodedString() }
         for payload in payloads {
