@@ -342,6 +342,8 @@ enum ControlOps {
             ])
         case .companionAppInstalledDidChange(let installed):
             return ("session.companionAppInstalledDidChange", ["isCompanionAppInstalled": .bool(installed)])
+        case .appStateDidChange(let state):
+            return ("app.stateDidChange", ["appState": .string(state.name)])
         case .messageReceived(let item):
             return ("message.received", render(item))
         case .userInfoReceived(let seq, let userInfo, let isCurrent):

@@ -261,7 +261,9 @@ public final class LinkSession {
         case .activate:
             activate(token: token)
         case .setAppState(let state):
+            let previous = appState
             appState = state
+            if previous != state { actions.append(.notify(.appStateDidChange(state))) }
             stateChanged()
             actions.append(.respond(token, .success(.appState(state))))
             deliverPending()

@@ -175,6 +175,10 @@ public enum SessionNotification: Hashable, Sendable {
     case watchStateDidChange(DeviceFlags)
     /// Watch: `sessionCompanionAppInstalledDidChange`.
     case companionAppInstalledDidChange(Bool)
+    /// This side's app changed state (`app.setState`), as UIKit's application notifications
+    /// report it; frameworks on this side react (PowerAuth resets its time synchronisation
+    /// when the app enters the foreground).
+    case appStateDidChange(AppState)
     case messageReceived(ReceivedItem)
     /// A queued userInfo reached the app (`didReceiveUserInfo`); the encoded dictionary.
     case userInfoReceived(seq: UInt64, userInfo: [UInt8], isCurrentComplicationInfo: Bool)
