@@ -48,7 +48,9 @@ let package = Package(
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport"], path: "Tests/IntegrationTests"),
+        // PowerAuthServer: decrypting raw status answers with the vector-checked code.
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport", "PowerAuthServer"],
+                    path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
@@ -78,7 +80,7 @@ let package = Package(
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["CCrypto", "WireProtocol", "LinkStore", "LinkControl"],
                 path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
-        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl"],
+        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl", "LinkStore"],
                     path: "Tests/PowerAuthServerTests"),
     ],
     swiftLanguageModes: [.v6]

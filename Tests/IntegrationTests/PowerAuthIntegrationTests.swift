@@ -139,28 +139,44 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
             XCTAssertEqual(answer?["source"], "phone")
             XCTAssertNil(answer?["tokenSecret"], "the watch never hands out the secret")
         }
+        // Both answers are in, so the phone has handled every request; its next event marks the end.
+        _ = try p.call("app.setState", ["state": "background"])
         var requests = 0
-        while let event = try phoneEvents.nextEvent(timeoutSeconds: 0.3) {
+        while true {
+            let event = try phoneEvents.nextEvent(timeoutSeconds: 10)
+            guard let event else { return XCTFail("app.stateDidChange never came") }
+            if event.name == "app.stateDidChange" { break }
             if event.name == "system.messageReceived" { requests += 1 }
         }
+        _ = try p.call("app.setState", ["state": "foreground"])
         XCTAssertEqual(requests, 1, "one get_token message for both callers")
         _ = try p.call("link.set", ["latencyMs": 0])
         XCTAssertEqual(try w.call("pa.token.request", args(["name": "possession"]))["source"], "local")
         XCTAssertEqual(try p.call("received.list")["items"]?.arrayValue?.count, 0, "packets never reach the phone app")
 
         let secret = try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(created["tokenSecret"]?.stringValue)))
-        for version in ["3.1", "3.3"] {
-            let header = try w.call("pa.token.header", args(["name": "possession", "version": .string(version)]))
+        // The digest as the server's TokenUtils checks it: the version is appended for 3.2 and 3.3.
+        for version in ["3.0", "3.1", "3.2", "3.3", nil] {
+            let before = Int64(Date().timeIntervalSince1970 * 1000)
+            var request = args(["name": "possession"])
+            if let version { request["version"] = .string(version) }
+            let header = try w.call("pa.token.header", request)
+            let after = Int64(Date().timeIntervalSince1970 * 1000)
             XCTAssertEqual(header["key"], "X-PowerAuth-Token")
-            let fields = try Self.headerFields(try XCTUnwrap(header["value"]?.stringValue))
+            let value = try XCTUnwrap(header["value"]?.stringValue)
+            let expected = version ?? "3.3"
+            XCTAssertTrue(value.hasPrefix("PowerAuth version=\"\(expected)\", token_id=\""), "the SDK's order: \(value)")
+            let fields = try Self.headerFields(value)
+            XCTAssertEqual(Array(fields.keys).sorted(), ["nonce", "timestamp", "token_digest", "token_id", "version"])
             XCTAssertEqual(fields["token_id"], created["tokenIdentifier"]?.stringValue)
-            XCTAssertEqual(fields["version"], version)
+            XCTAssertEqual(fields["version"], expected)
             let nonce = try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(fields["nonce"])))
             XCTAssertEqual(nonce.count, 16)
             let timestamp = try XCTUnwrap(fields["timestamp"])
-            XCTAssertLessThan(abs(Double(timestamp)! - Date().timeIntervalSince1970 * 1000), 60_000)
+            let milliseconds = try XCTUnwrap(Int64(timestamp))
+            XCTAssertTrue((before...after).contains(milliseconds), "the watch's clock, no adjustment received: \(milliseconds) in \(before)...\(after)")
             var message = Array(nonce) + Array("&\(timestamp)".utf8)
-            if version == "3.3" { message += Array("&3.3".utf8) }
+            if expected == "3.2" || expected == "3.3" { message += Array("&\(expected)".utf8) }
             XCTAssertEqual(fields["token_digest"], Data(HMACSHA256.authenticationCode(key: Array(secret), message: message)).base64EncodedString())
         }
 
@@ -173,6 +189,33 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
             let log = try XCTUnwrap(daemons.first { $0.controlPath.hasSuffix(daemon === w ? "watch.ctl" : "phone.ctl") }).log
             XCTAssertFalse(log.contains(secretText), "a token secret is in a log")
         }
+    }
+
+    /// The token blob carries the factors it was created with (`af`), and the watch makes
+    /// headers only from tokens of its current activation.
+    func testTokenFactorsAndTheWatchsCurrentActivation() throws {
+        let (_, _, p, w, activationId) = try preparedPair()
+        _ = try p.call("pa.status.sendToWatch", args(["mode": "completion"]))
+        let created = try p.call("pa.token.create", args(["name": "pk", "signatureType": "possession_knowledge"]))
+        XCTAssertEqual(created["authenticationFactors"], 0x11, "SF_Possession | SF_Knowledge")
+        _ = try p.call("pa.token.sendToWatch", args(["name": "pk", "mode": "completion"]))
+        let local = try w.call("pa.token.local", args(["name": "pk"]))
+        XCTAssertEqual(local["authenticationFactors"], 0x11)
+        XCTAssertEqual(local["activationId"], .string(activationId))
+        XCTAssertNotNil(try w.call("pa.token.header", args(["name": "pk"]))["value"])
+
+        // The phone moves to another activation while the watch cannot hear of it, then hands
+        // over a token of the new one: the watch still knows the old activation.
+        _ = try p.call("device.set", ["isWatchAppInstalled": false])
+        XCTAssertEqual(try p.call("pa.activation.removeLocal", instance)["watchNotified"], false)
+        let newActivation = try XCTUnwrap(p.call("pa.activation.create", instance)["activationId"]?.stringValue)
+        _ = try p.call("pa.token.create", args(["name": "next"]))
+        _ = try p.call("device.set", ["isWatchAppInstalled": true])
+        eventually("reachable again") { try p.call("status")["isReachable"] == true }
+        _ = try p.call("pa.token.sendToWatch", args(["name": "next", "mode": "completion"]))
+        XCTAssertEqual(try w.call("pa.token.local", args(["name": "next"]))["activationId"], .string(newActivation))
+        XCTAssertEqual(try watchActivation(w), .string(activationId))
+        assertControlError("PowerAuthErrorDomain", 6) { try w.call("pa.token.header", self.args(["name": "next"])) }
     }
 
     func testTokenRemovalFromWatch() throws {
@@ -257,7 +300,15 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         let (p, w, events, activationId) = try startupSequence(registerBeforeActivation: true)
         eventually("the lazy answer on the watch") { try self.watchActivation(w) == .string(activationId) }
         XCTAssertEqual(try p.call("status")[path: "powerAuth", "messageDropped"], 0)
-        while let event = try events.nextEvent(timeoutSeconds: 0.2) {
+        // The phone answered the request, so a drop would have been published before this
+        // event: it marks the end of what the phone did with the watch's packets.
+        _ = try p.call("app.setState", ["state": "background"])
+        while true {
+            let event = try XCTUnwrap(try events.nextEvent(timeoutSeconds: 10), "app.stateDidChange never came")
+            if event.name == "app.stateDidChange" {
+                XCTAssertEqual(event.data["appState"], "background")
+                break
+            }
             XCTAssertNotEqual(event.name, "pa.messageDropped", "\(event.data)")
         }
     }

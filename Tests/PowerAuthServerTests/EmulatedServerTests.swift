@@ -1,5 +1,6 @@
 import Foundation
 import LinkControl
+import LinkStore
 import PowerAuthServer
 import XCTest
 
@@ -47,7 +48,9 @@ final class EmulatedServerTests: XCTestCase {
         XCTAssertEqual(expired.state, .active, "a temporary block lifts itself")
         XCTAssertNil(expired.blockExpiration)
         XCTAssertEqual(try server.apply(.remove, to: id, now: 0).state, .removed)
-        XCTAssertThrowsError(try server.apply(.unblock, to: id, now: 0))
+        XCTAssertThrowsError(try server.apply(.unblock, to: id, now: 0)) {
+            XCTAssertEqual($0 as? ServerError, .invalidState(action: "unblock", state: .removed))
+        }
         XCTAssertThrowsError(try server.activation("nope", now: 0)) { XCTAssertEqual($0 as? ServerError, .unknownActivation("nope")) }
     }
 
@@ -61,7 +64,9 @@ final class EmulatedServerTests: XCTestCase {
         XCTAssertEqual(record.maxFailCount, 3)
         XCTAssertEqual(record.customObject, ["tier": "gold"])
         XCTAssertEqual(record.lookAhead, 10)
-        XCTAssertThrowsError(try server.configure(id, lookAhead: 65, now: 0))
+        XCTAssertThrowsError(try server.configure(id, lookAhead: 65, now: 0)) {
+            XCTAssertEqual($0 as? ServerError, .invalidValue("lookAhead must be 1…64"))
+        }
         try server.configure(id, customObject: .some(nil), now: 0)
         XCTAssertNil(try server.activation(id, now: 0).customObject)
     }
@@ -71,28 +76,124 @@ final class EmulatedServerTests: XCTestCase {
         let challenge = Array(repeating: UInt8(7), count: 16)
         let response = try server.status(record.activationId, challenge: challenge, now: 42)
         XCTAssertEqual(response.serverTime, 42)
-        let blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: record.transportKey,
+        let blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: record.keys.transport,
                                                 challenge: challenge, nonce: response.nonce)
-        XCTAssertEqual(blob, record.statusBlob)
-        XCTAssertEqual(blob.counterDataHash, PowerAuthKDF.counterDataHash(transportKey: record.transportKey, counterData: record.counterData))
+        XCTAssertEqual(blob.state, .active)
+        XCTAssertEqual(blob.counterByte, 0)
+        XCTAssertEqual(blob.lookAhead, 20)
+        XCTAssertEqual(CounterSynchronization.hashDistance(from: record.counterData, to: blob.counterDataHash,
+                                                           transportKey: record.keys.transport, maximumIterations: 1).distance, 0,
+                       "the blob carries the hash of the server's current counter data")
     }
 
-    func testValidationWithinTheLookAhead() throws {
+    func testReservedBytesAreRandom() throws {
+        let record = try server.createActivation(committed: true)
+        let challenge = Array(repeating: UInt8(7), count: 16)
+        var seen = Set<[UInt8]>()
+        for _ in 0..<4 {
+            let response = try server.status(record.activationId, challenge: challenge, now: 42)
+            seen.insert(try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: record.keys.transport,
+                                                     challenge: challenge, nonce: response.nonce).reserved)
+        }
+        XCTAssertEqual(seen.count, 4, "the server writes 5 random bytes into each blob")
+    }
+
+    /// The signature the client makes `steps` values after the record's counter data.
+    private func signature(_ record: ServerActivation, steps: Int, factor: SignatureFactor = .possession,
+                           data: [UInt8] = Array("POST&L3BhL3NpZ25hdHVyZS92YWxpZGF0ZQ==".utf8)) -> String {
+        PowerAuthSignature.compute(keys: record.keys, factor: factor, counterData: HashCounter.advance(record.counterData, by: steps),
+                                   data: data, format: .base64)
+    }
+
+    /// The server tries ctr … ctr+LA−1: LA values, not LA+1.
+    func testValidationWindowHoldsLookAheadValues() throws {
         let record = try server.createActivation(committed: true)
         let id = record.activationId
-        func code(_ steps: Int) -> String {
-            HashCounter.authenticationCode(transportKey: record.transportKey, counterData: HashCounter.advance(record.counterData, by: steps), data: [])
-        }
-        let first = try server.validate(id, code: code(0), data: [], now: 0)
+        let data = Array("POST&L3BhL3NpZ25hdHVyZS92YWxpZGF0ZQ==".utf8)
+        let first = try server.validate(id, signature: signature(record, steps: 0), factor: .possession, data: data, format: .base64, now: 0)
         XCTAssertTrue(first.isValid)
         XCTAssertEqual(first.skipped, 0)
-        let skipping = try server.validate(id, code: code(11), data: [], now: 0)
-        XCTAssertTrue(skipping.isValid)
-        XCTAssertEqual(skipping.skipped, 10)
-        XCTAssertEqual(skipping.record.counter, 12)
-        XCTAssertEqual(skipping.record.counterData, HashCounter.advance(record.counterData, by: 12))
-        let tooFar = try server.validate(id, code: code(12 + 21), data: [], now: 0)
-        XCTAssertFalse(tooFar.isValid)
-        XCTAssertEqual(tooFar.record.failCount, 1, "a code outside the window is a failed attempt")
+        XCTAssertEqual(first.record.counter, 1)
+        // Now at step 1: step 1 + 19 is the last value of the window (LA − 1 skipped).
+        let edge = try server.validate(id, signature: signature(record, steps: 20), factor: .possession, data: data, format: .base64, now: 0)
+        XCTAssertTrue(edge.isValid)
+        XCTAssertEqual(edge.skipped, 19)
+        XCTAssertEqual(edge.record.counter, 21)
+        XCTAssertEqual(edge.record.counterData, HashCounter.advance(record.counterData, by: 21))
+        // At step 21: step 21 + 20 is one past the window.
+        let past = try server.validate(id, signature: signature(record, steps: 41), factor: .possession, data: data, format: .base64, now: 0)
+        XCTAssertFalse(past.isValid)
+        XCTAssertEqual(past.record.counter, 21, "an invalid signature does not move the counter")
+    }
+
+    func testOnlyKnowledgeOrBiometrySignaturesTouchTheFailCount() throws {
+        let record = try server.createActivation(committed: true)
+        let id = record.activationId
+        let data = Array("data".utf8)
+        let wrong = "AAAAAAAAAAAAAAAAAAAAAA=="
+        var result = try server.validate(id, signature: wrong, factor: .possession, data: data, format: .base64, now: 0)
+        XCTAssertFalse(result.isValid)
+        XCTAssertEqual(result.record.failCount, 0, "an invalid possession-only signature adds no failed attempt")
+        result = try server.validate(id, signature: wrong, factor: .possessionKnowledge, data: data, format: .base64, now: 0)
+        XCTAssertEqual(result.record.failCount, 1)
+        result = try server.validate(id, signature: wrong, factor: .possessionBiometry, data: data, format: .base64, now: 0)
+        XCTAssertEqual(result.record.failCount, 2)
+        result = try server.validate(id, signature: signature(record, steps: 0, data: data), factor: .possession, data: data,
+                                     format: .base64, now: 0)
+        XCTAssertTrue(result.isValid)
+        XCTAssertEqual(result.record.failCount, 2, "a valid possession-only signature does not reset the count")
+        result = try server.validate(id, signature: signature(record, steps: 1, factor: .possessionKnowledge, data: data),
+                                     factor: .possessionKnowledge, data: data, format: .base64, now: 0)
+        XCTAssertTrue(result.isValid)
+        XCTAssertEqual(result.record.failCount, 0, "a valid knowledge signature resets it")
+        for expected in 1...5 {
+            result = try server.validate(id, signature: wrong, factor: .possessionKnowledge, data: data, format: .base64, now: 0)
+            XCTAssertEqual(result.record.failCount, expected)
+        }
+        XCTAssertEqual(result.record.state, .blocked, "the fifth failed knowledge signature blocks")
+        XCTAssertFalse(try server.validate(id, signature: signature(record, steps: 2, data: data), factor: .possession, data: data,
+                                           format: .base64, now: 0).isValid, "a blocked activation validates nothing")
+    }
+
+    func testOfflineSignaturesValidateInTheirDecimalForm() throws {
+        let record = try server.createActivation(committed: true)
+        let data = Array("offline".utf8)
+        let code = PowerAuthSignature.compute(keys: record.keys, factor: .possessionKnowledge, counterData: record.counterData,
+                                              data: data, format: .decimal(componentLength: 8))
+        XCTAssertEqual(code.count, 17, "two 8-digit components joined by a dash")
+        XCTAssertTrue(try server.validate(record.activationId, signature: code, factor: .possessionKnowledge, data: data,
+                                          format: .decimal(componentLength: 8), now: 0).isValid)
+    }
+
+    func testSecretsAreTheKeysDerivedFromTheMasterSecret() throws {
+        let record = try server.createActivation(committed: false)
+        let keys = try server.secrets(record.activationId, now: 0)
+        XCTAssertEqual(keys, SignatureKeys(masterSecret: record.masterSecret))
+        XCTAssertEqual(Set([keys.possession, keys.knowledge, keys.biometry, keys.transport]).count, 4)
+    }
+
+    /// A file of schema version 1 (a transport key and a counter no real server computes)
+    /// opens; its records are dropped, and new ones work.
+    func testAVersion1FileOpensWithoutItsRecords() throws {
+        store.close()
+        let path = directory + "/old.db"
+        let version1 = StoreSchema(name: "WatchLink PowerAuth server", applicationID: ServerStore.applicationID, migrations: [
+            Migration(version: 1, sql: """
+                CREATE TABLE server_activations (
+                    activation_id TEXT PRIMARY KEY NOT NULL, state INTEGER NOT NULL, fail_count INTEGER NOT NULL,
+                    max_fail_count INTEGER NOT NULL, custom_object TEXT, current_version INTEGER NOT NULL,
+                    upgrade_version INTEGER NOT NULL, look_ahead INTEGER NOT NULL, counter INTEGER NOT NULL,
+                    counter_data BLOB NOT NULL, transport_key BLOB NOT NULL, block_expiration INTEGER
+                ) WITHOUT ROWID;
+                """),
+        ])
+        let old = try StoreFile.open(path: path, schema: version1).database
+        try old.run("INSERT INTO server_activations VALUES ('OLD', 3, 0, 5, NULL, 3, 3, 20, 0, zeroblob(16), zeroblob(16), NULL)")
+        old.close()
+        store = try ServerStore(path: path)
+        server = EmulatedServer(store: store)
+        XCTAssertEqual(try server.activations(now: 0).count, 0)
+        let record = try server.createActivation(committed: true)
+        XCTAssertEqual(try server.activation(record.activationId, now: 0).masterSecret, record.masterSecret)
     }
 }

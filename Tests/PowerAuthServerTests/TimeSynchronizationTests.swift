@@ -1,29 +1,81 @@
 import PowerAuthServer
 import XCTest
 
+/// The SDK's `PA2TimeSynchronizationServiceTests`, step for step, in milliseconds.
 final class TimeSynchronizationTests: XCTestCase {
-    func testFirstSampleAdjustsWithHalfTheRoundTrip() {
-        var sync = TimeSynchronization()
-        XCTAssertFalse(sync.isSynchronized)
-        XCTAssertEqual(sync.currentTime(localTime: 1_000), 1_000)
-        // Sent at 1000, server stamped 91_100 half-way, received at 1200: server now = 91_200.
-        XCTAssertEqual(sync.processSample(serverTime: 91_100, sentAt: 1_000, receivedAt: 1_200), .adjusted(adjustment: 90_000))
-        XCTAssertEqual(sync.currentTime(localTime: 2_000), 92_000)
+    private var now: Int64 = 1_700_000_000_000
+    private var sync = TimeSynchronization()
+
+    /// One sample as the SDK's test takes it: start, 10 ms, the server stamps its time
+    /// (`offset` from local), 10 ms, complete.
+    @discardableResult
+    private func sample(serverOffset: Int64, before: Int64 = 10, after: Int64 = 10) -> TimeSynchronization.Outcome {
+        let started = now
+        now += before
+        let serverTime = now + serverOffset
+        now += after
+        return sync.processSample(serverTime: serverTime, startedAt: started, now: now)
     }
 
-    func testSampleWithRoundTripOver16sIsDiscarded() {
-        var sync = TimeSynchronization()
-        XCTAssertEqual(sync.processSample(serverTime: 50_000, sentAt: 0, receivedAt: 16_001), .discarded(roundTrip: 16_001))
+    func testTheSDKsSequenceGivesAdjustments0_0_0_30_minus30_minus30_0() {
         XCTAssertFalse(sync.isSynchronized)
-        XCTAssertEqual(sync.processSample(serverTime: 50_000, sentAt: 0, receivedAt: 16_000), .adjusted(adjustment: 42_000))
+        XCTAssertEqual(sync.adjustment, 0)
+        XCTAssertEqual(sync.currentTime(localTime: now), now)
+
+        XCTAssertEqual(sample(serverOffset: 0), .synchronized)
+        XCTAssertTrue(sync.isSynchronized)
+        XCTAssertEqual(sync.adjustment, 0, "no adjustment: the difference is too small")
+
+        XCTAssertEqual(sample(serverOffset: 5_000), .kept, "5 s ahead: synchronised and within 10 s of the adjustment")
+        XCTAssertEqual(sync.adjustment, 0)
+        XCTAssertEqual(sample(serverOffset: -5_000), .kept)
+        XCTAssertEqual(sync.adjustment, 0)
+
+        XCTAssertEqual(sample(serverOffset: 30_000), .adjusted)
+        XCTAssertEqual(sync.adjustment, 30_000, "stamped 10 ms before the end, compensated by half the 20 ms")
+        XCTAssertEqual(sync.currentTime(localTime: now) - now, 30_000)
+
+        XCTAssertEqual(sample(serverOffset: -30_000), .adjusted)
+        XCTAssertEqual(sync.adjustment, -30_000)
+
+        let previous = sync.adjustment
+        XCTAssertEqual(sample(serverOffset: -32_000), .kept, "2 s off the adjustment: no fluctuation")
+        XCTAssertEqual(sync.adjustment, previous)
+
+        XCTAssertEqual(sample(serverOffset: 0), .adjusted, "back to normal: 30 s off the adjustment")
+        XCTAssertEqual(sync.adjustment, 0)
+
+        sync.reset()
+        XCTAssertFalse(sync.isSynchronized)
+        XCTAssertEqual(sync.adjustment, 0)
     }
 
-    func testCloseSampleSoonAfterKeepsTheAdjustment() {
-        var sync = TimeSynchronization()
-        sync.processSample(serverTime: 10_000, sentAt: 0, receivedAt: 0)
-        XCTAssertEqual(sync.processSample(serverTime: 15_500, sentAt: 4_000, receivedAt: 4_000), .kept(adjustment: 10_000), "1.5 s off, 4 s later")
-        XCTAssertEqual(sync.processSample(serverTime: 17_000, sentAt: 5_000, receivedAt: 5_000), .adjusted(adjustment: 12_000), "2 s off")
-        XCTAssertEqual(sync.processSample(serverTime: 28_500, sentAt: 16_000, receivedAt: 16_000), .adjusted(adjustment: 12_500),
-                       "close but more than 10 s after the last adjustment")
+    func testTheSDKsTooLongSynchronization() {
+        XCTAssertEqual(sample(serverOffset: 0, before: 5_000, after: 5_000), .synchronized, "10 s is within 16 s")
+        XCTAssertTrue(sync.isSynchronized)
+
+        let outcome = sample(serverOffset: 0, before: 100, after: 15_000)
+        XCTAssertEqual(outcome, .kept, "15.1 s: still a sample; within 10 s of the adjustment")
+        XCTAssertEqual(sync.adjustment, 0)
+
+        sync.reset()
+        let late = sample(serverOffset: 0, before: 6_000, after: 11_000)
+        XCTAssertEqual(late, .discarded(elapsed: 17_000))
+        XCTAssertFalse(late.succeeded(wasSynchronized: false), "the SDK reports a failure")
+        XCTAssertFalse(sync.isSynchronized, "the state stays as it was")
+        XCTAssertEqual(sync.adjustment, 0)
+    }
+
+    func testAFarSampleOverSixteenSecondsLeavesASynchronisedStateAlone() {
+        XCTAssertEqual(sample(serverOffset: 90_000), .adjusted)
+        let late = sample(serverOffset: -90_000, before: 8_000, after: 8_001)
+        XCTAssertEqual(late, .discarded(elapsed: 16_001))
+        XCTAssertTrue(late.succeeded(wasSynchronized: true))
+        XCTAssertEqual(sync.adjustment, 90_000)
+    }
+
+    func testASampleThatEndsBeforeItStartsFails() {
+        XCTAssertEqual(sync.processSample(serverTime: now, startedAt: now, now: now - 1), .failed)
+        XCTAssertFalse(sync.isSynchronized)
     }
 }

@@ -6,9 +6,9 @@ import XCTest
 /// Packet bytes as the PowerAuth SDK writes and reads them.
 final class PowerAuthPacketTests: XCTestCase {
     private static let tokenJSON =
-        #"{"name":"possession","id":"5D6E2B7A-1C3F-4E5A-9B8C-7D6E5F4A3B2C","aid":"ACT-1","sec":"+\/+\/+\/+\/+\/+\/+\/+\/+\/+\/\/w=="}"#
+        #"{"name":"possession","id":"5D6E2B7A-1C3F-4E5A-9B8C-7D6E5F4A3B2C","aid":"ACT-1","af":1,"sec":"+\/+\/+\/+\/+\/+\/+\/+\/+\/+\/\/w=="}"#
     private static let tokenDataBase64 =
-        "eyJuYW1lIjoicG9zc2Vzc2lvbiIsImlkIjoiNUQ2RTJCN0EtMUMzRi00RTVBLTlCOEMtN0Q2RTVGNEEzQjJDIiwiYWlkIjoiQUNULTEiLCJzZWMiOiIrXC8rXC8rXC8rXC8rXC8rXC8rXC8rXC8rXC8rXC9cL3c9PSJ9"
+        "eyJuYW1lIjoicG9zc2Vzc2lvbiIsImlkIjoiNUQ2RTJCN0EtMUMzRi00RTVBLTlCOEMtN0Q2RTVGNEEzQjJDIiwiYWlkIjoiQUNULTEiLCJhZiI6MSwic2VjIjoiK1wvK1wvK1wvK1wvK1wvK1wvK1wvK1wvK1wvK1wvXC93PT0ifQ=="
     private static let secret: [UInt8] = [0xFB, 0xFF, 0xBF, 0xFB, 0xFF, 0xBF, 0xFB, 0xFF, 0xBF, 0xFB, 0xFF, 0xBF, 0xFB, 0xFF, 0xBF, 0xFF]
 
     /// Each example decodes, and its packet built with the builders re-encodes to the same bytes.
@@ -55,7 +55,7 @@ final class PowerAuthPacketTests: XCTestCase {
         XCTAssertTrue(put.hasValidTokenPayload)
         let token = try XCTUnwrap(PowerAuthTokenData.deserialize(try XCTUnwrap(put.tokenData)))
         XCTAssertEqual(token, PowerAuthTokenData(name: "possession", identifier: "5D6E2B7A-1C3F-4E5A-9B8C-7D6E5F4A3B2C",
-                                                 activationId: "ACT-1", secret: Self.secret))
+                                                 activationId: "ACT-1", authenticationFactors: 1, secret: Self.secret))
         XCTAssertEqual(String(decoding: token.serialized(), as: UTF8.self), Self.tokenJSON)
 
         // Whitespace, other key orders and unescaped slashes are read too, as NSJSONSerialization does.

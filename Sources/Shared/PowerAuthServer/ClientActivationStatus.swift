@@ -17,7 +17,8 @@ public struct ClientActivationStatus: Hashable, Sendable {
     public static let maximumSupportedVersion: UInt8 = 3
 
     public init(blob: StatusBlob, deadlock: Bool, customObject: JSONObject?, blockExpirationTime: Int64?) {
-        state = deadlock && blob.state != .removed ? "deadlock" : blob.state.name
+        // Session.cpp: a counter the client cannot place is a deadlock, whatever the server says.
+        state = deadlock ? "deadlock" : blob.state.name
         failCount = Int(blob.failCount)
         maxFailCount = Int(blob.maxFailCount)
         let active = blob.state == .active && !deadlock

@@ -10,7 +10,7 @@ import WireProtocol
 /// temporary blocks, the hash-based counter with its look-ahead window, and the encrypted
 /// status answer. Times are server times, Unix milliseconds.
 public final class EmulatedServer {
-    /// The status endpoint's answer.
+    /// The status endpoint's answer (`/pa/v3/activation/status`).
     public struct StatusResponse: Hashable, Sendable {
         public var encryptedStatusBlob: [UInt8]
         public var nonce: [UInt8]
@@ -19,10 +19,10 @@ public final class EmulatedServer {
         public var serverTime: Int64
     }
 
-    /// The outcome of validating an authentication code.
+    /// The outcome of validating a signature.
     public struct Validation: Hashable, Sendable {
         public var isValid: Bool
-        /// How many codes the server skipped to find this one (0: it was the expected one).
+        /// How many counter values the server skipped to find this one (0: the expected one).
         public var skipped: Int?
         public var record: ServerActivation
     }
@@ -33,11 +33,12 @@ public final class EmulatedServer {
         self.store = store
     }
 
-    /// A new record: a fresh transport key and counter data, which the client gets as the
-    /// outcome of the key exchange.
+    /// A new record: a fresh master secret and counter data, which the client gets as the
+    /// outcome of the key exchange (the real one agrees the secret by ECDH, see docs/powerauth.md).
     public func createActivation(committed: Bool) throws -> ServerActivation {
         let record = ServerActivation(activationId: UUID().uuidString, state: committed ? .active : .pendingCommit,
-                                      transportKey: SecureRandom.bytes(16), counterData: SecureRandom.bytes(HashCounter.byteCount))
+                                      masterSecret: SecureRandom.bytes(SignatureKeys.byteCount),
+                                      counterData: SecureRandom.bytes(HashCounter.byteCount))
         try store.save(record)
         return record
     }
@@ -135,30 +136,40 @@ public final class EmulatedServer {
         guard challenge.count == 16 else { throw ServerError.invalidValue("the status challenge has 16 bytes, got \(challenge.count)") }
         let record = try activation(activationId, now: now)
         let nonce = SecureRandom.bytes(16)
-        let encrypted = try StatusBlobCipher.encrypt(record.statusBlob, transportKey: record.transportKey,
-                                                     challenge: challenge, nonce: nonce)
+        let blob = record.statusBlob(reserved: SecureRandom.bytes(StatusBlob.reservedByteCount))
+        let encrypted = try StatusBlobCipher.encrypt(blob, transportKey: record.transportKey, challenge: challenge, nonce: nonce)
         return StatusResponse(encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
                               blockExpiration: record.state == .blocked ? record.blockExpiration : nil, serverTime: now)
     }
 
-    /// Validates a code over the look-ahead window: the expected counter data and the next
-    /// `lookAhead` values. A match moves the counter past it and resets the fail count; no
-    /// match counts a failed attempt. Only an active activation validates codes.
-    public func validate(_ activationId: String, code: String, data: [UInt8], now: Int64) throws -> Validation {
+    /// Validates a signature over the look-ahead window: the expected counter data and the
+    /// values after it, `lookAhead` values in all (ctr … ctr+LA−1). A match moves the counter
+    /// past it. Only signatures with knowledge or biometry touch the fail count: a valid one
+    /// resets it, an invalid one adds a failed attempt (which blocks at the maximum); a
+    /// possession-only signature does neither. Only an active activation validates signatures.
+    public func validate(_ activationId: String, signature: String, factor: SignatureFactor, data: [UInt8],
+                         format: PowerAuthSignature.Format, now: Int64) throws -> Validation {
         var record = try activation(activationId, now: now)
         guard record.state == .active else { return Validation(isValid: false, skipped: nil, record: record) }
         var candidate = record.counterData
-        for skipped in 0...record.lookAhead {
-            if HashCounter.authenticationCode(transportKey: record.transportKey, counterData: candidate, data: data) == code {
+        for skipped in 0..<record.lookAhead {
+            let expected = PowerAuthSignature.compute(keys: record.keys, factor: factor, counterData: candidate, data: data,
+                                                      format: format)
+            if expected == signature {
                 record.counterData = HashCounter.next(candidate)
                 record.counter += Int64(skipped + 1)
-                record.failCount = 0
+                if factor.countsFailedAttempts { record.failCount = 0 }
                 try store.save(record)
                 return Validation(isValid: true, skipped: skipped, record: record)
             }
             candidate = HashCounter.next(candidate)
         }
-        record = try apply(.failAttempt, to: activationId, now: now)
+        if factor.countsFailedAttempts { record = try apply(.failAttempt, to: activationId, now: now) }
         return Validation(isValid: false, skipped: nil, record: record)
+    }
+
+    /// The keys of a record, for `pa.server.secrets` (an emulator-only look inside).
+    public func secrets(_ activationId: String, now: Int64) throws -> SignatureKeys {
+        try activation(activationId, now: now).keys
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import LinkControl
 
 /// One activation record of the emulated PowerAuth server.
@@ -13,21 +18,25 @@ public struct ServerActivation: Hashable, Sendable {
     public var currentVersion: Int
     public var upgradeVersion: Int
     public var lookAhead: Int
-    /// The numeric counter: how many codes the server has accepted or skipped.
+    /// The numeric counter: how many signatures the server has accepted or skipped; its low byte is CTR_BYTE.
     public var counter: Int64
     /// The next CTR_DATA the server expects.
     public var counterData: [UInt8]
-    public var transportKey: [UInt8]
+    /// `KEY_MASTER_SECRET`, which the real key exchange agrees by ECDH (here: random).
+    public let masterSecret: [UInt8]
+    /// The keys derived from the master secret, as the SDK derives them.
+    public let keys: SignatureKeys
     /// Server time (Unix ms) when a temporary block ends; nil unless temporarily blocked.
     public var blockExpiration: Int64?
 
-    public init(activationId: String, state: ServerActivationState, transportKey: [UInt8], counterData: [UInt8],
+    public init(activationId: String, state: ServerActivationState, masterSecret: [UInt8], counterData: [UInt8],
                 failCount: Int = 0, maxFailCount: Int = defaultMaxFailCount, customObject: JSONObject? = nil,
                 currentVersion: Int = 3, upgradeVersion: Int = 3, lookAhead: Int = defaultLookAhead,
                 counter: Int64 = 0, blockExpiration: Int64? = nil) {
         self.activationId = activationId
         self.state = state
-        self.transportKey = transportKey
+        self.masterSecret = masterSecret
+        keys = SignatureKeys(masterSecret: masterSecret)
         self.counterData = counterData
         self.failCount = failCount
         self.maxFailCount = maxFailCount
@@ -39,20 +48,24 @@ public struct ServerActivation: Hashable, Sendable {
         self.blockExpiration = blockExpiration
     }
 
-    /// The plain status blob of the record.
-    public var statusBlob: StatusBlob {
+    public var transportKey: [UInt8] { keys.transport }
+
+    /// The plain status blob of the record, with `reserved` in bytes 7…11.
+    public func statusBlob(reserved: [UInt8]) -> StatusBlob {
         StatusBlob(state: state, currentVersion: UInt8(clamping: currentVersion), upgradeVersion: UInt8(clamping: upgradeVersion),
                    counterByte: UInt8(truncatingIfNeeded: counter), failCount: UInt8(clamping: failCount),
                    maxFailCount: UInt8(clamping: maxFailCount), lookAhead: UInt8(clamping: lookAhead),
-                   counterDataHash: PowerAuthKDF.counterDataHash(transportKey: transportKey, counterData: counterData))
+                   counterDataHash: PowerAuthKDF.counterDataHash(transportKey: keys.transport, counterData: counterData),
+                   reserved: reserved)
     }
 
-    /// The record as `pa.server.get` shows it (no keys).
+    /// The record as `pa.server.get` shows it: no keys, the counter data in base64.
     public var json: JSONObject {
         var object: JSONObject = ["activationId": .string(activationId), "state": .string(state.name),
                                   "failCount": .int(Int64(failCount)), "maxFailCount": .int(Int64(maxFailCount)),
                                   "currentVersion": .int(Int64(currentVersion)), "upgradeVersion": .int(Int64(upgradeVersion)),
-                                  "lookAhead": .int(Int64(lookAhead)), "counter": .int(counter)]
+                                  "lookAhead": .int(Int64(lookAhead)), "counter": .int(counter),
+                                  "ctrData": .string(Data(counterData).base64EncodedString())]
         if let customObject { object["customObject"] = .object(customObject) }
         if let blockExpiration { object["blockExpirationTime"] = .int(blockExpiration) }
         return object

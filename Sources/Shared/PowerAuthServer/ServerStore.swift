@@ -23,6 +23,25 @@ public final class ServerStore {
                 block_expiration INTEGER
             ) WITHOUT ROWID;
             """),
+        // Records of version 1 held a transport key and a counter that no real PowerAuth
+        // server computes (see docs/powerauth.md); they cannot be carried over.
+        Migration(version: 2, sql: """
+            DROP TABLE server_activations;
+            CREATE TABLE server_activations (
+                activation_id TEXT PRIMARY KEY NOT NULL,
+                state INTEGER NOT NULL,
+                fail_count INTEGER NOT NULL,
+                max_fail_count INTEGER NOT NULL,
+                custom_object TEXT,
+                current_version INTEGER NOT NULL,
+                upgrade_version INTEGER NOT NULL,
+                look_ahead INTEGER NOT NULL,
+                counter INTEGER NOT NULL,
+                counter_data BLOB NOT NULL,
+                master_secret BLOB NOT NULL,
+                block_expiration INTEGER
+            ) WITHOUT ROWID;
+            """),
     ])
 
     private let database: SQLiteDatabase
@@ -34,34 +53,38 @@ public final class ServerStore {
     public func close() { database.close() }
 
     public func activation(_ activationId: String) throws -> ServerActivation? {
-        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, transport_key, block_expiration FROM server_activations WHERE activation_id = ?")
+        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations WHERE activation_id = ?")
         defer { statement.reset() }
         try statement.bind([.text(activationId)])
         return try statement.mapRows(Self.activation).first
     }
 
     public func activations() throws -> [ServerActivation] {
-        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, transport_key, block_expiration FROM server_activations ORDER BY activation_id")
+        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations ORDER BY activation_id")
         defer { statement.reset() }
         return try statement.mapRows(Self.activation)
     }
 
     public func save(_ record: ServerActivation) throws {
         let custom: SQLiteValue = record.customObject.map { .text(JSON.serialize(.object($0))) } ?? .null
-        try database.run("INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, transport_key, block_expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        try database.run("INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          .text(record.activationId), .integer(Int64(record.state.rawValue)), .integer(Int64(record.failCount)),
                          .integer(Int64(record.maxFailCount)), custom, .integer(Int64(record.currentVersion)),
                          .integer(Int64(record.upgradeVersion)), .integer(Int64(record.lookAhead)), .integer(record.counter),
-                         .blob(record.counterData), .blob(record.transportKey),
+                         .blob(record.counterData), .blob(record.masterSecret),
                          record.blockExpiration.map { .integer($0) } ?? .null)
     }
 
-    private static func activation(_ row: SQLiteStatement) -> ServerActivation {
+    private static func activation(_ row: SQLiteStatement) throws -> ServerActivation {
+        let masterSecret = row.blob(at: 10), counterData = row.blob(at: 9)
+        guard masterSecret.count == SignatureKeys.byteCount, counterData.count == HashCounter.byteCount else {
+            throw ServerError.invalidValue("the server record '\(row.string(at: 0))' is damaged: a key or its counter data has the wrong length")
+        }
         var custom: JSONObject?
         if !row.isNull(at: 4), case .object(let object)? = try? JSON.parse(row.string(at: 4)) { custom = object }
         return ServerActivation(activationId: row.string(at: 0),
                                 state: ServerActivationState(rawValue: UInt8(clamping: row.int(at: 1))) ?? .removed,
-                                transportKey: row.blob(at: 10), counterData: row.blob(at: 9),
+                                masterSecret: masterSecret, counterData: counterData,
                                 failCount: row.int(at: 2), maxFailCount: row.int(at: 3), customObject: custom,
                                 currentVersion: row.int(at: 5), upgradeVersion: row.int(at: 6), lookAhead: row.int(at: 7),
                                 counter: row.int64(at: 8), blockExpiration: row.isNull(at: 11) ? nil : row.int64(at: 11))

@@ -1,7 +1,7 @@
 /// The 32-byte activation status blob of PowerAuth protocol 3:
 ///
 /// ```
-/// DE C0 DE D1 | STATUS | CURRENT_VERSION | UPGRADE_VERSION | 5 reserved |
+/// DE C0 DE D1 | STATUS | CURRENT_VERSION | UPGRADE_VERSION | 5 reserved (random) |
 /// CTR_BYTE | FAIL_COUNT | MAX_FAIL_COUNT | CTR_LOOK_AHEAD | 16-byte CTR_DATA hash
 /// ```
 public struct StatusBlob: Hashable, Sendable {
@@ -20,10 +20,17 @@ public struct StatusBlob: Hashable, Sendable {
     public var lookAhead: UInt8
     /// `KDF_INTERNAL(KEY_TRANSPORT_CTR, CTR_DATA)` of the server's counter data.
     public var counterDataHash: [UInt8]
+    /// Bytes 7…11: the server writes random bytes there; the SDK skips them.
+    public var reserved: [UInt8]
+
+    public static let reservedByteCount = 5
 
     public init(state: ServerActivationState, currentVersion: UInt8, upgradeVersion: UInt8, counterByte: UInt8,
-                failCount: UInt8, maxFailCount: UInt8, lookAhead: UInt8, counterDataHash: [UInt8]) {
+                failCount: UInt8, maxFailCount: UInt8, lookAhead: UInt8, counterDataHash: [UInt8],
+                reserved: [UInt8] = [UInt8](repeating: 0, count: reservedByteCount)) {
         precondition(counterDataHash.count == 16, "the counter data hash has 16 bytes")
+        precondition(reserved.count == Self.reservedByteCount, "the reserved part has 5 bytes")
+        self.reserved = reserved
         self.state = state
         self.currentVersion = currentVersion
         self.upgradeVersion = upgradeVersion
@@ -37,7 +44,8 @@ public struct StatusBlob: Hashable, Sendable {
     /// The 32 plain bytes.
     public func encoded() -> [UInt8] {
         var bytes = Self.magic
-        bytes += [state.rawValue, currentVersion, upgradeVersion, 0, 0, 0, 0, 0]
+        bytes += [state.rawValue, currentVersion, upgradeVersion]
+        bytes += reserved
         bytes += [counterByte, failCount, maxFailCount, lookAhead]
         bytes += counterDataHash
         return bytes
@@ -55,6 +63,6 @@ public struct StatusBlob: Hashable, Sendable {
         guard lookAhead >= 1, lookAhead <= maximumLookAhead else { throw .invalidLookAhead(lookAhead) }
         return StatusBlob(state: state, currentVersion: bytes[5], upgradeVersion: bytes[6], counterByte: bytes[12],
                           failCount: bytes[13], maxFailCount: bytes[14], lookAhead: lookAhead,
-                          counterDataHash: Array(bytes[16..<32]))
+                          counterDataHash: Array(bytes[16..<32]), reserved: Array(bytes[7..<12]))
     }
 }

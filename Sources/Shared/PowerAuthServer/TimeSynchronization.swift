@@ -1,50 +1,75 @@
-/// The SDK's time synchronisation service: it learns the difference between the server's clock
-/// and the local one from samples taken around server requests. All times are Unix milliseconds.
+/// The SDK's time synchronisation service (`PA2TimeSynchronizationService`): it learns the
+/// difference between the server's clock and the local one from the server time in responses.
+/// All times are Unix milliseconds.
 public struct TimeSynchronization: Hashable, Sendable {
-    /// A sample whose round trip took longer than this is discarded.
-    public static let maximumRoundTripMilliseconds: Int64 = 16_000
-    /// A new adjustment closer than this to the current one…
-    public static let keepThresholdMilliseconds: Int64 = 2_000
-    /// …made within this time of the last adjustment keeps the current one.
-    public static let keepWindowMilliseconds: Int64 = 10_000
+    /// `MAX_ACCEPTED_ELAPSED_TIME`: a sample whose request took longer is discarded.
+    public static let maximumElapsedMilliseconds: Int64 = 16_000
+    /// `MIN_ACCEPTED_TIME_DIFFERENCE`: a difference below this counts as no difference…
+    public static let minimumDifferenceMilliseconds: Int64 = 2_000
+    /// `MIN_TIME_DIFFERENCE_DELTA`: …provided it is this close to the current adjustment; a
+    /// synchronised service also keeps its adjustment for any sample this close to it.
+    public static let minimumDeltaMilliseconds: Int64 = 10_000
 
     /// What a sample did.
     public enum Outcome: Hashable, Sendable {
-        case adjusted(adjustment: Int64)
-        case kept(adjustment: Int64)
-        case discarded(roundTrip: Int64)
+        /// The difference is too small to matter: synchronised, adjustment left as it was.
+        case synchronized
+        /// Already synchronised and the sample is close to the adjustment: nothing changed.
+        case kept
+        /// The adjustment became the sample's difference.
+        case adjusted
+        /// The request took over 16 s: the sample is ignored, the state stays as it was.
+        case discarded(elapsed: Int64)
+        /// The request ended before it started: a broken sample.
+        case failed
+
+        /// The SDK's return value: whether the time counts as synchronised afterwards.
+        public func succeeded(wasSynchronized: Bool) -> Bool {
+            switch self {
+            case .synchronized, .kept, .adjusted: return true
+            case .discarded: return wasSynchronized
+            case .failed: return false
+            }
+        }
     }
 
-    /// Server time minus local time, once synchronised.
-    public private(set) var adjustment: Int64?
-    /// Local time of the last change of `adjustment`.
-    public private(set) var adjustedAt: Int64?
+    /// Server time minus local time; 0 until a sample set it.
+    public private(set) var adjustment: Int64 = 0
+    /// Half the elapsed time of the sample that last synchronised.
+    public private(set) var precision: Int64 = 0
+    public private(set) var isSynchronized = false
 
     public init() {}
 
-    public var isSynchronized: Bool { adjustment != nil }
-
-    /// Processes a server timestamp received in a response: `sentAt` and `receivedAt` are local
-    /// times around the request. The server is taken to have answered half-way through.
+    /// `completeTimeSynchronizationTask`: `startedAt` and `now` are local times around the
+    /// request; the server is taken to have answered half-way through.
     @discardableResult
-    public mutating func processSample(serverTime: Int64, sentAt: Int64, receivedAt: Int64) -> Outcome {
-        let roundTrip = receivedAt - sentAt
-        guard roundTrip >= 0, roundTrip <= Self.maximumRoundTripMilliseconds else { return .discarded(roundTrip: roundTrip) }
-        let candidate = serverTime + roundTrip / 2 - receivedAt
-        if let adjustment, let adjustedAt, abs(candidate - adjustment) < Self.keepThresholdMilliseconds,
-           receivedAt - adjustedAt <= Self.keepWindowMilliseconds {
-            return .kept(adjustment: adjustment)
+    public mutating func processSample(serverTime: Int64, startedAt: Int64, now: Int64) -> Outcome {
+        let elapsed = now - startedAt
+        guard elapsed >= 0 else { return .failed }
+        guard elapsed <= Self.maximumElapsedMilliseconds else { return .discarded(elapsed: elapsed) }
+        let halfElapsed = elapsed / 2
+        let difference = serverTime + halfElapsed - now
+        let deltaIsSmall = abs(adjustment - difference) < Self.minimumDeltaMilliseconds
+        if abs(difference) < Self.minimumDifferenceMilliseconds && deltaIsSmall {
+            isSynchronized = true
+            precision = halfElapsed
+            return .synchronized
         }
-        adjustment = candidate
-        adjustedAt = receivedAt
-        return .adjusted(adjustment: candidate)
+        if isSynchronized && deltaIsSmall { return .kept }
+        adjustment = difference
+        isSynchronized = true
+        precision = halfElapsed
+        return .adjusted
     }
 
-    /// The synchronised time now: local time plus the adjustment (local time when not synchronised).
-    public func currentTime(localTime: Int64) -> Int64 { localTime + (adjustment ?? 0) }
+    /// The synchronised time now: local time plus the adjustment.
+    public func currentTime(localTime: Int64) -> Int64 { localTime + adjustment }
 
+    /// `resetTimeSynchronization` (also on `UIApplicationWillEnterForegroundNotification`).
     public mutating func reset() {
-        adjustment = nil
-        adjustedAt = nil
+        adjustment = 0
+        precision = 0
+        isSynchronized = false
     }
 }

@@ -1,41 +1,32 @@
 import PowerAuthServer
 
-/// The SDK's local counter state of an activation: the transport key agreed with the server,
-/// the current CTR_DATA, the numeric counter, and the previous CTR_DATA values (oldest first,
-/// at most 64) that let it recognise how far it is ahead of the server.
+/// The SDK's persistent signing state of an activation (`PersistentData`): the master secret
+/// agreed with the server (the keys derive from it), the hash-based counter `CTR_DATA`, and
+/// the counter byte `CTR_BYTE` that lets the client tell how far it is ahead.
 public struct ClientCounter: Hashable, Sendable {
-    public static let historyLimit = Int(StatusBlob.maximumLookAhead)
-
-    public var transportKey: [UInt8]
+    public let masterSecret: [UInt8]
+    public let keys: SignatureKeys
     public var counterData: [UInt8]
-    public var counter: Int64
-    public var history: [[UInt8]]
+    /// The low byte of the client's signature count; nil until learned (activations of
+    /// protocol 3.1 start with 0, as the server does).
+    public var counterByte: UInt8?
 
-    public init(transportKey: [UInt8], counterData: [UInt8], counter: Int64 = 0, history: [[UInt8]] = []) {
-        self.transportKey = transportKey
+    public init(masterSecret: [UInt8], counterData: [UInt8], counterByte: UInt8?) {
+        self.masterSecret = masterSecret
+        keys = SignatureKeys(masterSecret: masterSecret)
         self.counterData = counterData
-        self.counter = counter
-        self.history = history
+        self.counterByte = counterByte
     }
 
-    /// Computes a code with the current CTR_DATA and moves the counter on.
-    public mutating func sign(data: [UInt8]) -> String {
-        let code = HashCounter.authenticationCode(transportKey: transportKey, counterData: counterData, data: data)
-        moveTo(HashCounter.next(counterData), steps: 1)
-        return code
-    }
-
-    /// Adopts a later CTR_DATA `steps` ahead (fast-forward after the server moved on).
-    public mutating func moveTo(_ value: [UInt8], steps: Int) {
-        history.append(counterData)
-        if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
-        counterData = value
-        counter += Int64(steps)
-    }
-
-    static func split(_ bytes: [UInt8]) -> [[UInt8]] {
-        stride(from: 0, to: bytes.count - bytes.count % HashCounter.byteCount, by: HashCounter.byteCount).map {
-            Array(bytes[$0..<$0 + HashCounter.byteCount])
-        }
+    /// Signs `data` with the current `CTR_DATA` and moves the counter on, as the SDK does for
+    /// every signature whether or not the request reaches the server (`CalculateNextCounterValue`).
+    /// Returns the signature and the counter data it used.
+    public mutating func sign(_ data: [UInt8], factor: SignatureFactor,
+                              format: PowerAuthSignature.Format) -> (signature: String, counterData: [UInt8]) {
+        let used = counterData
+        let signature = PowerAuthSignature.compute(keys: keys, factor: factor, counterData: used, data: data, format: format)
+        counterData = HashCounter.next(used)
+        if let counterByte { self.counterByte = counterByte &+ 1 }
+        return (signature, used)
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import PowerAuthServer
 import WireProtocol
 
 /// The phone side: `PowerAuthSDK` instances registered by id, each with a local activation and
@@ -46,14 +47,16 @@ final class PhonePowerAuth: PacketHandler {
         try store.activationId(instanceId: instanceId)
     }
 
-    /// The token named `name`, created (UUIDv4 id, 16 random bytes) when missing.
-    func createToken(_ instanceId: String, name: String) throws -> (StoredToken, created: Bool) {
+    /// The token named `name`, created (UUIDv4 id, 16 random bytes, the factors of the
+    /// authentication that asked for it) when missing.
+    func createToken(_ instanceId: String, name: String, factor: SignatureFactor) throws -> (StoredToken, created: Bool) {
         guard let activationId = try store.activationId(instanceId: instanceId) else {
             throw PowerAuthError(code: PowerAuthError.missingActivation, message: "instance '\(instanceId)' has no activation").controlError
         }
         if let existing = try store.token(instanceId: instanceId, name: name) { return (existing, false) }
         let token = StoredToken(instanceId: instanceId,
                                 data: PowerAuthTokenData(name: name, identifier: UUID().uuidString, activationId: activationId,
+                                                         authenticationFactors: factor.mask,
                                                          secret: SecureRandom.bytes(PowerAuthTokenData.secretLength)))
         try store.saveToken(token)
         return (token, true)
@@ -108,10 +111,10 @@ final class PhonePowerAuth: PacketHandler {
 
     private func sessionOutcome(_ packet: PowerAuthPacket, _ instanceId: String, withoutReply: Bool) throws -> HandlerOutcome {
         guard packet.hasValidActivationStatus else {
-            return .refused("PowerAuthSDK: Received status is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+            return .refused("PowerAuthSDK+WatchSupport: Received packet has invalid data. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         guard packet.activationCommand == "get_session" else {
-            return .refused("PowerAuthSDK: Unsupported command '\(packet.activationCommand ?? "")'", code: PowerAuthError.watchConnectivity)
+            return .refused("PowerAuthSDK+WatchSupport: Unsupported command '\(packet.activationCommand ?? "")'. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         let activationId = try store.activationId(instanceId: instanceId)
         if withoutReply {
@@ -123,13 +126,13 @@ final class PhonePowerAuth: PacketHandler {
 
     private func tokenOutcome(_ packet: PowerAuthPacket, _ instanceId: String) throws -> HandlerOutcome {
         guard packet.hasValidTokenPayload, let name = packet.tokenName else {
-            return .refused("PowerAuthSDK: Received token data is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+            return .refused("PowerAuthSDK+WatchSupport: Received packet has invalid data. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         guard packet.tokenCommand == "get_token" else {
-            return .refused("PowerAuthSDK: Unsupported command '\(packet.tokenCommand ?? "")'", code: PowerAuthError.watchConnectivity)
+            return .refused("PowerAuthSDK+WatchSupport: Unsupported command '\(packet.tokenCommand ?? "")'. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         guard try store.activationId(instanceId: instanceId) != nil else {
-            return .refused("PowerAuthSDK: Missing activation.", code: PowerAuthError.missingActivation)
+            return .refused("Token for Watch cannot be obtained, because activation is no longer valid.", code: PowerAuthError.missingActivation)
         }
         if let token = try store.token(instanceId: instanceId, name: name) {
             return .answer(.token("put_token", name: name, tokenData: token.data.serialized(), target: PowerAuthPacket.responseTarget),

@@ -14,6 +14,8 @@ public struct PowerAuthError: Error, Hashable, Sendable, CustomStringConvertible
     public static let invalidToken: Int64 = 14
     /// `PowerAuthErrorCode_WatchConnectivity`.
     public static let watchConnectivity: Int64 = 15
+    /// `PowerAuthErrorCode_TimeSynchronization`.
+    public static let timeSynchronization: Int64 = 20
 
     public var code: Int64
     public var domain: String
@@ -40,9 +42,11 @@ public struct PowerAuthError: Error, Hashable, Sendable, CustomStringConvertible
         case 5: return "invalidActivationData"
         case 6: return "missingActivation"
         case 7: return "activationPending"
+        case 12: return "encryption"
         case 13: return "wrongParameter"
         case 14: return "invalidToken"
         case 15: return "watchConnectivity"
+        case 20: return "timeSynchronization"
         default: return "error\(code)"
         }
     }

@@ -32,7 +32,7 @@ public final class PowerAuthFeature: DaemonFeature {
             return ["pa.instance.add", "pa.instance.remove", "pa.instance.list", "pa.activation.create",
                     "pa.activation.removeLocal", "pa.activation.get", "pa.status.sendToWatch", "pa.token.create",
                     "pa.token.sendToWatch", "pa.token.removeFromWatch", "pa.token.list", "pa.token.header",
-                    "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.clock", "pa.network.set",
+                    "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.secrets", "pa.server.clock", "pa.network.set",
                     "pa.status.fetch", "pa.sign", "pa.time.sync", "pa.time.current", "pa.time.sendToWatch"]
         case .watch:
             return ["pa.instance.add", "pa.instance.remove", "pa.instance.list", "pa.activation.get", "pa.status.update",
@@ -104,6 +104,8 @@ public final class PowerAuthFeature: DaemonFeature {
             manager.processMessage(bytes, replyId: replyId)
         case .systemUserInfoReceived(_, let userInfo):
             manager.processUserInfo(userInfo)
+        case .appStateDidChange(.foreground):
+            status?.resetTimeSynchronization()
         default:
             break
         }
@@ -163,24 +165,28 @@ public final class PowerAuthFeature: DaemonFeature {
             respond(.success(["removed": .bool(removed), "watchNotified": .bool(notified)]))
         case "pa.token.header":
             let instanceId = try registered(args, phone.isRegistered, extra: ["name", "version"])
-            let version = try args.optionalString("version") ?? "3.3"
+            let version = try args.optionalString("version") ?? PowerAuthTokenHeader.sdkVersion
             try Self.checkVersion(version)
             let token = try phone.token(instanceId, name: try Self.name(args))
             let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
                                                    nonce: SecureRandom.bytes(16),
                                                    timestampMilliseconds: status.synchronizedTime(instanceId), version: version)
             respond(.success(["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]))
-        case "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.clock", "pa.network.set":
+        case "pa.server.activation", "pa.server.set", "pa.server.get", "pa.server.secrets", "pa.server.clock", "pa.network.set":
             try handleServer(op, args, status, respond)
         case "pa.status.fetch":
-            let instanceId = try registered(args, phone.isRegistered)
+            let instanceId = try registered(args, phone.isRegistered, extra: ["raw"])
             guard let activationId = try phone.activationId(instanceId) else { throw StatusService.noActivation(instanceId) }
-            try status.fetchStatus(instanceId, activationId: activationId, respond: respond)
+            try status.fetchStatus(instanceId, activationId: activationId, raw: try args.optionalBool("raw") ?? false, respond: respond)
         case "pa.sign":
-            let instanceId = try registered(args, phone.isRegistered, extra: ["online", "data"])
+            let instanceId = try registered(args, phone.isRegistered, extra: ["online", "data", "signatureType", "componentLength"])
             guard let activationId = try phone.activationId(instanceId) else { throw StatusService.noActivation(instanceId) }
-            try status.sign(instanceId, activationId: activationId, online: try args.bool("online"),
-                            data: Array((try args.optionalString("data") ?? "").utf8), respond: respond)
+            let online = try args.bool("online")
+            let componentLength = try args.optionalInt("componentLength", range: 4...8)
+            if online, componentLength != nil { throw args.invalid("argument 'componentLength' applies to offline signatures only") }
+            try status.sign(instanceId, activationId: activationId, online: online,
+                            data: Array((try args.optionalString("data") ?? "").utf8), factor: try Self.signatureType(args),
+                            componentLength: Int(componentLength ?? 8), respond: respond)
         case "pa.time.sync":
             status.synchronizeTime(try registered(args, phone.isRegistered), respond: respond)
         case "pa.time.current":
@@ -198,9 +204,10 @@ public final class PowerAuthFeature: DaemonFeature {
             let instanceId = try registered(args, phone.isRegistered, extra: ["mode"])
             send(try phone.statusPacket(instanceId), mode: try Self.mode(args), respond)
         case "pa.token.create":
-            let instanceId = try registered(args, phone.isRegistered, extra: ["name"])
-            let (token, created) = try phone.createToken(instanceId, name: try Self.name(args))
+            let instanceId = try registered(args, phone.isRegistered, extra: ["name", "signatureType"])
+            let (token, created) = try phone.createToken(instanceId, name: try Self.name(args), factor: try Self.signatureType(args))
             respond(.success(["name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
+                              "authenticationFactors": .int(Int64(token.data.authenticationFactors)),
                               "tokenSecret": .string(Data(token.data.secret).base64EncodedString()),
                               "created": .bool(created)]))
         case "pa.token.sendToWatch", "pa.token.removeFromWatch":
@@ -267,7 +274,7 @@ public final class PowerAuthFeature: DaemonFeature {
             respond(.success(["removed": .int(Int64(try watch.removeAllTokens(instanceId)))]))
         case "pa.token.header":
             let instanceId = try registered(args, watch.isRegistered, extra: ["name", "version"])
-            let version = try args.optionalString("version") ?? (watch.timeAdjustments[instanceId] == nil ? "3.1" : "3.3")
+            let version = try args.optionalString("version") ?? PowerAuthTokenHeader.sdkVersion
             respond(.success(try header(instanceId, name: try Self.name(args), version: version, watch)))
         default:
             throw ControlError.control(.unknownOp, "unknown op '\(op)'")
@@ -357,10 +364,11 @@ public final class PowerAuthFeature: DaemonFeature {
         guard let token = try watch.token(instanceId, name: name) else {
             throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)' (pa.token.request first)").controlError
         }
+        // The watch's token store makes headers only for tokens of its current activation.
         let activationId = try watch.activationId(instanceId)
-        guard let activationId, token.data.activationId == nil || token.data.activationId == activationId else {
+        guard let activationId, token.data.activationId == activationId else {
             throw PowerAuthError(code: PowerAuthError.missingActivation,
-                                 message: "token '\(name)' belongs to an activation that is gone; it cannot make a header").controlError
+                                 message: "token '\(name)' does not belong to the watch's current activation; it cannot make a header").controlError
         }
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + (watch.timeAdjustments[instanceId] ?? 0)
         let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
@@ -370,7 +378,7 @@ public final class PowerAuthFeature: DaemonFeature {
 
     private static func checkVersion(_ version: String) throws {
         guard PowerAuthTokenHeader.supportedVersions.contains(version) else {
-            throw ControlError.control(.invalidArgument, "pa.token.header: argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.sorted().joined(separator: ", ")), got '\(version)'")
+            throw ControlError.control(.invalidArgument, "pa.token.header: argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.joined(separator: ", ")), got '\(version)'")
         }
     }
 
@@ -425,6 +433,14 @@ public final class PowerAuthFeature: DaemonFeature {
                 } else {
                     respond(.success(["activations": .array(try server.activations(now: status.serverNow).map { .object($0.json) })]))
                 }
+            case "pa.server.secrets":
+                // Emulator-only: the keys a real server never hands out. Never logged.
+                try args.rejectUnknownKeys(allowed: ["activationId"])
+                let keys = try server.secrets(try Self.activationId(args), now: status.serverNow)
+                respond(.success(["transportKey": .string(Data(keys.transport).base64EncodedString()),
+                                  "signaturePossessionKey": .string(Data(keys.possession).base64EncodedString()),
+                                  "signatureKnowledgeKey": .string(Data(keys.knowledge).base64EncodedString()),
+                                  "signatureBiometryKey": .string(Data(keys.biometry).base64EncodedString())]))
             case "pa.server.clock":
                 try args.rejectUnknownKeys(allowed: ["offsetMs"])
                 respond(.success(status.setClock(offset: try args.optionalInt("offsetMs", range: -31_536_000_000...31_536_000_000))))
@@ -472,6 +488,15 @@ public final class PowerAuthFeature: DaemonFeature {
         return name
     }
 
+    /// `signatureType`: the SDK's factor names; `possession` when absent.
+    private static func signatureType(_ args: Arguments) throws -> SignatureFactor {
+        guard let name = try args.optionalString("signatureType") else { return .possession }
+        guard let factor = SignatureFactor(rawValue: name) else {
+            throw args.invalid("argument 'signatureType' must be one of \(SignatureFactor.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
+        }
+        return factor
+    }
+
     private static func mode(_ args: Arguments) throws -> String {
         let mode = try args.optionalString("mode") ?? "lazy"
         guard mode == "lazy" || mode == "completion" else {
@@ -487,7 +512,8 @@ public final class PowerAuthFeature: DaemonFeature {
     /// A token without its secret.
     private static func tokenJSON(_ token: StoredToken) -> JSONValue {
         .object(["name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
-                 "activationId": token.data.activationId.map { .string($0) } ?? .null])
+                 "activationId": token.data.activationId.map { .string($0) } ?? .null,
+                 "authenticationFactors": .int(Int64(token.data.authenticationFactors))])
     }
 }
 

@@ -1,4 +1,5 @@
 import LinkStore
+import PowerAuthServer
 
 /// A token kept by a daemon: on the phone the ones it created, on the watch the ones it got.
 public struct StoredToken: Hashable, Sendable {
@@ -36,6 +37,18 @@ public final class PowerAuthStore {
                 history BLOB NOT NULL
             ) WITHOUT ROWID;
             """),
+        // Version 2 kept a transport key and a counter that no real PowerAuth SDK computes
+        // (docs/powerauth.md); the emulated server drops those records too.
+        Migration(version: 3, sql: """
+            DROP TABLE client_counters;
+            CREATE TABLE client_counters (
+                instance_id TEXT PRIMARY KEY NOT NULL,
+                master_secret BLOB NOT NULL,
+                counter_data BLOB NOT NULL,
+                counter_byte INTEGER
+            ) WITHOUT ROWID;
+            ALTER TABLE tokens ADD COLUMN factors INTEGER NOT NULL DEFAULT 0;
+            """),
     ])
 
     private let database: SQLiteDatabase
@@ -68,14 +81,18 @@ public final class PowerAuthStore {
         }
     }
 
-    /// The client side of an instance's activation: transport key and hash-based counter.
+    /// The client side of an instance's activation: master secret and hash-based counter.
     public func clientCounter(instanceId: String) throws -> ClientCounter? {
-        let statement = try database.cachedStatement("SELECT transport_key, counter_data, counter, history FROM client_counters WHERE instance_id = ?")
+        let statement = try database.cachedStatement("SELECT master_secret, counter_data, counter_byte FROM client_counters WHERE instance_id = ?")
         defer { statement.reset() }
         try statement.bind([.text(instanceId)])
         return try statement.mapRows { row in
-            ClientCounter(transportKey: row.blob(at: 0), counterData: row.blob(at: 1), counter: row.int64(at: 2),
-                          history: ClientCounter.split(row.blob(at: 3)))
+            let masterSecret = row.blob(at: 0), counterData = row.blob(at: 1)
+            guard masterSecret.count == SignatureKeys.byteCount, counterData.count == HashCounter.byteCount else {
+                throw PowerAuthStoreError(description: "the counter of instance '\(instanceId)' is damaged: a key or its counter data has the wrong length")
+            }
+            return ClientCounter(masterSecret: masterSecret, counterData: counterData,
+                                 counterByte: row.isNull(at: 2) ? nil : UInt8(truncatingIfNeeded: row.int64(at: 2)))
         }.first
     }
 
@@ -85,20 +102,20 @@ public final class PowerAuthStore {
             try database.run("DELETE FROM client_counters WHERE instance_id = ?", .text(instanceId))
             return
         }
-        try database.run("INSERT OR REPLACE INTO client_counters (instance_id, transport_key, counter_data, counter, history) VALUES (?, ?, ?, ?, ?)",
-                         .text(instanceId), .blob(counter.transportKey), .blob(counter.counterData), .integer(counter.counter),
-                         .blob(counter.history.flatMap { $0 }))
+        try database.run("INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
+                         .text(instanceId), .blob(counter.masterSecret), .blob(counter.counterData),
+                         counter.counterByte.map { .integer(Int64($0)) } ?? .null)
     }
 
     public func token(instanceId: String, name: String) throws -> StoredToken? {
-        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret FROM tokens WHERE instance_id = ? AND name = ?")
+        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret, factors FROM tokens WHERE instance_id = ? AND name = ?")
         defer { statement.reset() }
         try statement.bind([.text(instanceId), .text(name)])
         return try statement.mapRows { row in Self.token(row, instanceId: instanceId) }.first
     }
 
     public func tokens(instanceId: String) throws -> [StoredToken] {
-        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret FROM tokens WHERE instance_id = ? ORDER BY name")
+        let statement = try database.cachedStatement("SELECT name, token_id, activation_id, secret, factors FROM tokens WHERE instance_id = ? ORDER BY name")
         defer { statement.reset() }
         try statement.bind([.text(instanceId)])
         return try statement.mapRows { row in Self.token(row, instanceId: instanceId) }
@@ -106,9 +123,10 @@ public final class PowerAuthStore {
 
     public func saveToken(_ token: StoredToken) throws {
         let data = token.data
-        try database.run("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret) VALUES (?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret",
+        try database.run("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret, factors) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret, factors = excluded.factors",
                          .text(token.instanceId), .text(data.name), .text(data.identifier),
-                         data.activationId.map { .text($0) } ?? .null, .blob(data.secret))
+                         data.activationId.map { .text($0) } ?? .null, .blob(data.secret),
+                         .integer(Int64(data.authenticationFactors)))
     }
 
     /// Removes one token; returns whether it existed.
@@ -129,6 +147,11 @@ public final class PowerAuthStore {
         StoredToken(instanceId: instanceId,
                     data: PowerAuthTokenData(name: row.string(at: 0), identifier: row.string(at: 1),
                                              activationId: row.isNull(at: 2) ? nil : row.string(at: 2),
-                                             secret: row.blob(at: 3)))
+                                             authenticationFactors: row.int(at: 4), secret: row.blob(at: 3)))
     }
+}
+
+/// A record of the store that cannot be read.
+public struct PowerAuthStoreError: Error, CustomStringConvertible {
+    public var description: String
 }

@@ -54,10 +54,11 @@ final class StatusService {
 
     // MARK: - Activation
 
-    /// Creates the server record and the client's counter state (the outcome of the key exchange).
+    /// Creates the server record and the client's signing state (the outcome of the key
+    /// exchange): the same master secret and counter data on both sides, counter byte 0.
     func createActivation(_ instanceId: String, commit: Bool) throws -> ServerActivation {
         let record = try server.createActivation(committed: commit)
-        try store.setClientCounter(ClientCounter(transportKey: record.transportKey, counterData: record.counterData),
+        try store.setClientCounter(ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
                                    instanceId: instanceId)
         timeSynchronization[instanceId] = nil
         return record
@@ -119,7 +120,12 @@ final class StatusService {
 
     // MARK: - Status
 
-    func fetchStatus(_ instanceId: String, activationId: String, respond: @escaping Respond) throws {
+    /// `fetchActivationStatus`: a status request with a random challenge; the answer is
+    /// decrypted and the counter placed as `Session::decodeActivationStatus` does. The request
+    /// synchronises time while the instance's time is not synchronised yet (the SDK's HTTP
+    /// client does so for endpoints that need synchronised time). With `raw`, the request's
+    /// and response's fields are added as the real endpoint carries them.
+    func fetchStatus(_ instanceId: String, activationId: String, raw: Bool, respond: @escaping Respond) throws {
         guard try store.clientCounter(instanceId: instanceId) != nil else { throw Self.noActivation(instanceId) }
         let challenge = SecureRandom.bytes(16)
         request({ [server, serverNow] in try server.status(activationId, challenge: challenge, now: serverNow) }) { [weak self] result, sentAt, receivedAt in
@@ -128,10 +134,26 @@ final class StatusService {
             case .failure(let error):
                 respond(.failure(error))
             case .success(var response):
-                self.timeSynchronization[instanceId, default: TimeSynchronization()]
-                    .processSample(serverTime: response.serverTime, sentAt: sentAt, receivedAt: receivedAt)
+                if !(self.timeSynchronization[instanceId]?.isSynchronized ?? false) {
+                    self.timeSynchronization[instanceId, default: TimeSynchronization()]
+                        .processSample(serverTime: response.serverTime, startedAt: sentAt, now: receivedAt)
+                }
                 if self.tampersStatus { response.encryptedStatusBlob[0] ^= 0x80 }
-                do { try self.evaluate(response, instanceId: instanceId, activationId: activationId, challenge: challenge, respond: respond) } catch let error as ControlError {
+                var rawFields: JSONObject = [:]
+                if raw {
+                    rawFields = ["challenge": .string(Data(challenge).base64EncodedString()),
+                                 "nonce": .string(Data(response.nonce).base64EncodedString()),
+                                 "encryptedStatusBlob": .string(Data(response.encryptedStatusBlob).base64EncodedString())]
+                }
+                do {
+                    try self.evaluate(response, instanceId: instanceId, activationId: activationId, challenge: challenge) { outcome in
+                        respond(outcome.map { status in
+                            var status = status
+                            for (key, value) in rawFields { status[key] = value }
+                            return status
+                        })
+                    }
+                } catch let error as ControlError {
                     respond(.failure(error))
                 } catch {
                     respond(.failure(.control(.internalError, "pa.status.fetch: \(error)")))
@@ -145,56 +167,77 @@ final class StatusService {
         guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
         let blob: StatusBlob
         do {
-            blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: counter.transportKey,
+            blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: counter.keys.transport,
                                                 challenge: challenge, nonce: response.nonce)
         } catch {
             throw PowerAuthError(code: 5, message: "the activation status is invalid: \(error)").controlError
         }
-        var comparison = CounterComparison.inSync
-        if blob.state != .removed {
-            comparison = CounterComparison.compare(counterData: counter.counterData, history: counter.history,
-                                                   serverHash: blob.counterDataHash, lookAhead: Int(blob.lookAhead),
-                                                   transportKey: counter.transportKey)
-        }
-        func finish(_ synchronization: String, deadlock: Bool = false) {
+        let outcome = CounterSynchronization.synchronize(counterData: counter.counterData, counterByte: counter.counterByte,
+                                                         blob: blob, transportKey: counter.keys.transport)
+        func finish(_ synchronization: String, counterState: String, deadlock: Bool = false) {
             var result = ClientActivationStatus(blob: blob, deadlock: deadlock, customObject: response.customObject,
                                                 blockExpirationTime: response.blockExpiration).json
             result["counterSynchronization"] = .string(synchronization)
+            result["counterState"] = .string(counterState)
             respond(.success(result))
         }
-        switch comparison {
-        case .inSync:
-            finish("inSync")
-        case .clientAhead:
-            finish("clientAhead")
-        case .deadlock:
-            finish("deadlock", deadlock: true)
-        case .serverAhead(let distance, _):
-            for _ in 0..<distance { counter.moveTo(HashCounter.next(counter.counterData), steps: 1) }
+        switch outcome {
+        case .ok(.inSync):
+            finish("inSync", counterState: "ok")
+        case .ok(.clientAhead):
+            finish("clientAhead", counterState: "ok")
+        case .ok(.notChecked):
+            finish("notChecked", counterState: "ok")
+        case .invalid:
+            finish("deadlock", counterState: "invalid", deadlock: true)
+        case .updated(let counterData, let counterByte):
+            let moved = counterData != counter.counterData
+            counter.counterData = counterData
+            counter.counterByte = counterByte
             try store.setClientCounter(counter, instanceId: instanceId)
-            finish("fastForwarded")
-        case .synchronizationNeeded:
-            guard blob.state == .active else { finish("clientAhead"); return }
-            let code = counter.sign(data: [])
+            finish(moved ? "fastForwarded" : "inSync", counterState: "updated")
+        case .calculateSignature:
+            // isSignatureCalculationRecommended: only for an active activation.
+            guard blob.state == .active else { finish("clientAhead", counterState: "calculateSignature"); return }
+            // PA2GetActivationStatusTask: a possession signature for /pa/signature/validate,
+            // which makes the server catch up; its failure is the status fetch's failure.
+            let body = Array(#"{"requestObject":{"reason":"COUNTER_SYNCHRONIZATION"}}"#.utf8)
+            let (signature, _) = counter.sign(body, factor: .possession, format: .base64)
             try store.setClientCounter(counter, instanceId: instanceId)
-            request({ [server, serverNow] in try server.validate(activationId, code: code, data: [], now: serverNow) }) { result, _, _ in
-                if case .success(let validation) = result, validation.isValid { finish("synchronized") } else { finish("clientAhead") }
+            request({ [server, serverNow] in
+                try server.validate(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow)
+            }) { result, _, _ in
+                switch result {
+                case .failure(let error):
+                    respond(.failure(error))
+                case .success(let validation) where !validation.isValid:
+                    respond(.failure(Self.refusedSignature()))
+                case .success:
+                    finish("synchronized", counterState: "calculateSignature")
+                }
             }
         }
     }
 
     // MARK: - Signing
 
-    func sign(_ instanceId: String, activationId: String, online: Bool, data: [UInt8], respond: @escaping Respond) throws {
+    /// Computes a signature with the instance's keys and counter (which moves on whether or
+    /// not the request arrives); online signatures go to the server for validation.
+    func sign(_ instanceId: String, activationId: String, online: Bool, data: [UInt8], factor: SignatureFactor,
+              componentLength: Int, respond: @escaping Respond) throws {
         guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
-        let code = counter.sign(data: data)
+        let format: PowerAuthSignature.Format = online ? .base64 : .decimal(componentLength: componentLength)
+        let (signature, used) = counter.sign(data, factor: factor, format: format)
         try store.setClientCounter(counter, instanceId: instanceId)
-        var result: JSONObject = ["code": .string(code), "counter": .int(counter.counter)]
+        var result: JSONObject = ["signature": .string(signature), "signatureType": .string(factor.rawValue),
+                                  "counterData": .string(Data(used).base64EncodedString())]
         guard online else {
             respond(.success(result))
             return
         }
-        request({ [server, serverNow] in try server.validate(activationId, code: code, data: data, now: serverNow) }) { outcome, _, _ in
+        request({ [server, serverNow] in
+            try server.validate(activationId, signature: signature, factor: factor, data: data, format: format, now: serverNow)
+        }) { outcome, _, _ in
             switch outcome {
             case .failure(let error):
                 respond(.failure(error))
@@ -208,6 +251,8 @@ final class StatusService {
 
     // MARK: - Time
 
+    /// `synchronizeTime`: one sample of the server's time; error 20 when the sample leaves the
+    /// time unsynchronised (the request took over 16 s before the time was ever synchronised).
     func synchronizeTime(_ instanceId: String, respond: @escaping Respond) {
         request({ [weak self] in self?.serverNow ?? 0 }) { [weak self] result, sentAt, receivedAt in
             guard let self else { return }
@@ -215,34 +260,57 @@ final class StatusService {
             case .failure(let error):
                 respond(.failure(error))
             case .success(let serverTime):
+                let wasSynchronized = self.timeSynchronization[instanceId]?.isSynchronized ?? false
                 let outcome = self.timeSynchronization[instanceId, default: TimeSynchronization()]
-                    .processSample(serverTime: serverTime, sentAt: sentAt, receivedAt: receivedAt)
+                    .processSample(serverTime: serverTime, startedAt: sentAt, now: receivedAt)
+                guard outcome.succeeded(wasSynchronized: wasSynchronized) else {
+                    respond(.failure(PowerAuthError(code: PowerAuthError.timeSynchronization,
+                                                    message: "the time could not be synchronised (the request took \(receivedAt - sentAt) ms)").controlError))
+                    return
+                }
                 var json = self.currentTime(instanceId)
                 json["roundTripMs"] = .int(receivedAt - sentAt)
                 switch outcome {
-                case .adjusted: json["outcome"] = "adjusted"
+                case .synchronized: json["outcome"] = "synchronized"
                 case .kept: json["outcome"] = "kept"
+                case .adjusted: json["outcome"] = "adjusted"
                 case .discarded: json["outcome"] = "discarded"
+                case .failed: json["outcome"] = "failed"
                 }
                 respond(.success(json))
             }
         }
     }
 
-    /// The synchronised time of an instance (local time until a sample was taken).
+    /// The app entered the foreground: every instance's time is no longer synchronised, as the
+    /// SDK resets it on `UIApplicationWillEnterForegroundNotification`.
+    func resetTimeSynchronization() {
+        timeSynchronization.removeAll()
+    }
+
+    /// The synchronised time of an instance (local time until a sample set an adjustment).
     func synchronizedTime(_ instanceId: String) -> Int64 {
         (timeSynchronization[instanceId] ?? TimeSynchronization()).currentTime(localTime: localNow)
     }
 
-    func timeAdjustment(_ instanceId: String) -> Int64? { timeSynchronization[instanceId]?.adjustment }
+    /// The adjustment of a synchronised instance; nil while not synchronised.
+    func timeAdjustment(_ instanceId: String) -> Int64? {
+        guard let sync = timeSynchronization[instanceId], sync.isSynchronized else { return nil }
+        return sync.adjustment
+    }
 
     func currentTime(_ instanceId: String) -> JSONObject {
         let sync = timeSynchronization[instanceId] ?? TimeSynchronization()
         return ["time": .int(sync.currentTime(localTime: localNow)), "isTimeSynchronized": .bool(sync.isSynchronized),
-                "adjustmentMs": .int(sync.adjustment ?? 0)]
+                "adjustmentMs": .int(sync.adjustment)]
     }
 
     static func noActivation(_ instanceId: String) -> ControlError {
         PowerAuthError(code: PowerAuthError.missingActivation, message: "instance '\(instanceId)' has no activation").controlError
+    }
+
+    /// What the SDK reports when the server answers a signed request with 401.
+    static func refusedSignature() -> ControlError {
+        PowerAuthError(code: 1, message: "Network error occurred: the server refused the signature (HTTP 401).").controlError
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+
+/// The PowerAuth SDK's own test vectors, read from `../shared/reference/powerauth-test-vectors/`
+/// beside the package (copied unchanged from the mobile SDK's `TestData/pa2/`).
+enum PowerAuthVectors {
+    static var directory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/reference/powerauth-test-vectors").standardizedFileURL
+    }
+
+    /// The `data` cases of one file: each case's `input` and `output` as string dictionaries.
+    /// Skips (with the path in the message) only when the folder is absent.
+    static func cases(_ name: String) throws -> [(input: [String: String], output: [String: String])] {
+        let folder = directory
+        guard FileManager.default.fileExists(atPath: folder.path) else {
+            throw XCTSkip("the PowerAuth test vectors are not at \(folder.path)")
+        }
+        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let items = root["data"] as? [[String: Any]] else {
+            XCTFail("\(name) has no data array")
+            return []
+        }
+        return items.map { item in
+            ((item["input"] as? [String: String]) ?? [:], (item["output"] as? [String: String]) ?? [:])
+        }
+    }
+
+    static func bytes(_ base64: String?, file: StaticString = #filePath, line: UInt = #line) -> [UInt8] {
+        guard let base64, let data = Data(base64Encoded: base64) else {
+            XCTFail("not base64: \(base64 ?? "nil")", file: file, line: line)
+            return []
+        }
+        return Array(data)
+    }
+}
+
+func hex(_ text: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = text.startIndex
+    while index < text.endIndex {
+        let next = text.index(index, offsetBy: 2)
+        bytes.append(UInt8(text[index..<next], radix: 16)!)
+        index = next
+    }
+    return bytes
+}
