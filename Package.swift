@@ -63,7 +63,8 @@ let package = Package(
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
-        .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "LinkControl", "WireProtocol"],
+        .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "PowerAuthServer", "LinkDaemon", "LinkRuntime",
+                                                            "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
         // libFuzzer targets, built by scripts/fuzz.sh with --sanitize=fuzzer.
         .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),

@@ -218,6 +218,39 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         assertControlError("PowerAuthErrorDomain", 6) { try w.call("pa.token.header", self.args(["name": "next"])) }
     }
 
+    /// The watch's service publishes what it stores and removes, in the order it happened;
+    /// the watch app removes its local tokens with pa.token.remove and pa.token.removeAll.
+    func testWatchEventsAndLocalTokenRemoval() throws {
+        let (_, watch, p, w, _) = try preparedPair()
+        let events = try subscribed(watch)
+        _ = try p.call("pa.status.sendToWatch", args(["mode": "completion"]))
+        for name in ["a", "b", "c"] {
+            let created = try p.call("pa.token.create", args(["name": .string(name)]))
+            _ = try p.call("pa.token.sendToWatch", args(["name": .string(name), "mode": "completion"]))
+            let received = try events.waitForEvent("pa.tokenReceived", timeoutSeconds: 10)
+            XCTAssertEqual(received.data, ["instanceId": "main", "name": .string(name), "tokenIdentifier": created["tokenIdentifier"]!])
+        }
+        XCTAssertEqual(try w.call("pa.token.remove", args(["name": "a"])), ["removed": true])
+        XCTAssertEqual(try events.waitForEvent("pa.tokenRemoved", timeoutSeconds: 10).data, ["instanceId": "main", "name": "a"])
+        XCTAssertEqual(try w.call("pa.token.remove", args(["name": "a"])), ["removed": false], "already gone")
+        XCTAssertEqual(try w.call("pa.token.removeAll", instance), ["removed": 2])
+        XCTAssertEqual(try watchTokens(w).count, 0)
+
+        _ = try p.call("pa.token.sendToWatch", args(["name": "b", "mode": "completion"]))
+        _ = try events.waitForEvent("pa.tokenReceived", timeoutSeconds: 10)
+        _ = try p.call("pa.activation.removeLocal", instance)
+        let changed = try events.waitForEvent("pa.activationDidChange", timeoutSeconds: 10)
+        XCTAssertEqual(changed.data, ["instanceId": "main", "activationIdentifier": .null, "tokensRemoved": 1])
+        XCTAssertEqual(try watchActivation(w), .null)
+
+        _ = try p.call("pa.activation.create", args(["commit": true]))
+        _ = try p.call("pa.server.clock", ["offsetMs": 30_000])
+        let synced = try p.call("pa.time.sync", instance)
+        _ = try p.call("pa.time.sendToWatch", args(["mode": "completion"]))
+        let adjustment = try events.waitForEvent("pa.timeAdjustmentReceived", timeoutSeconds: 10)
+        XCTAssertEqual(adjustment.data, ["instanceId": "main", "adjustmentMs": synced["adjustmentMs"]!])
+    }
+
     func testTokenRemovalFromWatch() throws {
         let (_, _, p, w, _) = try preparedPair()
         _ = try p.call("pa.status.sendToWatch", args(["mode": "completion"]))

@@ -1,0 +1,107 @@
+import Foundation
+import LinkControl
+import LinkRuntime
+import PowerAuthServer
+@testable import PowerAuthSync
+import XCTest
+
+/// The phone's status client against the emulated server, without a daemon. With no latency
+/// the emulated network answers at once, so every call completes before it returns.
+final class StatusServiceTests: XCTestCase {
+    private var directory = ""
+    private var loop: EventLoop!
+    private var service: StatusService!
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "sst-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        loop = try EventLoop()
+        service = StatusService(store: try PowerAuthStore(path: directory + "/powerauth.db"),
+                                serverStore: try ServerStore(path: directory + "/server.db"), loop: loop)
+    }
+
+    override func tearDown() {
+        service.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func call(_ body: (@escaping StatusService.Respond) throws -> Void) throws -> Result<JSONObject, ControlError> {
+        var result: Result<JSONObject, ControlError>?
+        try body { result = $0 }
+        return try XCTUnwrap(result, "the call did not complete at once")
+    }
+
+    private func fetch(_ id: String, raw: Bool = false) throws -> Result<JSONObject, ControlError> {
+        try call { try service.fetchStatus("main", activationId: id, raw: raw, respond: $0) }
+    }
+
+    func testFetchPlacesTheCounterAndReportsRawFields() throws {
+        let record = try service.createActivation("main", commit: true)
+        let status = try fetch(record.activationId, raw: true).get()
+        XCTAssertEqual(status["state"], "active")
+        XCTAssertEqual(status["counterSynchronization"], "inSync")
+        let keys = try service.server.secrets(record.activationId, now: service.serverNow)
+        func bytes(_ key: String) throws -> [UInt8] { Array(try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(status[key]?.stringValue)))) }
+        let blob = try StatusBlobCipher.decrypt(try bytes("encryptedStatusBlob"), transportKey: keys.transport,
+                                                challenge: try bytes("challenge"), nonce: try bytes("nonce"))
+        XCTAssertEqual(blob.state, .active)
+        XCTAssertNil(try fetch(record.activationId).get()["challenge"])
+    }
+
+    func testNetworkDownAndTamperingChangeNothing() throws {
+        let record = try service.createActivation("main", commit: true)
+        _ = service.setNetwork(up: false, latency: nil, failRate: nil, tamper: nil)
+        XCTAssertEqual(try fetch(record.activationId).failureCode?.code, 1)
+        XCTAssertFalse(service.currentTime("main")["isTimeSynchronized"] == true)
+        _ = service.setNetwork(up: true, latency: nil, failRate: nil, tamper: true)
+        XCTAssertEqual(try fetch(record.activationId).failureCode?.code, 5)
+        _ = service.setNetwork(up: nil, latency: nil, failRate: nil, tamper: false)
+        XCTAssertEqual(try fetch(record.activationId).get()["counterSynchronization"], "inSync")
+    }
+
+    func testOfflineSignaturesMoveTheClientAheadUntilTheFetchSynchronises() throws {
+        let record = try service.createActivation("main", commit: true)
+        for _ in 0..<12 {
+            let signed = try call { try service.sign("main", activationId: record.activationId, online: false, data: [],
+                                                     factor: .possession, componentLength: 8, respond: $0) }.get()
+            XCTAssertNil(signed["valid"], "offline signatures never reach the server")
+        }
+        XCTAssertEqual(try service.server.activation(record.activationId, now: 0).counter, 0)
+        let status = try fetch(record.activationId).get()
+        XCTAssertEqual(status["counterSynchronization"], "synchronized")
+        XCTAssertEqual(try service.server.activation(record.activationId, now: 0).counter, 13, "caught up past the 13th value")
+        XCTAssertEqual(try fetch(record.activationId).get()["counterSynchronization"], "inSync")
+    }
+
+    func testTimeSynchronisationAndItsReset() throws {
+        _ = try service.createActivation("main", commit: true)
+        _ = service.setClock(offset: 45_000)
+        let synced = try call { service.synchronizeTime("main", respond: $0) }.get()
+        XCTAssertEqual(synced["outcome"], "adjusted")
+        XCTAssertEqual(synced["isTimeSynchronized"], true)
+        XCTAssertNotNil(service.timeAdjustment("main"))
+        service.resetTimeSynchronization()
+        XCTAssertNil(service.timeAdjustment("main"))
+        XCTAssertEqual(service.currentTime("main")["isTimeSynchronized"], false)
+        XCTAssertEqual(service.currentTime("main")["adjustmentMs"], 0)
+    }
+
+    func testWithoutAnActivationIsError6() throws {
+        XCTAssertThrowsError(try service.fetchStatus("main", activationId: "x", raw: false, respond: { _ in })) {
+            XCTAssertEqual(($0 as? ControlError)?.code, 6)
+        }
+        _ = try service.createActivation("main", commit: false)
+        try service.removeLocal("main")
+        XCTAssertThrowsError(try service.sign("main", activationId: "x", online: false, data: [], factor: .possession,
+                                              componentLength: 8, respond: { _ in })) {
+            XCTAssertEqual(($0 as? ControlError)?.code, 6)
+        }
+    }
+}
+
+private extension Result {
+    var failureCode: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}
