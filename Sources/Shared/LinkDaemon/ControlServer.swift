@@ -106,6 +106,13 @@ final class ControlServer {
         }
     }
 
+    /// Publishes an event to every subscriber (`events.subscribe`).
+    func publish(_ name: String, _ data: JSONObject) {
+        logger.debug("event \(name)")
+        guard hasSubscribers else { return }
+        broadcast(ControlCodec.event(name: name, at: Date(), data: data))
+    }
+
     private func acceptAll() {
         while true {
             let fd: Int32

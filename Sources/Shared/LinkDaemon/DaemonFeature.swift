@@ -3,8 +3,9 @@ import LinkRuntime
 import LinkSession
 import WireProtocol
 
-/// What a feature built on the daemon (the push emulator, PowerAuth synchronisation) gets
-/// to work with: the loop it runs on, where it may keep files, and how to emit events.
+/// What the daemon's op families and features (the push emulator, PowerAuth
+/// synchronisation, benchmarks) get to work with: the loop they run on, where they may keep
+/// files, and how to reach the app's session and the event subscribers.
 public struct FeatureContext {
     public let role: Role
     public let loop: EventLoop
@@ -15,33 +16,50 @@ public struct FeatureContext {
     public let options: [String: String]
     /// Sends an event to every `events.subscribe` client.
     public let publish: (String, JSONObject) -> Void
-    /// Hands a command to the session on the feature's behalf (send a message, transfer a
-    /// userInfo, answer a system message); `completion` gets the session's answer.
+    /// Hands a command to the app's session (send a message, transfer a userInfo, answer a
+    /// system message); `completion` gets the session's answer.
     public let submit: (SessionCommand, @escaping (Result<CommandResult, SessionError>) -> Void) -> Void
     /// The session's state now (activation, reachability, device flags).
     public let status: () -> SessionStatus
 }
 
-/// A feature that serves its own control ops on the daemon's loop.
+extension FeatureContext {
+    /// Submits `command` for a control call and answers the call with the session's result,
+    /// rendered as the control protocol shows it.
+    func submit(_ command: SessionCommand, answering call: OperationCall) {
+        let role = role
+        submit(command) { result in
+            call.respond(result.map { ControlRendering.render($0, role: role) }.mapError(\.controlError))
+        }
+    }
+}
+
+/// A feature built on the daemon: its control ops, its files, its part of `status`, its
+/// reactions to the session.
+///
+/// To add a feature: give its ops in `operations` (each an ``Operation`` with its sides,
+/// arguments and handler), open its files in `start`, and add it to the features the
+/// executable's `main` passes to ``DaemonMain/run(role:features:)``.
 public protocol DaemonFeature: AnyObject {
-    /// The ops it serves, e.g. `["push.register", "push.token"]`.
-    var operations: [String] { get }
+    /// Its control ops. The daemon registers them once, in its one ``OperationTable``; a
+    /// handler runs only after `start`.
+    var operations: [Operation] { get }
     /// Called once at startup, after the daemon's own files and sockets are ready; a thrown
     /// error stops the daemon with that message.
     func start(_ context: FeatureContext) throws
-    /// Serves one request. Call `respond` exactly once, now or later (on the loop's thread).
-    func handle(_ request: ControlRequest, respond: @escaping (Result<JSONObject, ControlError>) -> Void)
     /// Adds the feature's fields to `status`.
     func addStatus(to status: inout JSONObject)
     /// Called once when the daemon stops.
     func stop()
     /// Lets the feature set session hooks (e.g. `isSystemMessage`) before the session exists.
     func configureSession(_ configuration: inout LinkSession.Configuration)
-    /// Sees every notification of the session, after the store committed what it reports.
+    /// Sees every notification of the app's session, after the store committed what it reports.
     func observe(_ notification: SessionNotification)
 }
 
 extension DaemonFeature {
+    public func addStatus(to status: inout JSONObject) {}
+    public func stop() {}
     public func configureSession(_ configuration: inout LinkSession.Configuration) {}
     public func observe(_ notification: SessionNotification) {}
 }

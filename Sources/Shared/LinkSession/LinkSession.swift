@@ -273,9 +273,17 @@ public final class LinkSession {
             sendMessage(payload, wantsReply: wantsReply, timeout: timeout, token: token, now: now)
         case .reply(let replyId, let payload):
             replyManually(replyId: replyId, payload: payload, token: token)
-        case .setReplies(let configuration):
-            replies = configuration
-            actions.append(.respond(token, .success(.replies(configuration))))
+        case .setReplies(let replies):
+            // A reply must fit a message, as the app's reply handler's dictionary must.
+            for (key, bytes) in [("reply", replies.reply), ("replyData", replies.replyData)] {
+                if let bytes, bytes.count > configuration.maximumMessagePayloadLength {
+                    actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
+                        "replies.set: '\(key)' is \(bytes.count) bytes; replies are limited to \(configuration.maximumMessagePayloadLength) bytes"))))
+                    return drain()
+                }
+            }
+            self.replies = replies
+            actions.append(.respond(token, .success(.replies(replies))))
         case .receivedList(let after):
             actions.append(.respond(token, .success(.received(receivedMessages(after: after ?? 0)))))
         case .transferUserInfo(let payload):

@@ -21,10 +21,108 @@ public final class PushEmulatorFeature: DaemonFeature {
 
     public init() {}
 
-    public var operations: [String] {
-        ["push.register", "push.token", "push.invalidate", "push.config", "push.keys.create", "push.keys.add",
-         "push.keys.list", "push.keys.remove", "push.endpoint", "push.signals", "push.inject", "push.delay",
-         "push.goaway", "push.reset", "push.stats"]
+    public var operations: [Operation] {
+        [
+            op("push.register", "PKPushRegistry.desiredPushTypes: register the app for push types and get a token",
+               [.required("types", .array, "PushKit types")]) { args, emulator, _ in
+                var types: [PushKitType] = []
+                for value in try args.array("types") {
+                    guard let name = value.stringValue, let type = PushKitType(rawValue: name) else {
+                        throw args.invalid("'types' holds \(value), not a PushKit type (expected: \(PushKitType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                    types.append(type)
+                }
+                return try emulator.register(types)
+            },
+            op("push.token", "the device's push token and registered types") { _, emulator, _ in emulator.tokenResult() },
+            op("push.invalidate", "invalidate the token (didInvalidatePushTokenFor); APNs answers 410 for it") { _, emulator, _ in
+                try emulator.invalidate()
+            },
+            op("push.config", "the app's bundle id, the team id and the token update interval",
+               [.optional("bundleId", .string), .optional("teamId", .string),
+                .optional("tokenUpdateIntervalSeconds", .integer(0...86_400))]) { [unowned self] args, emulator, _ in
+                try self.configure(args, emulator)
+            },
+            op("push.keys.create", "a new provider signing key (ES256); the private key is returned once") { _, emulator, _ in
+                let key = try P256PrivateKey()
+                let keyId = Self.newKeyId()
+                try Self.addKey(keyId, key.publicKeyPEM, emulator)
+                return ["keyId": .string(keyId), "privateKeyPEM": .string(key.pkcs8PEM), "publicKeyPEM": .string(key.publicKeyPEM),
+                        "teamId": .string(emulator.state.teamId)]
+            },
+            op("push.keys.add", "trust a provider's public key under a key id",
+               [.required("keyId", .string), .required("publicKeyPEM", .string)]) { args, emulator, _ in
+                let keyId = try args.string("keyId")
+                guard keyId.utf8.count == 10, keyId.utf8.allSatisfy({ Self.isKeyIdCharacter($0) }) else {
+                    throw args.invalid("'keyId' must be 10 letters or digits, got '\(keyId)'")
+                }
+                let pem = try args.string("publicKeyPEM")
+                do { _ = try P256PublicKey(pem: pem) } catch {
+                    throw args.invalid("'publicKeyPEM' is not a P-256 public key PEM: \(error)")
+                }
+                try Self.addKey(keyId, pem, emulator)
+                return ["keyId": .string(keyId)]
+            },
+            op("push.keys.list", "the trusted provider key ids") { _, emulator, _ in
+                ["keyIds": .array(emulator.authenticator.keyIds.map(JSONValue.string))]
+            },
+            op("push.keys.remove", "stop trusting a provider key", [.required("keyId", .string)]) { args, emulator, _ in
+                let keyId = try args.string("keyId")
+                guard emulator.authenticator.removeKey(id: keyId) else { throw args.invalid("no key with id '\(keyId)'") }
+                emulator.updateState { $0.keys[keyId] = nil }
+                try emulator.save()
+                return ["keyId": .string(keyId)]
+            },
+            op("push.endpoint", "where the APNs endpoint listens, and its CA") { [unowned self] _, _, _ in self.endpoint() },
+            op("push.signals", "the File Provider signals pushes delivered, oldest first",
+               [.optional("after", .integer(0...Int64.max)), .optional("limit", .integer(1...10_000))]) { args, emulator, _ in
+                emulator.signalList(after: try args.optionalInt("after") ?? 0, limit: Int(try args.optionalInt("limit") ?? 1000))
+            },
+            op("push.inject", "answer the next pushes with an APNs error",
+               [.required("status", .integer(400...599)), .required("reason", .string),
+                .optional("count", .integer(1...1_000_000))]) { args, emulator, _ in
+                let status = try args.int("status")
+                let reason = try args.string("reason")
+                guard !reason.isEmpty, reason.utf8.count <= 128 else { throw args.invalid("'reason' must be 1 to 128 bytes") }
+                let count = try args.optionalInt("count") ?? 1
+                emulator.faults.rejection = (Int(status), reason, Int(count))
+                return ["status": .int(status), "reason": .string(reason), "count": .int(count)]
+            },
+            op("push.delay", "delay every APNs answer", [.required("ms", .integer(0...600_000))]) { args, emulator, _ in
+                let ms = try args.int("ms")
+                emulator.faults.delayMilliseconds = ms
+                return ["ms": .int(ms)]
+            },
+            op("push.goaway", "send GOAWAY on every APNs connection",
+               [.optional("errorCode", .integer(0...0xffff_ffff)), .optional("message", .string)]) { args, _, server in
+                let code = try args.optionalInt("errorCode") ?? 0
+                let message = try args.optionalString("message") ?? "shutting down"
+                return ["connections": .int(Int64(server.goAwayAll(errorCode: UInt32(code), message: message)))]
+            },
+            op("push.reset", "clear injected faults") { _, emulator, _ in
+                emulator.faults = PushFaults()
+                return [:]
+            },
+            op("push.stats", "counts of requests and connections") { _, emulator, server in
+                ["requests": .int(Int64(emulator.requestCount)), "accepted": .int(Int64(emulator.acceptedCount)),
+                 "rejected": .int(Int64(emulator.rejectedCount)), "connections": .int(Int64(server.connectionCount)),
+                 "acceptedConnections": .int(Int64(server.acceptedConnections)),
+                 "refusedConnections": .int(Int64(server.refusedConnections)),
+                 "timedOutConnections": .int(Int64(server.timedOutConnections)),
+                 "protocolErrors": .int(Int64(server.protocolErrors))]
+            },
+        ]
+    }
+
+    /// A phone op answered at once from the running emulator and endpoint.
+    private func op(_ name: String, _ summary: String, _ arguments: [Operation.Argument] = [],
+                    _ body: @escaping (Arguments, PushEmulator, APNsServer) throws -> JSONObject) -> Operation {
+        Operation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
+            guard let emulator = self.emulator, let server = self.server else {
+                throw ControlError.control(.internalError, "\(call.op): push is not running")
+            }
+            call.succeed(try body(call.args, emulator, server))
+        }
     }
 
     static let knownOptions: Set<String> = ["apns-port", "apns-host", "apns-max-connections",
@@ -103,112 +201,7 @@ public final class PushEmulatorFeature: DaemonFeature {
                 "caFile": .string(authority.caFile), "serverName": "localhost"]
     }
 
-    public func handle(_ request: ControlRequest, respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
-        do {
-            respond(.success(try perform(request)))
-        } catch let error as ControlError {
-            respond(.failure(error))
-        } catch {
-            respond(.failure(.control(.internalError, "\(request.op): \(error)")))
-        }
-    }
-
-    private func perform(_ request: ControlRequest) throws -> JSONObject {
-        guard let emulator, let server else { throw ControlError.control(.internalError, "\(request.op): push is not running") }
-        let args = Arguments(request.args, op: request.op)
-        switch request.op {
-        case "push.register":
-            try args.rejectUnknownKeys(allowed: ["types"])
-            var types: [PushKitType] = []
-            for value in try args.array("types") {
-                guard let name = value.stringValue, let type = PushKitType(rawValue: name) else {
-                    throw args.invalid("'types' holds \(value), not a PushKit type (expected: \(PushKitType.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                types.append(type)
-            }
-            return try emulator.register(types)
-        case "push.token":
-            try args.rejectUnknownKeys(allowed: [])
-            return emulator.tokenResult()
-        case "push.invalidate":
-            try args.rejectUnknownKeys(allowed: [])
-            return try emulator.invalidate()
-        case "push.config":
-            return try configure(args, emulator)
-        case "push.keys.create":
-            try args.rejectUnknownKeys(allowed: [])
-            let key = try P256PrivateKey()
-            let keyId = Self.newKeyId()
-            try addKey(keyId, key.publicKeyPEM, emulator)
-            return ["keyId": .string(keyId), "privateKeyPEM": .string(key.pkcs8PEM), "publicKeyPEM": .string(key.publicKeyPEM),
-                    "teamId": .string(emulator.state.teamId)]
-        case "push.keys.add":
-            try args.rejectUnknownKeys(allowed: ["keyId", "publicKeyPEM"])
-            let keyId = try args.string("keyId")
-            guard keyId.utf8.count == 10, keyId.utf8.allSatisfy({ Self.isKeyIdCharacter($0) }) else {
-                throw args.invalid("'keyId' must be 10 letters or digits, got '\(keyId)'")
-            }
-            let pem = try args.string("publicKeyPEM")
-            do { _ = try P256PublicKey(pem: pem) } catch {
-                throw args.invalid("'publicKeyPEM' is not a P-256 public key PEM: \(error)")
-            }
-            try addKey(keyId, pem, emulator)
-            return ["keyId": .string(keyId)]
-        case "push.keys.list":
-            try args.rejectUnknownKeys(allowed: [])
-            return ["keyIds": .array(emulator.authenticator.keyIds.map(JSONValue.string))]
-        case "push.keys.remove":
-            try args.rejectUnknownKeys(allowed: ["keyId"])
-            let keyId = try args.string("keyId")
-            guard emulator.authenticator.removeKey(id: keyId) else { throw args.invalid("no key with id '\(keyId)'") }
-            emulator.updateState { $0.keys[keyId] = nil }
-            try emulator.save()
-            return ["keyId": .string(keyId)]
-        case "push.endpoint":
-            try args.rejectUnknownKeys(allowed: [])
-            return endpoint()
-        case "push.signals":
-            try args.rejectUnknownKeys(allowed: ["after", "limit"])
-            let after = try args.optionalInt("after", range: 0...Int64.max) ?? 0
-            let limit = try args.optionalInt("limit", range: 1...10_000) ?? 1000
-            return emulator.signalList(after: after, limit: Int(limit))
-        case "push.inject":
-            try args.rejectUnknownKeys(allowed: ["status", "reason", "count"])
-            let status = try args.int("status", range: 400...599)
-            let reason = try args.string("reason")
-            guard !reason.isEmpty, reason.utf8.count <= 128 else { throw args.invalid("'reason' must be 1 to 128 bytes") }
-            let count = try args.optionalInt("count", range: 1...1_000_000) ?? 1
-            emulator.faults.rejection = (Int(status), reason, Int(count))
-            return ["status": .int(status), "reason": .string(reason), "count": .int(count)]
-        case "push.delay":
-            try args.rejectUnknownKeys(allowed: ["ms"])
-            let ms = try args.int("ms", range: 0...600_000)
-            emulator.faults.delayMilliseconds = ms
-            return ["ms": .int(ms)]
-        case "push.goaway":
-            try args.rejectUnknownKeys(allowed: ["errorCode", "message"])
-            let code = try args.optionalInt("errorCode", range: 0...0xffff_ffff) ?? 0
-            let message = try args.optionalString("message") ?? "shutting down"
-            return ["connections": .int(Int64(server.goAwayAll(errorCode: UInt32(code), message: message)))]
-        case "push.reset":
-            try args.rejectUnknownKeys(allowed: [])
-            emulator.faults = PushFaults()
-            return [:]
-        case "push.stats":
-            try args.rejectUnknownKeys(allowed: [])
-            return ["requests": .int(Int64(emulator.requestCount)), "accepted": .int(Int64(emulator.acceptedCount)),
-                    "rejected": .int(Int64(emulator.rejectedCount)), "connections": .int(Int64(server.connectionCount)),
-                    "acceptedConnections": .int(Int64(server.acceptedConnections)),
-                    "refusedConnections": .int(Int64(server.refusedConnections)),
-                    "timedOutConnections": .int(Int64(server.timedOutConnections)),
-                    "protocolErrors": .int(Int64(server.protocolErrors))]
-        default:
-            throw ControlError.control(.unknownOp, "unknown op '\(request.op)'")
-        }
-    }
-
     private func configure(_ args: Arguments, _ emulator: PushEmulator) throws -> JSONObject {
-        try args.rejectUnknownKeys(allowed: ["bundleId", "teamId", "tokenUpdateIntervalSeconds"])
         if let bundleId = try args.optionalString("bundleId") {
             guard APNsRequestValidator.isTopicSyntax(bundleId) else {
                 throw args.invalid("'bundleId' must be a reverse-DNS name of letters, digits, '.', '-' and '_', got '\(bundleId)'")
@@ -221,7 +214,7 @@ public final class PushEmulatorFeature: DaemonFeature {
             }
             emulator.updateState { $0.teamId = teamId }
         }
-        if let interval = try args.optionalInt("tokenUpdateIntervalSeconds", range: 0...86_400) {
+        if let interval = try args.optionalInt("tokenUpdateIntervalSeconds") {
             emulator.updateState { $0.tokenUpdateIntervalSeconds = interval }
         }
         try emulator.save()
@@ -231,7 +224,7 @@ public final class PushEmulatorFeature: DaemonFeature {
                 "fileProviderTopic": .string(state.bundleId.isEmpty ? "" : state.bundleId + APNsPushType.fileprovider.topicSuffix!)]
     }
 
-    private func addKey(_ keyId: String, _ pem: String, _ emulator: PushEmulator) throws {
+    private static func addKey(_ keyId: String, _ pem: String, _ emulator: PushEmulator) throws {
         emulator.authenticator.addKey(id: keyId, try P256PublicKey(pem: pem))
         emulator.updateState { $0.keys[keyId] = pem }
         try emulator.save()

@@ -9,7 +9,7 @@ import WireProtocol
 /// Each peer keeps its files beside its store (phoned: one directory a watch), so what is
 /// queued for one watch, or received from it, never mixes with another's, and the orphan
 /// sweep at start only ever sees the files of one store.
-extension Daemon {
+extension PeerDirectory {
     /// Points `peer`'s session at `directory`, prepares the directory against the loaded state
     /// and connects the peer's engine.
     func startFileTransfers(_ state: inout DurableState, of peer: PeerSession, directory: String) throws {
@@ -17,17 +17,17 @@ extension Daemon {
         let files = FileTransferEngine(loop: loop, logger: logger, paths: peer.session.filePaths)
         try files.recover(&state, removingOrphans: true)
         files.copyFinished = { [unowned self, unowned peer] token, result in
-            self.perform(peer.session.fileCopied(token: token, result: result, now: self.loop.turnMilliseconds), from: peer)
+            self.committer.perform(peer.session.fileCopied(token: token, result: result, now: self.loop.turnMilliseconds), from: peer)
         }
         files.verified = { [unowned self, unowned peer] seq, matched, path in
-            self.perform(peer.session.fileVerified(seq: seq, matched: matched, path: path, now: self.loop.turnMilliseconds), from: peer)
+            self.committer.perform(peer.session.fileVerified(seq: seq, matched: matched, path: path, now: self.loop.turnMilliseconds), from: peer)
         }
         files.verifyFailed = { [unowned self, unowned peer] seq, error in
             self.logger.error("file: checking received file \(seq) from \(peer.name) failed: \(error)")
-            self.failTurn(error, of: peer)
+            self.committer.failTurn(error, of: peer)
         }
         files.outboxUnreadable = { [unowned self, unowned peer] seq, error in
-            self.perform(peer.session.outboxFileFailed(seq: seq, error: error, now: self.loop.turnMilliseconds), from: peer)
+            self.committer.perform(peer.session.outboxFileFailed(seq: seq, error: error, now: self.loop.turnMilliseconds), from: peer)
         }
         peer.files = files
     }
@@ -40,7 +40,7 @@ extension Daemon {
         if peer.turnFailure != nil {
             guard case .copyIntoOutbox = action else { return }
         }
-        do { try files.performBeforeCommit(action) } catch { failTurn(error, of: peer) }
+        do { try files.performBeforeCommit(action) } catch { committer.failTurn(error, of: peer) }
     }
 
     /// Performs a file action that waited for the turn's commit.

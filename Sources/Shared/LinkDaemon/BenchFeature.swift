@@ -5,48 +5,62 @@ import LinkStore
 import WireProtocol
 
 /// The `bench.*` ops: load generated inside the daemon, so the control socket is not on
-/// the measured path. Times are read from the loop's monotonic clock.
-final class BenchDriver {
-    private unowned let daemon: Daemon
+/// the measured path. Times are read from the loop's monotonic clock. A feature like any
+/// other: it submits to the app's session and observes its notifications.
+public final class BenchFeature: DaemonFeature {
+    private var context: FeatureContext!
     private var running = false
+    /// `bench.userInfo` counts `userInfo.didFinish` notifications while it runs.
+    private var finishedObserver: (() -> Void)?
 
-    init(daemon: Daemon) {
-        self.daemon = daemon
+    public init() {}
+
+    public func start(_ context: FeatureContext) throws {
+        self.context = context
+    }
+
+    public func observe(_ notification: SessionNotification) {
+        if case .userInfoDidFinish = notification { finishedObserver?() }
+    }
+
+    public var operations: [Operation] {
+        let size: Operation.Argument = .optional("size", .integer(1...65_000), "payload bytes")
+        let kind: Operation.Argument = .optional("kind", .string, "data or dictionary")
+        return [
+            Operation("bench.roundTrip", summary: "messages with replies, one at a time, timed inside the daemon",
+                      arguments: [size, .optional("count", .integer(1...10_000_000)), kind]) { [unowned self] call in
+                try self.requireIdle(call)
+                let payload = try Self.payload(call.args)
+                self.roundTrips(payload: payload, count: Int(try call.args.optionalInt("count") ?? 10_000), respond: call.respond)
+            },
+            Operation("bench.oneWay", summary: "messages without replies, pipelined, timed inside the daemon",
+                      arguments: [size, .optional("count", .integer(1...10_000_000)), kind,
+                                  .optional("window", .integer(1...4_096))]) { [unowned self] call in
+                try self.requireIdle(call)
+                let payload = try Self.payload(call.args)
+                // By default at most 1 MiB of payload in flight (what the link's socket buffer
+                // holds: more only queues bytes in memory) and at most 4,096 messages.
+                let defaultWindow = max(16, min(4_096, (1 << 20) / max(1, payload.bytes.count)))
+                self.oneWay(payload: payload, count: Int(try call.args.optionalInt("count") ?? 100_000),
+                            window: Int(try call.args.optionalInt("window") ?? Int64(defaultWindow)), respond: call.respond)
+            },
+            Operation("bench.userInfo", summary: "durable userInfo transfers end to end, timed inside the daemon",
+                      arguments: [size, .optional("count", .integer(1...10_000_000)),
+                                  .optional("batch", .integer(1...65_536))]) { [unowned self] call in
+                try self.requireIdle(call)
+                self.userInfo(size: Int(try call.args.optionalInt("size") ?? 100), count: Int(try call.args.optionalInt("count") ?? 50_000),
+                              batch: Int(try call.args.optionalInt("batch") ?? 512), respond: call.respond)
+            },
+        ]
+    }
+
+    private func requireIdle(_ call: OperationCall) throws {
+        guard !running else { throw ControlError.control(.busy, "\(call.op): a benchmark is already running") }
     }
 
     enum Kind: String {
         case data
         case dictionary
-    }
-
-    func handle(_ request: ControlRequest, args: Arguments, respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
-        guard !running else {
-            throw ControlError.control(.busy, "\(request.op): a benchmark is already running")
-        }
-        switch request.op {
-        case "bench.roundTrip":
-            try args.rejectUnknownKeys(allowed: ["size", "count", "kind"])
-            let payload = try Self.payload(args)
-            let count = Int(try args.optionalInt("count", range: 1...10_000_000) ?? 10_000)
-            roundTrips(payload: payload, count: count, respond: respond)
-        case "bench.oneWay":
-            try args.rejectUnknownKeys(allowed: ["size", "count", "kind", "window"])
-            let payload = try Self.payload(args)
-            let count = Int(try args.optionalInt("count", range: 1...10_000_000) ?? 100_000)
-            // By default at most 1 MiB of payload in flight (what the link's socket buffer
-            // holds: more only queues bytes in memory) and at most 4,096 messages.
-            let defaultWindow = max(16, min(4_096, (1 << 20) / max(1, payload.bytes.count)))
-            let window = Int(try args.optionalInt("window", range: 1...4_096) ?? Int64(defaultWindow))
-            oneWay(payload: payload, count: count, window: window, respond: respond)
-        case "bench.userInfo":
-            try args.rejectUnknownKeys(allowed: ["size", "count", "batch"])
-            let size = Int(try args.optionalInt("size", range: 1...65_000) ?? 100)
-            let count = Int(try args.optionalInt("count", range: 1...10_000_000) ?? 50_000)
-            let batch = Int(try args.optionalInt("batch", range: 1...65_536) ?? 512)
-            userInfo(size: size, count: count, batch: batch, respond: respond)
-        default:
-            throw ControlError.control(.unknownOp, "unknown op '\(request.op)' (known: bench.roundTrip, bench.oneWay, bench.userInfo)")
-        }
     }
 
     /// A message of about `size` bytes: raw Data, or a 10-key dictionary.
@@ -82,10 +96,10 @@ final class BenchDriver {
         latencies.reserveCapacity(count)
         var started: UInt64 = 0
         func next() {
-            started = daemon.loop.nowNanoseconds
-            daemon.submit(.sendMessage(payload, wantsReply: true, timeoutMilliseconds: 10_000)) { [self] result in
-                if case .failure(let error) = result { return finish(.failure(ControlOps.controlError(error))) }
-                latencies.append(daemon.loop.nowNanoseconds - started)
+            started = context.loop.nowNanoseconds
+            context.submit(.sendMessage(payload, wantsReply: true, timeoutMilliseconds: 10_000)) { [self] result in
+                if case .failure(let error) = result { return finish(.failure(error.controlError)) }
+                latencies.append(context.loop.nowNanoseconds - started)
                 if latencies.count == count {
                     finish(.success(Self.summary(latencies, bytes: payload.bytes.count)))
                 } else {
@@ -104,21 +118,21 @@ final class BenchDriver {
         running = true
         var sent = 0, done = 0
         var failed = false
-        let start = daemon.loop.nowNanoseconds
+        let start = context.loop.nowNanoseconds
         func pump() {
             while sent < count, sent - done < window, !failed {
                 sent += 1
-                daemon.submit(.sendMessage(payload, wantsReply: false, timeoutMilliseconds: 30_000)) { [self] result in
+                context.submit(.sendMessage(payload, wantsReply: false, timeoutMilliseconds: 30_000)) { [self] result in
                     guard !failed else { return }
                     if case .failure(let error) = result {
                         failed = true
                         running = false
-                        return respond(.failure(ControlOps.controlError(error)))
+                        return respond(.failure(error.controlError))
                     }
                     done += 1
                     if done == count {
                         running = false
-                        let seconds = Double(daemon.loop.nowNanoseconds - start) / 1e9
+                        let seconds = Double(context.loop.nowNanoseconds - start) / 1e9
                         respond(.success(["count": .int(Int64(count)), "bytes": .int(Int64(payload.bytes.count)),
                                           "seconds": .double(seconds), "messagesPerSecond": .double(Double(count) / seconds)]))
                     } else {
@@ -139,20 +153,19 @@ final class BenchDriver {
         }
         running = true
         // Transfers queued before the benchmark finish first (FIFO): they are skipped.
-        let earlier = daemon.session.status().outstandingUserInfoTransfers
+        let earlier = context.status().outstandingUserInfoTransfers
         var accepted = 0, finished = -earlier
         var failed = false
-        let start = daemon.loop.nowNanoseconds
+        let start = context.loop.nowNanoseconds
         func complete(_ result: Result<JSONObject, ControlError>) {
-            daemon.notificationObserver = nil
+            finishedObserver = nil
             running = false
             respond(result)
         }
-        daemon.notificationObserver = { notification in
-            guard case .userInfoDidFinish = notification else { return }
+        finishedObserver = {
             finished += 1
             if finished == count, !failed {
-                let seconds = Double(self.daemon.loop.nowNanoseconds - start) / 1e9
+                let seconds = Double(self.context.loop.nowNanoseconds - start) / 1e9
                 complete(.success(["count": .int(Int64(count)), "bytes": .int(Int64(payload.count)),
                                    "seconds": .double(seconds), "transfersPerSecond": .double(Double(count) / seconds)]))
             }
@@ -162,17 +175,17 @@ final class BenchDriver {
             let end = min(count, accepted + batch)
             while accepted < end {
                 accepted += 1
-                daemon.submit(.transferUserInfo(payload)) { result in
+                context.submit(.transferUserInfo(payload)) { result in
                     switch result {
                     case .failure(let error):
-                        if !failed { failed = true; complete(.failure(ControlOps.controlError(error))) }
+                        if !failed { failed = true; complete(.failure(error.controlError)) }
                     default:
                         break
                     }
                 }
             }
             // One batch a loop turn: each turn's transfers commit together.
-            if accepted < count { daemon.loop.execute { submitBatch() } }
+            if accepted < count { context.loop.execute { submitBatch() } }
         }
         submitBatch()
     }

@@ -12,7 +12,7 @@ import WireProtocol
 /// watch's, or while a switch is under way the previous watch's, which is inactive until
 /// everything of that watch is delivered and then deactivates; the app's next
 /// `session.activate` is with the new watch.
-extension Daemon {
+extension PeerDirectory {
     var pairedWatchesPath: String { options.stateDirectory + "/" + PairedWatches.fileName }
 
     /// Where a watch's database and files are: `directory` below the phone's state
@@ -71,8 +71,8 @@ extension Daemon {
         pairedWatches = updated
         peer.deviceId = hello.deviceId
         if isNew {
-            peers.append(peer)
-            perform(peer.session.adoptSettings(from: appPeer.session), from: peer)
+            add(peer)
+            committer.perform(peer.session.adoptSettings(from: appPeer.session), from: peer)
         }
         let active = updated.activeDeviceId == hello.deviceId
         logger.info("paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")")
@@ -94,7 +94,7 @@ extension Daemon {
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
             // An activated session follows the active watch once it has deactivated (`perform`).
             let app = appPeer
-            perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
+            committer.perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
             if let previous { result["previousWatchDeviceId"] = .string(previous) }
             result["switched"] = true
         } else {
@@ -112,6 +112,15 @@ extension Daemon {
         formerAppPeer = appPeer
         appPeer = target
         logger.info("session: the app's session is now with watch '\(id)'")
+    }
+
+    /// Moves the app's session to the active watch once the current one is not activated
+    /// (after a switch the session deactivates when its watch has everything).
+    func followActiveWatchIfDeactivated(_ peer: PeerSession) {
+        if peer === appPeer, role == .phone, peer.session.activationState == .notActivated,
+           peer.deviceId != pairedWatches.activeDeviceId {
+            followActiveWatch()
+        }
     }
 
     func addWatchStatus(to result: inout JSONObject) {

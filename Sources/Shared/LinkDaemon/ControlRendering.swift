@@ -1,0 +1,181 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LinkControl
+import LinkSession
+import LinkStore
+import WireProtocol
+
+/// How session results, received items and notifications look in control answers and events.
+enum ControlRendering {
+    static func render(_ result: CommandResult, role: Role) -> JSONObject {
+        switch result {
+        case .empty:
+            return [:]
+        case .activationState(let state):
+            return ["activationState": .string(state.name)]
+        case .appState(let state):
+            return ["appState": .string(state.name)]
+        case .deviceFlags(let flags):
+            var object: JSONObject = [:]
+            for name in DeviceFlagName.owned(by: role) {
+                object[name.rawValue] = .bool(flags.contains(name.flag))
+            }
+            return object
+        case .reply(let content):
+            switch content {
+            case .dictionary(let dictionary): return ["reply": PlistJSON.json(from: dictionary)]
+            case .data(let bytes): return ["replyData": PlistJSON.json(from: .data(bytes))]
+            }
+        case .received(let items):
+            return ["items": .array(items.map { .object(render($0)) })]
+        case .transfer(let transferId, let remaining):
+            var object: JSONObject = ["transferId": .string(transferId)]
+            if let remaining { object["remaining"] = .int(Int64(remaining)) }
+            return object
+        case .cancelled(let cancelled):
+            return ["cancelled": .bool(cancelled)]
+        case .outstanding(let transfers):
+            return ["transfers": .array(transfers.map { transfer in
+                .object([
+                    "transferId": .string(transfer.transferId),
+                    "userInfo": dictionaryJSON(transfer.payload),
+                    "isTransferring": .bool(transfer.isTransferring),
+                    "isCurrentComplicationInfo": .bool(transfer.isCurrentComplicationInfo),
+                ])
+            })]
+        case .contextUpdated:
+            return [:]
+        case .contexts(let application, let received):
+            return ["applicationContext": dictionaryJSON(application),
+                    "receivedApplicationContext": dictionaryJSON(received)]
+        case .outstandingFiles(let transfers):
+            return render(transfers)
+        case .replies(let configuration):
+            var object: JSONObject = ["mode": .string(configuration.mode.rawValue),
+                                      "delayMs": .int(configuration.delayMilliseconds)]
+            if let reply = configuration.reply, let dictionary = try? PropertyListCodec.decodeDictionary(reply) {
+                object["reply"] = PlistJSON.json(from: dictionary)
+            }
+            if let data = configuration.replyData { object["replyData"] = PlistJSON.json(from: .data(data)) }
+            return object
+        }
+    }
+
+    static func render(_ item: ReceivedItem) -> JSONObject {
+        var object: JSONObject = ["seq": .int(Int64(item.seq)), "kind": .string(item.kind.rawValue)]
+        switch item.content {
+        case .dictionary(let dictionary): object["message"] = PlistJSON.json(from: dictionary)
+        case .data(let bytes): object["data"] = PlistJSON.json(from: .data(bytes))
+        }
+        if let replyId = item.replyId { object["replyId"] = .int(Int64(replyId)) }
+        return object
+    }
+
+    /// A received queued item as `received.list` shows it.
+    static func render(_ item: InboxItem) -> JSONObject {
+        switch item.channel {
+        case .userInfo:
+            return ["seq": .int(Int64(item.seq)), "kind": "userInfo", "userInfo": dictionaryJSON(item.payload),
+                    "isCurrentComplicationInfo": .bool(item.flags.contains(.currentComplication))]
+        case .applicationContext:
+            return ["seq": .int(Int64(item.seq)), "kind": "applicationContext",
+                    "applicationContext": dictionaryJSON(item.payload)]
+        case .file:
+            return renderFile(item)
+        }
+    }
+
+    /// An encoded dictionary as JSON (`{}` for none).
+    static func dictionaryJSON(_ bytes: [UInt8]?) -> JSONValue {
+        guard let bytes, let dictionary = try? PropertyListCodec.decodeDictionary(bytes) else { return .object([:]) }
+        return PlistJSON.json(from: dictionary)
+    }
+
+    static func render(_ notification: SessionNotification) -> (String, JSONObject) {
+        switch notification {
+        case .activationDidComplete(let state):
+            return ("session.activationDidComplete", ["activationState": .string(state.name)])
+        case .didBecomeInactive:
+            return ("session.didBecomeInactive", ["activationState": .string(ActivationState.inactive.name)])
+        case .didDeactivate:
+            return ("session.didDeactivate", ["activationState": .string(ActivationState.notActivated.name)])
+        case .reachabilityDidChange(let reachable):
+            return ("session.reachabilityDidChange", ["isReachable": .bool(reachable)])
+        case .watchStateDidChange(let flags):
+            return ("session.watchStateDidChange", [
+                "isPaired": .bool(flags.contains(.isPaired)),
+                "isWatchAppInstalled": .bool(flags.contains(.isWatchAppInstalled)),
+                "isComplicationEnabled": .bool(flags.contains(.isComplicationEnabled)),
+            ])
+        case .companionAppInstalledDidChange(let installed):
+            return ("session.companionAppInstalledDidChange", ["isCompanionAppInstalled": .bool(installed)])
+        case .appStateDidChange(let state):
+            return ("app.stateDidChange", ["appState": .string(state.name)])
+        case .messageReceived(let item):
+            return ("message.received", render(item))
+        case .userInfoReceived(let seq, let userInfo, let isCurrent):
+            return ("userInfo.received", ["seq": .int(Int64(seq)), "userInfo": dictionaryJSON(userInfo),
+                                          "isCurrentComplicationInfo": .bool(isCurrent)])
+        case .userInfoDidFinish(let transferId, let error):
+            var data: JSONObject = ["transferId": .string(transferId)]
+            if let error { data["error"] = error.controlError.json }
+            return ("userInfo.didFinish", data)
+        case .systemMessageReceived(let replyId, let content):
+            var data: JSONObject = ["kind": .string(content.isData ? "messageData" : "message")]
+            if let replyId { data["replyId"] = .int(Int64(replyId)) }
+            return ("system.messageReceived", data)
+        case .systemUserInfoReceived(let seq, _):
+            return ("system.userInfoReceived", ["seq": .int(Int64(seq))])
+        case .applicationContextReceived(let seq, let context):
+            return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": dictionaryJSON(context)])
+        case .file(let notification):
+            return render(notification)
+        }
+    }
+
+    static func render(_ transfers: [OutstandingFileTransfer]) -> JSONObject {
+        ["transfers": .array(transfers.map { transfer in
+            .object([
+                "transferId": .string(transfer.transferId),
+                "path": .string(transfer.path),
+                "metadata": dictionaryJSON(transfer.metadata),
+                "totalBytes": .int(Int64(clamping: transfer.totalBytes)),
+                "completedBytes": .int(Int64(clamping: transfer.completedBytes)),
+                "isTransferring": .bool(transfer.isTransferring),
+            ])
+        })]
+    }
+
+    /// A received file as `received.list` and `file.received` show it.
+    static func render(_ file: ReceivedFile) -> JSONObject {
+        ["seq": .int(Int64(file.seq)), "kind": "file", "transferId": .string(file.transferId), "path": .string(file.path),
+         "metadata": dictionaryJSON(file.metadata), "totalBytes": .int(Int64(clamping: file.totalBytes))]
+    }
+
+    /// A received file's inbox row as `received.list` shows it.
+    static func renderFile(_ item: InboxItem) -> JSONObject {
+        guard let file = ReceivedFile(seq: item.seq, payload: item.payload) else {
+            return ["seq": .int(Int64(item.seq)), "kind": "file"]
+        }
+        return render(file)
+    }
+
+    static func render(_ notification: FileNotification) -> (String, JSONObject) {
+        switch notification {
+        case .progress(let transferId, let completed, let total):
+            return ("file.progress", ["transferId": .string(transferId), "completedBytes": .int(Int64(clamping: completed)),
+                                      "totalBytes": .int(Int64(clamping: total))])
+        case .didFinish(let transferId, let error):
+            var data: JSONObject = ["transferId": .string(transferId)]
+            if let error { data["error"] = error.controlError.json }
+            return ("file.didFinish", data)
+        case .received(let file):
+            return ("file.received", render(file))
+        case .problem(let text):
+            return ("file.problem", ["message": .string(text)])
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import LinkControl
+import WireProtocol
+
+/// One control op: its name, the sides it exists on, its arguments, what it does, and a line
+/// saying so. Every op, core or feature, is one `Operation` in the daemon's ``OperationTable``.
+public struct Operation {
+    /// The sides an op exists on.
+    public struct Sides: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let phone = Sides(rawValue: 1)
+        public static let watch = Sides(rawValue: 2)
+        public static let both: Sides = [.phone, .watch]
+
+        public func includes(_ role: Role) -> Bool { contains(role == .phone ? Sides.phone : Sides.watch) }
+
+        public var names: [String] {
+            [(Sides.phone, "phone"), (Sides.watch, "watch")].compactMap { contains($0.0) ? $0.1 : nil }
+        }
+    }
+
+    public typealias Handler = (OperationCall) throws -> Void
+
+    public let name: String
+    public let sides: Sides
+    public let summary: String
+    public let arguments: [Argument]
+    /// Arguments beyond `arguments` are the handler's to check (`device.set` takes flag names).
+    public let takesOtherArguments: Bool
+    let handler: Handler
+
+    public init(_ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
+                takesOtherArguments: Bool = false, handler: @escaping Handler) {
+        self.name = name
+        self.sides = sides
+        self.summary = summary
+        self.arguments = arguments
+        self.takesOtherArguments = takesOtherArguments
+        self.handler = handler
+    }
+}
+
+extension Operation {
+    /// One argument of an op. The table checks presence and type before the handler runs,
+    /// so a handler reads its arguments without re-checking them.
+    public struct Argument: Sendable {
+        public enum Kind: Sendable {
+            case string
+            case bool
+            case integer(ClosedRange<Int64>?)
+            case number(ClosedRange<Double>?)
+            /// A JSON object (a property-list dictionary when the op sends it).
+            case object
+            case array
+            /// `{"$data": "<base64>"}`.
+            case data
+            /// An object or null.
+            case objectOrNull
+
+            var name: String {
+                switch self {
+                case .string: return "string"
+                case .bool: return "bool"
+                case .integer(let range): return range.map { "integer \($0.lowerBound)...\($0.upperBound)" } ?? "integer"
+                case .number(let range): return range.map { "number \($0.lowerBound)...\($0.upperBound)" } ?? "number"
+                case .object: return "object"
+                case .array: return "array"
+                case .data: return "{\"$data\": base64}"
+                case .objectOrNull: return "object or null"
+                }
+            }
+        }
+
+        public let name: String
+        public let kind: Kind
+        public let isRequired: Bool
+        public let summary: String
+
+        public static func required(_ name: String, _ kind: Kind, _ summary: String = "") -> Argument {
+            Argument(name: name, kind: kind, isRequired: true, summary: summary)
+        }
+
+        public static func optional(_ name: String, _ kind: Kind, _ summary: String = "") -> Argument {
+            Argument(name: name, kind: kind, isRequired: false, summary: summary)
+        }
+
+        /// Refuses a value of the wrong type or out of range, naming the op and the argument.
+        func check(_ args: Arguments) throws {
+            guard args.contains(name) else {
+                if isRequired { throw args.invalid("missing required argument '\(name)'") }
+                return
+            }
+            switch kind {
+            case .string: _ = try args.string(name)
+            case .bool: _ = try args.bool(name)
+            case .integer(let range): _ = try args.int(name, range: range)
+            case .number(let range):
+                let value = try args.double(name)
+                if let range, !range.contains(value) {
+                    throw args.invalid("argument '\(name)' must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
+                }
+            case .object, .data: _ = try args.object(name)
+            case .objectOrNull: _ = try args.optionalObject(name)
+            case .array: _ = try args.array(name)
+            }
+        }
+
+        var json: JSONValue {
+            var object: JSONObject = ["name": .string(name), "type": .string(kind.name), "required": .bool(isRequired)]
+            if !summary.isEmpty { object["summary"] = .string(summary) }
+            return .object(object)
+        }
+    }
+
+    /// The op as `ops.list` shows it.
+    var json: JSONValue {
+        .object(["name": .string(name), "sides": .array(sides.names.map { .string($0) }), "summary": .string(summary),
+                 "arguments": .array(arguments.map(\.json))])
+    }
+}
+
+/// What a handler gets: the request, its checked arguments, and the way to answer it
+/// (exactly once, now or later on the loop's thread).
+public struct OperationCall {
+    public let request: ControlRequest
+    public let args: Arguments
+    public let role: Role
+    /// The client that sent it, for ops that change the connection itself (`events.subscribe`).
+    let client: ControlClientConnection?
+    private let answer: (Result<JSONObject, ControlError>) -> Void
+
+    init(request: ControlRequest, role: Role, client: ControlClientConnection?,
+         answer: @escaping (Result<JSONObject, ControlError>) -> Void) {
+        self.request = request
+        args = Arguments(request.args, op: request.op)
+        self.role = role
+        self.client = client
+        self.answer = answer
+    }
+
+    public var op: String { request.op }
+
+    public func respond(_ result: Result<JSONObject, ControlError>) { answer(result) }
+    public func succeed(_ result: JSONObject) { answer(.success(result)) }
+    public func fail(_ error: ControlError) { answer(.failure(error)) }
+}

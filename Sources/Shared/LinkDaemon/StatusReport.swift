@@ -1,0 +1,39 @@
+import LinkControl
+import LinkSession
+import WireProtocol
+
+/// What `status` answers: the app's session, the link, the device flags, the watches (phoned)
+/// and each feature's fields.
+enum StatusReport {
+    static func make(role: Role, deviceId: String, directory: PeerDirectory, link: LinkEndpoint,
+                     features: [DaemonFeature]) -> JSONObject {
+        let session = directory.session
+        let status = session.status()
+        var linkObject: JSONObject = ["connected": .bool(status.linkConnected), "up": .bool(link.isEnabled),
+                                      "latencyMs": .int(link.latencyMilliseconds)]
+        if let peer = directory.appPeer.channel?.peer { linkObject["peerDeviceId"] = .string(peer.deviceId) }
+        var result: JSONObject = [
+            "role": .string(role.name),
+            "version": .string(DaemonOptions.version),
+            "deviceId": .string(deviceId),
+            "activationState": .string(status.activationState.name),
+            "isReachable": .bool(status.isReachable),
+            "appState": .string(status.appState.name),
+            "link": .object(linkObject),
+            "hasContentPending": .bool(status.hasContentPending),
+        ]
+        for flag in DeviceFlagName.owned(by: role) {
+            result[flag.rawValue] = .bool(status.flags.contains(flag.flag))
+        }
+        result["outstandingUserInfoTransfers"] = .int(Int64(status.outstandingUserInfoTransfers))
+        result["outstandingFileTransfers"] = .int(Int64(status.outstandingFileTransfers))
+        if let remaining = status.remainingComplicationUserInfoTransfers {
+            result["remainingComplicationUserInfoTransfers"] = .int(Int64(remaining))
+        }
+        if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
+        result["replyMode"] = .string(session.replies.mode.rawValue)
+        if role == .phone { directory.addWatchStatus(to: &result) }
+        for feature in features { feature.addStatus(to: &result) }
+        return result
+    }
+}

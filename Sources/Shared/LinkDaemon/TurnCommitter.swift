@@ -1,0 +1,117 @@
+import LinkRuntime
+import LinkSession
+import LinkStore
+
+/// Group commit: the durable writes of one loop turn are one transaction on each store they
+/// touch, and nothing that depends on a write (an answer, an acknowledgement, an item on the
+/// link) is released before that commit.
+///
+/// The committer decides *when* an action may happen; `execute` does it. A `.persist` joins
+/// the turn's transaction on its peer's store; every action after it, of any peer, waits for
+/// `endOfTurn`. A failed write or commit rolls the peer's turn back: answers that promised
+/// durability fail (7015 when the disk is full) and what reported the write is dropped.
+final class TurnCommitter {
+    /// Performs an action that may happen now.
+    var execute: (SessionAction, PeerSession) -> Void = { _, _ in }
+    /// Performs a file action that must happen before the commit (see `FileAction.precedesCommit`).
+    var performBeforeCommit: (FileAction, PeerSession) -> Void = { _, _ in }
+    /// A peer's turn was rolled back; its session must reload what is committed.
+    var storeFailed: (PeerSession, Error) -> Void = { _, _ in }
+    /// Called after each batch of a peer's actions (phoned follows the active watch then).
+    var afterPerform: (PeerSession) -> Void = { _ in }
+
+    private let peers: () -> [PeerSession]
+    /// Actions that wait for the commit of this turn's transactions, with their peer.
+    private var deferred: [(PeerSession, SessionAction)] = []
+    /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
+    private(set) var turnWrites = false
+
+    init(peers: @escaping () -> [PeerSession]) {
+        self.peers = peers
+    }
+
+    /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
+    func perform(_ actions: [SessionAction], from peer: PeerSession) {
+        for action in actions {
+            if case .persist(let operation) = action {
+                turnWrites = true
+                guard peer.turnFailure == nil, let store = peer.store else { continue }
+                do { try store.apply(operation) } catch { peer.turnFailure = error }
+                continue
+            }
+            if case .file(let fileAction) = action, fileAction.precedesCommit {
+                performBeforeCommit(fileAction, peer)
+                continue
+            }
+            if turnWrites {
+                deferred.append((peer, action))
+            } else {
+                execute(action, peer)
+            }
+        }
+        afterPerform(peer)
+    }
+
+    /// Fails `peer`'s turn: its writes are rolled back at the turn's end.
+    func failTurn(_ error: Error, of peer: PeerSession) {
+        turnWrites = true
+        if peer.turnFailure == nil { peer.turnFailure = error }
+    }
+
+    /// The end of a loop turn: acknowledgements, one commit on each store written, then what
+    /// waited for the commits.
+    func endOfTurn() {
+        for peer in peers() {
+            perform(peer.session.flushAcknowledgements(), from: peer)
+        }
+        guard turnWrites else { return }
+        var failures: [ObjectIdentifier: (SessionError, Error)] = [:]
+        for peer in peers() {
+            guard let store = peer.store, store.inTransaction || peer.turnFailure != nil else { continue }
+            var failure = peer.turnFailure
+            peer.turnFailure = nil
+            if failure == nil {
+                do { try store.commit() } catch { failure = error }
+            }
+            if let failure {
+                store.rollback()
+                failures[ObjectIdentifier(peer)] = (Self.writeFailure(failure), failure)
+            }
+        }
+        let waiting = deferred
+        deferred.removeAll(keepingCapacity: true)
+        turnWrites = false
+        for (peer, action) in waiting {
+            if let (failure, _) = failures[ObjectIdentifier(peer)] {
+                executeAfterFailedWrite(action, failure, from: peer)
+            } else {
+                execute(action, peer)
+            }
+        }
+        for peer in peers() {
+            if let (_, error) = failures[ObjectIdentifier(peer)] { storeFailed(peer, error) }
+        }
+    }
+
+    static func writeFailure(_ error: Error) -> SessionError {
+        let diskFull = (error as? SQLiteError)?.isDiskFull ?? (error as? SystemError)?.errno.isNoSpace ?? false
+        return diskFull
+            ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")
+            : .wc(.genericError, "the database write failed (\(error)); nothing of this request was kept")
+    }
+
+    /// An action of a turn whose writes were rolled back: answers that promised durability
+    /// fail, and what reported an uncommitted write is dropped.
+    private func executeAfterFailedWrite(_ action: SessionAction, _ failure: SessionError, from peer: PeerSession) {
+        switch action {
+        case .respond(let token, .success(let result)) where result.isDurable:
+            execute(.respond(token, .failure(failure)), peer)
+        case .notify(let notification) where notification.isDurable:
+            return
+        case .send(.item), .send(.ack), .send(.fileChunkAck), .send(.fileCancel), .file:
+            return
+        default:
+            execute(action, peer)
+        }
+    }
+}
