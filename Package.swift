@@ -47,6 +47,8 @@ let package = Package(
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
+                    path: "Tests/LinkDaemonTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
         .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport", "PowerAuthServer"],

@@ -3,6 +3,8 @@ enum LinkctlCommand: Equatable {
     case help
     case version
     case call(LinkctlInvocation)
+    /// `linkctl phone --help`: the daemon's op table (`ops.list`), printed for people.
+    case ops(LinkctlInvocation)
     case events(LinkctlInvocation)
 
     struct UsageError: Error, CustomStringConvertible {
@@ -13,6 +15,7 @@ enum LinkctlCommand: Equatable {
         Usage:
           linkctl [--home DIR] [--timeout SECONDS] phone|watch OP [--json '{...}']
           linkctl [--home DIR] [--timeout SECONDS] phone|watch events
+          linkctl [--home DIR] phone|watch --help
           linkctl --help | --version
 
         Sends one control request to phoned or watchd and prints its result as one JSON line.
@@ -25,7 +28,8 @@ enum LinkctlCommand: Equatable {
                               else /tmp/watchlink-<uid>)
           --timeout SECONDS   time allowed for the answer (default 10)
           --json '{...}'      the operation's arguments, a JSON object (default {})
-          --help              show this help
+          --help              show this help; after phone or watch: that daemon's ops,
+                              their arguments and what they do (its ops.list)
           --version           show the version
 
         Exit status: 0 success, 1 the daemon answered with an error, 2 usage error,
@@ -43,6 +47,7 @@ enum LinkctlCommand: Equatable {
         var timeout = 10.0
         var json: String?
         var positionals: [String] = []
+        var wantsHelp = false
         var remaining = arguments[...]
 
         func value(of option: String, inline: String?) throws -> String {
@@ -67,7 +72,7 @@ enum LinkctlCommand: Equatable {
             let inline = parts.count == 2 ? String(parts[1]) : nil
             switch name {
             case "--help", "-h":
-                return .help
+                wantsHelp = true
             case "--version":
                 return .version
             case "--home":
@@ -88,10 +93,14 @@ enum LinkctlCommand: Equatable {
         }
 
         guard let target = positionals.first else {
+            if wantsHelp { return .help }
             throw UsageError(description: "missing the daemon to talk to: phone or watch")
         }
         guard let device = LinkctlInvocation.Device(rawValue: target) else {
             throw UsageError(description: "unknown daemon '\(target)' (expected phone or watch)")
+        }
+        if wantsHelp {
+            return .ops(LinkctlInvocation(device: device, op: "ops.list", home: home, timeoutSeconds: timeout, argumentsJSON: nil))
         }
         guard positionals.count >= 2 else {
             throw UsageError(description: "missing the operation, e.g. 'linkctl \(target) status'")

@@ -91,6 +91,16 @@ func runEvents(_ invocation: LinkctlInvocation) -> Never {
     }
 }
 
+/// Prints a daemon's ops as its `ops.list` gives them: one line an op, then its arguments.
+func runOpsHelp(_ invocation: LinkctlInvocation) -> Never {
+    let client = connect(invocation)
+    let listing: JSONObject
+    do { listing = try client.call("ops.list") } catch { failure(error) }
+    client.close()
+    writeStandardOutput(OpsHelp.text(listing))
+    exit(ExitStatus.success.rawValue)
+}
+
 let command: LinkctlCommand
 do {
     command = try LinkctlCommand.parse(Array(CommandLine.arguments.dropFirst()))
@@ -105,6 +115,8 @@ case .version:
     writeStandardOutput("linkctl \(version)\n")
 case .call(let invocation):
     runCall(invocation)
+case .ops(let invocation):
+    runOpsHelp(invocation)
 case .events(let invocation):
     runEvents(invocation)
 }

@@ -90,4 +90,28 @@ final class OperationTableTests: DaemonTestCase {
         }
         XCTAssertEqual(try p.call("status")["role"], "phone", "the daemon keeps serving")
     }
+
+    /// `linkctl phone --help` prints the table the daemon answers to `ops.list`.
+    func testLinkctlHelpPrintsTheDaemonsOps() throws {
+        let phone = try daemon("phoned").startAndWait()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.path("linkctl"))
+        process.arguments = ["--home", phone.home, "phone", "--help"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        XCTAssertFalse(process.isRunning, "linkctl did not finish")
+        XCTAssertEqual(process.terminationStatus, 0)
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "Ops of the phone (linkctl phone OP [--json '{...}']):")
+        let listed = Self.opNames(try client(phone).call("ops.list"))
+        for name in listed {
+            XCTAssertTrue(lines.contains { $0.hasPrefix("  \(name) ") }, "\(name) is not in linkctl's help")
+        }
+        XCTAssertTrue(lines.contains { $0.contains("message (object, required); wantsReply (bool); timeoutMs (integer 1...3600000)") })
+    }
 }

@@ -23,17 +23,17 @@ public final class BenchFeature: DaemonFeature {
         if case .userInfoDidFinish = notification { finishedObserver?() }
     }
 
-    public var operations: [Operation] {
-        let size: Operation.Argument = .optional("size", .integer(1...65_000), "payload bytes")
-        let kind: Operation.Argument = .optional("kind", .string, "data or dictionary")
+    public var operations: [ControlOperation] {
+        let size: ControlOperation.Argument = .optional("size", .integer(1...65_000), "payload bytes")
+        let kind: ControlOperation.Argument = .optional("kind", .string, "data or dictionary")
         return [
-            Operation("bench.roundTrip", summary: "messages with replies, one at a time, timed inside the daemon",
+            ControlOperation("bench.roundTrip", summary: "messages with replies, one at a time, timed inside the daemon",
                       arguments: [size, .optional("count", .integer(1...10_000_000)), kind]) { [unowned self] call in
                 try self.requireIdle(call)
                 let payload = try Self.payload(call.args)
                 self.roundTrips(payload: payload, count: Int(try call.args.optionalInt("count") ?? 10_000), respond: call.respond)
             },
-            Operation("bench.oneWay", summary: "messages without replies, pipelined, timed inside the daemon",
+            ControlOperation("bench.oneWay", summary: "messages without replies, pipelined, timed inside the daemon",
                       arguments: [size, .optional("count", .integer(1...10_000_000)), kind,
                                   .optional("window", .integer(1...4_096))]) { [unowned self] call in
                 try self.requireIdle(call)
@@ -44,7 +44,7 @@ public final class BenchFeature: DaemonFeature {
                 self.oneWay(payload: payload, count: Int(try call.args.optionalInt("count") ?? 100_000),
                             window: Int(try call.args.optionalInt("window") ?? Int64(defaultWindow)), respond: call.respond)
             },
-            Operation("bench.userInfo", summary: "durable userInfo transfers end to end, timed inside the daemon",
+            ControlOperation("bench.userInfo", summary: "durable userInfo transfers end to end, timed inside the daemon",
                       arguments: [size, .optional("count", .integer(1...10_000_000)),
                                   .optional("batch", .integer(1...65_536))]) { [unowned self] call in
                 try self.requireIdle(call)

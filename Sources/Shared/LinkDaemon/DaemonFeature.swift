@@ -37,13 +37,13 @@ extension FeatureContext {
 /// A feature built on the daemon: its control ops, its files, its part of `status`, its
 /// reactions to the session.
 ///
-/// To add a feature: give its ops in `operations` (each an ``Operation`` with its sides,
+/// To add a feature: give its ops in `operations` (each a ``ControlOperation`` with its sides,
 /// arguments and handler), open its files in `start`, and add it to the features the
 /// executable's `main` passes to ``DaemonMain/run(role:features:)``.
 public protocol DaemonFeature: AnyObject {
     /// Its control ops. The daemon registers them once, in its one ``OperationTable``; a
     /// handler runs only after `start`.
-    var operations: [Operation] { get }
+    var operations: [ControlOperation] { get }
     /// Called once at startup, after the daemon's own files and sockets are ready; a thrown
     /// error stops the daemon with that message.
     func start(_ context: FeatureContext) throws

@@ -9,10 +9,10 @@ struct DeviceOperations {
     let directory: PeerDirectory
     let link: LinkEndpoint
 
-    var operations: [Operation] {
+    var operations: [ControlOperation] {
         let flags = DeviceFlagName.owned(by: context.role)
         return [
-            Operation("device.set", summary: "the device flags of this side (phone: paired, watch app, complication; watch: companion app)",
+            ControlOperation("device.set", summary: "the device flags of this side (phone: paired, watch app, complication; watch: companion app)",
                       arguments: flags.map { .optional($0.rawValue, .bool) }) { call in
                 var changes: [DeviceFlagName: Bool] = [:]
                 for flag in flags where call.args.contains(flag.rawValue) { changes[flag] = try call.args.bool(flag.rawValue) }
@@ -21,7 +21,7 @@ struct DeviceOperations {
                 }
                 context.submit(.setDeviceFlags(changes), answering: call)
             },
-            Operation("device.switchWatch", sides: .phone, summary: "make another paired watch the active one (quick watch switching)",
+            ControlOperation("device.switchWatch", sides: .phone, summary: "make another paired watch the active one (quick watch switching)",
                       arguments: [.required("deviceId", .string, "the device id of a paired watch")]) { call in
                 let deviceId = try call.args.string("deviceId")
                 guard !deviceId.isEmpty else {
@@ -29,7 +29,7 @@ struct DeviceOperations {
                 }
                 call.succeed(try directory.switchWatch(to: deviceId))
             },
-            Operation("link.set", summary: "take the emulated link down or up, and set its latency",
+            ControlOperation("link.set", summary: "take the emulated link down or up, and set its latency",
                       arguments: [.optional("up", .bool), .optional("latencyMs", .integer(0...60_000))]) { call in
                 let up = try call.args.optionalBool("up")
                 let latency = try call.args.optionalInt("latencyMs")

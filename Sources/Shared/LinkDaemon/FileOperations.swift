@@ -6,9 +6,9 @@ import WireProtocol
 struct FileOperations {
     let context: FeatureContext
 
-    var operations: [Operation] {
+    var operations: [ControlOperation] {
         [
-            Operation("file.transfer", summary: "transferFile: copied into the outbox, sent in chunks, resumed after faults",
+            ControlOperation("file.transfer", summary: "transferFile: copied into the outbox, sent in chunks, resumed after faults",
                       arguments: [.required("path", .string, "an absolute path"), .optional("metadata", .object)]) { call in
                 let path = try call.args.string("path")
                 guard path.hasPrefix("/"), !path.utf8.contains(0) else {
@@ -17,10 +17,10 @@ struct FileOperations {
                 let metadata = call.args.contains("metadata") ? try call.args.dictionaryPayload("metadata") : nil
                 context.submit(.file(.transfer(path: path, metadata: metadata)), answering: call)
             },
-            Operation("file.outstanding", summary: "outstandingFileTransfers, with progress") { call in
+            ControlOperation("file.outstanding", summary: "outstandingFileTransfers, with progress") { call in
                 context.submit(.file(.outstanding), answering: call)
             },
-            Operation("file.cancel", summary: "cancel() of a file transfer",
+            ControlOperation("file.cancel", summary: "cancel() of a file transfer",
                       arguments: [.required("transferId", .string)]) { call in
                 context.submit(.file(.cancel(transferId: try call.args.string("transferId"))), answering: call)
             },

@@ -7,23 +7,23 @@ struct MessageOperations {
     let context: FeatureContext
     let directory: PeerDirectory
 
-    static let timeout: Operation.Argument = .optional("timeoutMs", .integer(1...3_600_000), "the reply timeout")
+    static let timeout: ControlOperation.Argument = .optional("timeoutMs", .integer(1...3_600_000), "the reply timeout")
 
-    var operations: [Operation] {
+    var operations: [ControlOperation] {
         [
-            Operation("message.send", summary: "sendMessage: a dictionary, with or without a reply handler",
+            ControlOperation("message.send", summary: "sendMessage: a dictionary, with or without a reply handler",
                       arguments: [.required("message", .object), .optional("wantsReply", .bool), Self.timeout]) { call in
                 let message = try call.args.dictionaryPayload("message")
                 context.submit(.sendMessage(.dictionary(message), wantsReply: try call.args.optionalBool("wantsReply") ?? false,
                                             timeoutMilliseconds: try call.args.optionalInt("timeoutMs")), answering: call)
             },
-            Operation("message.sendData", summary: "sendMessageData: raw data, with or without a reply handler",
+            ControlOperation("message.sendData", summary: "sendMessageData: raw data, with or without a reply handler",
                       arguments: [.required("data", .data), .optional("wantsReply", .bool), Self.timeout]) { call in
                 let data = try call.args.dataPayload("data")
                 context.submit(.sendMessage(.data(data), wantsReply: try call.args.optionalBool("wantsReply") ?? false,
                                             timeoutMilliseconds: try call.args.optionalInt("timeoutMs")), answering: call)
             },
-            Operation("message.reply", summary: "answer a received message in manual reply mode",
+            ControlOperation("message.reply", summary: "answer a received message in manual reply mode",
                       arguments: [.required("replyId", .integer(1...Int64.max)), .optional("reply", .object),
                                   .optional("replyData", .data)]) { call in
                 let hasReply = call.args.contains("reply")
@@ -34,7 +34,7 @@ struct MessageOperations {
                                                        : .data(try call.args.dataPayload("replyData"))
                 context.submit(.reply(replyId: UInt64(try call.args.int("replyId")), payload: payload), answering: call)
             },
-            Operation("replies.set", summary: "how the app answers messages that want a reply",
+            ControlOperation("replies.set", summary: "how the app answers messages that want a reply",
                       arguments: [.required("mode", .string, ReplyMode.allCases.map(\.rawValue).joined(separator: ", ")),
                                   .optional("reply", .object), .optional("replyData", .data),
                                   .optional("delayMs", .integer(0...3_600_000))]) { call in
@@ -51,7 +51,7 @@ struct MessageOperations {
                 context.submit(.setReplies(ReplyConfiguration(mode: mode, reply: reply, replyData: replyData, delayMilliseconds: delay)),
                                answering: call)
             },
-            Operation("received.list", summary: "what the app received: messages, userInfo, contexts, files, oldest first",
+            ControlOperation("received.list", summary: "what the app received: messages, userInfo, contexts, files, oldest first",
                       arguments: [.optional("after", .integer(0...Int64.max)), .optional("limit", .integer(1...10_000))]) { call in
                 let after = UInt64(try call.args.optionalInt("after") ?? 0)
                 let limit = Int(try call.args.optionalInt("limit") ?? 1_000)

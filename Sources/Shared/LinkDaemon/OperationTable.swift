@@ -6,7 +6,7 @@ import WireProtocol
 /// Unknown ops, ops of the other side and bad arguments are answered from the table.
 public final class OperationTable {
     public let role: Role
-    private var byName: [String: Operation] = [:]
+    private var byName: [String: ControlOperation] = [:]
     private var order: [String] = []
     /// Calls not answered yet, so that a stopping daemon answers each of them once.
     private var outstanding: [UInt64: (Result<JSONObject, ControlError>) -> Void] = [:]
@@ -17,7 +17,7 @@ public final class OperationTable {
     }
 
     /// Adds ops; a name registered twice is a programming error.
-    public func register(_ operations: [Operation]) {
+    public func register(_ operations: [ControlOperation]) {
         for operation in operations {
             precondition(byName[operation.name] == nil, "the op \(operation.name) is registered twice")
             byName[operation.name] = operation
@@ -26,11 +26,11 @@ public final class OperationTable {
     }
 
     /// The ops of this daemon's side, in registration order.
-    public var operations: [Operation] {
+    public var operations: [ControlOperation] {
         order.compactMap { byName[$0] }.filter { $0.sides.includes(role) }
     }
 
-    public func operation(_ name: String) -> Operation? {
+    public func operation(_ name: String) -> ControlOperation? {
         byName[name].flatMap { $0.sides.includes(role) ? $0 : nil }
     }
 
@@ -74,7 +74,7 @@ public final class OperationTable {
         for (_, respond) in waiting.sorted(by: { $0.key < $1.key }) { respond(.failure(error)) }
     }
 
-    private func find(_ name: String) throws -> Operation {
+    private func find(_ name: String) throws -> ControlOperation {
         if let operation = byName[name] {
             guard operation.sides.includes(role) else {
                 throw ControlError.control(.unknownOp, "\(name) is an op of the \(operation.sides.names.joined(separator: " and ")), not the \(role.name)")

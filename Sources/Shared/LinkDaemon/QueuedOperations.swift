@@ -6,28 +6,28 @@ import WireProtocol
 struct QueuedOperations {
     let context: FeatureContext
 
-    var operations: [Operation] {
+    var operations: [ControlOperation] {
         [
-            Operation("userInfo.transfer", summary: "transferUserInfo: queued, in order, exactly once",
+            ControlOperation("userInfo.transfer", summary: "transferUserInfo: queued, in order, exactly once",
                       arguments: [.required("userInfo", .object)]) { call in
                 context.submit(.transferUserInfo(try call.args.dictionaryPayload("userInfo")), answering: call)
             },
-            Operation("complication.transfer", summary: "transferCurrentComplicationUserInfo: ahead of the budget, then as userInfo",
+            ControlOperation("complication.transfer", summary: "transferCurrentComplicationUserInfo: ahead of the budget, then as userInfo",
                       arguments: [.required("userInfo", .object)]) { call in
                 context.submit(.transferComplicationUserInfo(try call.args.dictionaryPayload("userInfo")), answering: call)
             },
-            Operation("userInfo.outstanding", summary: "outstandingUserInfoTransfers") { call in
+            ControlOperation("userInfo.outstanding", summary: "outstandingUserInfoTransfers") { call in
                 context.submit(.outstandingTransfers, answering: call)
             },
-            Operation("userInfo.cancel", summary: "cancel() of a userInfo transfer not yet delivered",
+            ControlOperation("userInfo.cancel", summary: "cancel() of a userInfo transfer not yet delivered",
                       arguments: [.required("transferId", .string)]) { call in
                 context.submit(.cancelTransfer(transferId: try call.args.string("transferId")), answering: call)
             },
-            Operation("context.update", summary: "updateApplicationContext: the latest value wins",
+            ControlOperation("context.update", summary: "updateApplicationContext: the latest value wins",
                       arguments: [.required("context", .object)]) { call in
                 context.submit(.updateApplicationContext(try call.args.dictionaryPayload("context")), answering: call)
             },
-            Operation("context.get", summary: "applicationContext and receivedApplicationContext") { call in
+            ControlOperation("context.get", summary: "applicationContext and receivedApplicationContext") { call in
                 context.submit(.applicationContext, answering: call)
             },
         ]

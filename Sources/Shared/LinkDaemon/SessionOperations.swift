@@ -11,15 +11,15 @@ struct SessionOperations {
     let subscribe: (ControlClientConnection) -> Void
     let shutdown: () -> Void
 
-    var operations: [Operation] {
+    var operations: [ControlOperation] {
         [
-            Operation("status", summary: "the app's session, the link, the device flags, the watches and each feature's state") { call in
+            ControlOperation("status", summary: "the app's session, the link, the device flags, the watches and each feature's state") { call in
                 call.succeed(status())
             },
-            Operation("session.activate", summary: "WCSession.activate(): activate the app's session") { call in
+            ControlOperation("session.activate", summary: "WCSession.activate(): activate the app's session") { call in
                 context.submit(.activate, answering: call)
             },
-            Operation("app.setState", summary: "the app's state, which decides reachability",
+            ControlOperation("app.setState", summary: "the app's state, which decides reachability",
                       arguments: [.required("state", .string, "foreground, background or notRunning")]) { call in
                 let name = try call.args.string("state")
                 guard let state = AppState(name: name) else {
@@ -27,15 +27,15 @@ struct SessionOperations {
                 }
                 context.submit(.setAppState(state), answering: call)
             },
-            Operation("events.subscribe", summary: "turn this connection into a stream of events") { call in
+            ControlOperation("events.subscribe", summary: "turn this connection into a stream of events") { call in
                 guard let client = call.client else { throw ControlError.control(.internalError, "events.subscribe needs a connection") }
                 subscribe(client)
                 call.succeed(["subscribed": true])
             },
-            Operation("ops.list", summary: "every op of this side, with its arguments and a summary") { call in
+            ControlOperation("ops.list", summary: "every op of this side, with its arguments and a summary") { call in
                 call.succeed(table.listing)
             },
-            Operation("shutdown", summary: "stop the daemon, as SIGTERM does") { call in
+            ControlOperation("shutdown", summary: "stop the daemon, as SIGTERM does") { call in
                 call.succeed(["stopping": true])
                 context.logger.info("shutdown requested over the control socket")
                 context.loop.execute { shutdown() }

@@ -11,20 +11,20 @@ import WireProtocol
 /// The `pa.*` ops: the SDK instances of both sides, the phone's activation, tokens, status and
 /// time, the watch's requests. The emulated server's ops are in `PowerAuthServerOperations`.
 extension PowerAuthFeature {
-    static let instance: Operation.Argument = .required("instanceId", .string, "a PowerAuthSDK instance registered with pa.instance.add")
-    static let mode: Operation.Argument = .optional("mode", .string, "lazy (default) or completion")
-    static let tokenName: Operation.Argument = .required("name", .string, "the token's name")
-    static let signatureType: Operation.Argument = .optional("signatureType", .string,
+    static let instance: ControlOperation.Argument = .required("instanceId", .string, "a PowerAuthSDK instance registered with pa.instance.add")
+    static let mode: ControlOperation.Argument = .optional("mode", .string, "lazy (default) or completion")
+    static let tokenName: ControlOperation.Argument = .required("name", .string, "the token's name")
+    static let signatureType: ControlOperation.Argument = .optional("signatureType", .string,
                                                              "possession (default), possession_knowledge, … as the SDK names them")
 
-    public var operations: [Operation] {
+    public var operations: [ControlOperation] {
         instanceOperations + phoneOperations + watchOperations + serverOperations
     }
 
     /// An op answered by the phone's SDK instances and status service.
-    func phoneOp(_ name: String, _ summary: String, _ arguments: [Operation.Argument],
-                 _ body: @escaping (OperationCall, PhonePowerAuth, StatusService) throws -> Void) -> Operation {
-        Operation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
+    func phoneOp(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument],
+                 _ body: @escaping (OperationCall, PhonePowerAuth, StatusService) throws -> Void) -> ControlOperation {
+        ControlOperation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
             guard let phone = self.phone, let status = self.status else {
                 throw ControlError.control(.internalError, "\(call.op): PowerAuth is not started")
             }
@@ -32,31 +32,31 @@ extension PowerAuthFeature {
         }
     }
 
-    private func watchOp(_ name: String, _ summary: String, _ arguments: [Operation.Argument],
-                         _ body: @escaping (OperationCall, WatchPowerAuth) throws -> Void) -> Operation {
-        Operation(name, sides: .watch, summary: summary, arguments: arguments) { [unowned self] call in
+    private func watchOp(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument],
+                         _ body: @escaping (OperationCall, WatchPowerAuth) throws -> Void) -> ControlOperation {
+        ControlOperation(name, sides: .watch, summary: summary, arguments: arguments) { [unowned self] call in
             guard let watch = self.watch else { throw ControlError.control(.internalError, "\(call.op): PowerAuth is not started") }
             try body(call, watch)
         }
     }
 
-    private var instanceOperations: [Operation] {
+    private var instanceOperations: [ControlOperation] {
         [
-            Operation("pa.instance.add", summary: "register a PowerAuthSDK instance (as an app creates its SDK objects at launch)",
+            ControlOperation("pa.instance.add", summary: "register a PowerAuthSDK instance (as an app creates its SDK objects at launch)",
                       arguments: [Self.instance]) { [unowned self] call in
                 guard let instances = self.instances else { throw ControlError.control(.internalError, "PowerAuth is not started") }
                 let changed = instances.add(try Self.instanceId(call.args))
                 call.succeed(["added": .bool(changed), "instances": .array(instances.ids.map { .string($0) })])
             },
-            Operation("pa.instance.remove", summary: "forget a PowerAuthSDK instance", arguments: [Self.instance]) { [unowned self] call in
+            ControlOperation("pa.instance.remove", summary: "forget a PowerAuthSDK instance", arguments: [Self.instance]) { [unowned self] call in
                 guard let instances = self.instances else { throw ControlError.control(.internalError, "PowerAuth is not started") }
                 let changed = instances.remove(try Self.instanceId(call.args))
                 call.succeed(["removed": .bool(changed), "instances": .array(instances.ids.map { .string($0) })])
             },
-            Operation("pa.instance.list", summary: "the registered PowerAuthSDK instances") { [unowned self] call in
+            ControlOperation("pa.instance.list", summary: "the registered PowerAuthSDK instances") { [unowned self] call in
                 call.succeed(["instances": .array((self.instances?.ids ?? []).map { .string($0) })])
             },
-            Operation("pa.activation.get", summary: "hasValidActivation and activationIdentifier of an instance",
+            ControlOperation("pa.activation.get", summary: "hasValidActivation and activationIdentifier of an instance",
                       arguments: [Self.instance]) { [unowned self] call in
                 if let phone = self.phone {
                     call.succeed(Self.activationResult(try phone.activationId(try self.registered(call.args, phone.isRegistered))))
@@ -64,7 +64,7 @@ extension PowerAuthFeature {
                     call.succeed(Self.activationResult(try watch.activationId(try self.registered(call.args, watch.isRegistered))))
                 }
             },
-            Operation("pa.token.header", summary: "the X-PowerAuth-Token header of a token, stamped with the synchronised time",
+            ControlOperation("pa.token.header", summary: "the X-PowerAuth-Token header of a token, stamped with the synchronised time",
                       arguments: [Self.instance, Self.tokenName, .optional("version", .string, "3.0, 3.1, 3.2 or 3.3 (default)")]) { [unowned self] call in
                 let version = try call.args.optionalString("version") ?? PowerAuthTokenHeader.sdkVersion
                 try Self.checkVersion(version)
@@ -83,7 +83,7 @@ extension PowerAuthFeature {
         ]
     }
 
-    private var phoneOperations: [Operation] {
+    private var phoneOperations: [ControlOperation] {
         [
             phoneOp("pa.activation.create", "create an activation: the server's record and the client's keys and counter",
                     [Self.instance, .optional("commit", .bool)]) { call, phone, status in
@@ -163,7 +163,7 @@ extension PowerAuthFeature {
         ]
     }
 
-    private var watchOperations: [Operation] {
+    private var watchOperations: [ControlOperation] {
         [
             watchOp("pa.status.update", "updateActivationStatus: get_session from the phone", [Self.instance, Self.mode]) { call, watch in
                 try self.updateStatus(try self.registered(call.args, watch.isRegistered), mode: try Self.mode(call.args), watch, call.respond)

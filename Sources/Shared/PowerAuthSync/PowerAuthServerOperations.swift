@@ -9,9 +9,9 @@ import PowerAuthServer
 
 /// The emulated PowerAuth server's ops (phoned): its records, its clock, the network to it.
 extension PowerAuthFeature {
-    static let activation: Operation.Argument = .required("activationId", .string)
+    static let activation: ControlOperation.Argument = .required("activationId", .string)
 
-    var serverOperations: [Operation] {
+    var serverOperations: [ControlOperation] {
         [
             serverOp("pa.server.activation", "an administrator's action on a record",
                      [Self.activation, .required("action", .string, "commit, block, unblock, remove, failAttempt, succeedAttempt, temporaryBlock, advanceCounter"),
@@ -78,8 +78,8 @@ extension PowerAuthFeature {
     }
 
     /// A server op: a refusal of the server (unknown record, wrong state) is the SDK's error.
-    private func serverOp(_ name: String, _ summary: String, _ arguments: [Operation.Argument],
-                          _ body: @escaping (OperationCall, StatusService) throws -> Void) -> Operation {
+    private func serverOp(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument],
+                          _ body: @escaping (OperationCall, StatusService) throws -> Void) -> ControlOperation {
         phoneOp(name, summary, arguments) { call, _, status in
             do { try body(call, status) } catch let error as ServerError { throw StatusService.serverError(error) }
         }

@@ -21,7 +21,7 @@ public final class PushEmulatorFeature: DaemonFeature {
 
     public init() {}
 
-    public var operations: [Operation] {
+    public var operations: [ControlOperation] {
         [
             op("push.register", "PKPushRegistry.desiredPushTypes: register the app for push types and get a token",
                [.required("types", .array, "PushKit types")]) { args, emulator, _ in
@@ -115,9 +115,9 @@ public final class PushEmulatorFeature: DaemonFeature {
     }
 
     /// A phone op answered at once from the running emulator and endpoint.
-    private func op(_ name: String, _ summary: String, _ arguments: [Operation.Argument] = [],
-                    _ body: @escaping (Arguments, PushEmulator, APNsServer) throws -> JSONObject) -> Operation {
-        Operation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
+    private func op(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument] = [],
+                    _ body: @escaping (Arguments, PushEmulator, APNsServer) throws -> JSONObject) -> ControlOperation {
+        ControlOperation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
             guard let emulator = self.emulator, let server = self.server else {
                 throw ControlError.control(.internalError, "\(call.op): push is not running")
             }

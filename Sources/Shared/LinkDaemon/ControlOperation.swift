@@ -2,8 +2,8 @@ import LinkControl
 import WireProtocol
 
 /// One control op: its name, the sides it exists on, its arguments, what it does, and a line
-/// saying so. Every op, core or feature, is one `Operation` in the daemon's ``OperationTable``.
-public struct Operation {
+/// saying so. Every op, core or feature, is one `ControlOperation` in the daemon's ``OperationTable``.
+public struct ControlOperation {
     /// The sides an op exists on.
     public struct Sides: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
@@ -40,7 +40,7 @@ public struct Operation {
     }
 }
 
-extension Operation {
+extension ControlOperation {
     /// One argument of an op. The table checks presence and type before the handler runs,
     /// so a handler reads its arguments without re-checking them.
     public struct Argument: Sendable {

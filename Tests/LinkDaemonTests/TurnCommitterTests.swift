@@ -1,0 +1,67 @@
+import Foundation
+@testable import LinkDaemon
+import LinkSession
+import LinkStore
+import WireProtocol
+import XCTest
+
+/// The commit-before-answer rule without sockets: what depends on a write is released only
+/// once the turn's transaction committed, and fails when it did not.
+final class TurnCommitterTests: XCTestCase {
+    private var directory = ""
+    private var peer: PeerSession!
+    private var committer: TurnCommitter!
+    private var executed: [SessionAction] = []
+    private var failedPeers: [ObjectIdentifier] = []
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "tc-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        peer = PeerSession(deviceId: nil, session: LinkSession(configuration: .init(role: .phone, defaultReplyTimeoutMilliseconds: 1_000)))
+        peer.store = try DeliveryStore(path: directory + "/phone.db")
+        let peer = peer!
+        committer = TurnCommitter(peers: { [peer] })
+        committer.execute = { [unowned self] action, _ in self.executed.append(action) }
+        committer.storeFailed = { [unowned self] peer, _ in self.failedPeers.append(ObjectIdentifier(peer)) }
+    }
+
+    override func tearDown() {
+        peer.store?.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private var answers: [Result<CommandResult, SessionError>] {
+        executed.compactMap { if case .respond(_, let result) = $0 { return result } else { return nil } }
+    }
+
+    func testWithoutWritesActionsGoAtOnce() {
+        committer.perform([.respond(RequestToken(1), .success(.empty))], from: peer)
+        XCTAssertEqual(answers.count, 1)
+    }
+
+    func testWhatFollowsAWriteWaitsForTheCommit() throws {
+        committer.perform([.persist(.setApplicationContext([1, 2, 3])), .respond(RequestToken(1), .success(.contextUpdated))], from: peer)
+        committer.perform([.respond(RequestToken(2), .success(.empty))], from: peer)
+        XCTAssertTrue(executed.isEmpty, "nothing goes out before the commit, not even a later answer of the turn")
+        XCTAssertTrue(peer.store!.inTransaction)
+        committer.endOfTurn()
+        XCTAssertEqual(answers.count, 2)
+        guard case .success(.contextUpdated) = answers[0] else { return XCTFail("\(answers)") }
+        XCTAssertFalse(peer.store!.inTransaction)
+        XCTAssertEqual(try peer.store!.load().applicationContext, [1, 2, 3], "committed before it was answered")
+    }
+
+    func testAFailedTurnFailsWhatPromisedDurabilityAndKeepsNothing() throws {
+        struct Broken: Error {}
+        committer.perform([.persist(.setApplicationContext([9])), .respond(RequestToken(1), .success(.contextUpdated)),
+                           .respond(RequestToken(2), .success(.empty))], from: peer)
+        committer.failTurn(Broken(), of: peer)
+        committer.endOfTurn()
+        XCTAssertEqual(answers.count, 2)
+        guard case .failure(.wc(let code, _)) = answers[0] else { return XCTFail("\(answers)") }
+        XCTAssertEqual(code, .genericError)
+        guard case .success(.empty) = answers[1] else { return XCTFail("an answer that promised nothing goes as it was") }
+        XCTAssertEqual(failedPeers, [ObjectIdentifier(peer)], "the peer reloads and resynchronises")
+        XCTAssertNil(try peer.store!.load().applicationContext, "rolled back")
+    }
+}
