@@ -88,7 +88,7 @@ extension PeerDirectory {
         var result: JSONObject = ["activeWatchDeviceId": .string(deviceId)]
         if case .switched(let previous) = outcome {
             do { try save(updated) } catch {
-                throw SessionError.wc(.genericError, "device.switchWatch: cannot record the active watch in \(pairedWatchesPath): \(error)")
+                throw SessionError.wc(.genericError, "cannot record the active watch in \(pairedWatchesPath): \(error)")
             }
             pairedWatches = updated
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")

@@ -133,7 +133,7 @@ public final class PowerAuthFeature: DaemonFeature {
                     try watch.updateActivationId(response.activationId, instanceId: instanceId)
                     respond(.success(Self.activationResult(response.activationId)))
                 } catch {
-                    respond(.failure(.control(.internalError, "pa.status.update: cannot store the status: \(error)")))
+                    respond(.failure(.control(.internalError, "cannot store the status: \(error)")))
                 }
             case .success:
                 respond(.failure(PowerAuthError.watchConnectivity("PowerAuthWatchSDK: Wrong status object received from iPhone.").controlError))
@@ -188,7 +188,7 @@ public final class PowerAuthFeature: DaemonFeature {
             }
             let token = StoredToken(instanceId: instanceId, data: data)
             do { try watch.save(token) } catch {
-                return .failure(.control(.internalError, "pa.token.request: cannot store the token: \(error)"))
+                return .failure(.control(.internalError, "cannot store the token: \(error)"))
             }
             var json = Self.tokenJSON(token).objectValue ?? [:]
             json["source"] = "phone"
@@ -197,7 +197,6 @@ public final class PowerAuthFeature: DaemonFeature {
     }
 
     func header(_ instanceId: String, name: String, version: String, _ watch: WatchPowerAuth) throws -> JSONObject {
-        try Self.checkVersion(version)
         guard let token = try watch.token(instanceId, name: name) else {
             throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)' (pa.token.request first)").controlError
         }
@@ -213,9 +212,9 @@ public final class PowerAuthFeature: DaemonFeature {
         return ["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]
     }
 
-    static func checkVersion(_ version: String) throws {
+    static func checkVersion(_ version: String, _ args: Arguments) throws {
         guard PowerAuthTokenHeader.supportedVersions.contains(version) else {
-            throw ControlError.control(.invalidArgument, "pa.token.header: argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.joined(separator: ", ")), got '\(version)'")
+            throw args.invalid("argument 'version' must be one of \(PowerAuthTokenHeader.supportedVersions.joined(separator: ", ")), got '\(version)'")
         }
     }
 

@@ -67,7 +67,7 @@ extension PowerAuthFeature {
             ControlOperation("pa.token.header", summary: "the X-PowerAuth-Token header of a token, stamped with the synchronised time",
                       arguments: [Self.instance, Self.tokenName, .optional("version", .string, "3.0, 3.1, 3.2 or 3.3 (default)")]) { [unowned self] call in
                 let version = try call.args.optionalString("version") ?? PowerAuthTokenHeader.sdkVersion
-                try Self.checkVersion(version)
+                try Self.checkVersion(version, call.args)
                 if let phone = self.phone, let status = self.status {
                     let instanceId = try self.registered(call.args, phone.isRegistered)
                     let token = try phone.token(instanceId, name: try Self.name(call.args))

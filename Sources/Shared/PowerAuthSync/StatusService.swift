@@ -156,7 +156,7 @@ final class StatusService {
                 } catch let error as ControlError {
                     respond(.failure(error))
                 } catch {
-                    respond(.failure(.control(.internalError, "pa.status.fetch: \(error)")))
+                    respond(.failure(.control(.internalError, "the status could not be evaluated: \(error)")))
                 }
             }
         }
