@@ -55,6 +55,24 @@ public protocol DaemonFeature: AnyObject {
     func configureSession(_ configuration: inout LinkSession.Configuration)
     /// Sees every notification of the app's session, after the store committed what it reports.
     func observe(_ notification: SessionNotification)
+    /// The command-line options it adds to its daemon; their values reach it in
+    /// `FeatureContext.options`, and `--help` lists them.
+    var commandLineOptions: [FeatureOption] { get }
+}
+
+/// A command-line option of a feature, e.g. `--apns-port N`.
+public struct FeatureOption: Sendable, Hashable {
+    /// Without the dashes: `apns-port`.
+    public let name: String
+    /// What the value is, for `--help`: `N`, `ADDR`.
+    public let valueName: String
+    public let summary: String
+
+    public init(_ name: String, _ valueName: String, _ summary: String) {
+        self.name = name
+        self.valueName = valueName
+        self.summary = summary
+    }
 }
 
 extension DaemonFeature {
@@ -62,4 +80,5 @@ extension DaemonFeature {
     public func stop() {}
     public func configureSession(_ configuration: inout LinkSession.Configuration) {}
     public func observe(_ notification: SessionNotification) {}
+    public var commandLineOptions: [FeatureOption] { [] }
 }

@@ -14,13 +14,15 @@ import Darwin
 public enum DaemonMain {
     public static func run(role: Role, features: @escaping () -> [DaemonFeature] = { [] }) -> Never {
         let name = role == .phone ? "phoned" : "watchd"
-        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role) {
+        let features = features()
+        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role,
+                                   featureOptions: features.flatMap(\.commandLineOptions)) {
         case .exit(let code, let output):
             if code == 0 { print(output) } else { writeStandardError(output + "\n") }
             exit(code)
         case .run(let options):
             do {
-                let daemon = try Daemon(options: options, features: features())
+                let daemon = try Daemon(options: options, features: features)
                 try daemon.start()
                 try daemon.run()
                 exit(0)

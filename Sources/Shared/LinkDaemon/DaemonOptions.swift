@@ -44,7 +44,7 @@ public struct DaemonOptions: Sendable {
         case exit(code: Int32, output: String)
     }
 
-    public static func usage(role: Role) -> String {
+    public static func usage(role: Role, featureOptions: [FeatureOption] = []) -> String {
         let name = role == .phone ? "phoned" : "watchd"
         let what = role == .phone ? "the emulated iPhone: listens on the link socket" : "the emulated Apple Watch: connects to the link socket"
         return """
@@ -64,13 +64,20 @@ public struct DaemonOptions: Sendable {
           --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 1048576)
           --activate              activate the session at start, as an app that calls activate() at launch
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
-          --apns-port N           phoned: APNs endpoint port on 127.0.0.1 (default 0: a free port; see docs/push.md)
-          --help                  show this help
+        \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
           --version               print the version
         """
     }
 
-    public static func parse(_ arguments: [String], role: Role,
+    /// `  --name VALUE   summary`, the summary on a line of its own after a long flag.
+    private static func featureOptionLine(_ option: FeatureOption) -> String {
+        let flag = "--\(option.name) \(option.valueName)"
+        let column = 24
+        let gap = flag.count < column - 1 ? String(repeating: " ", count: column - flag.count) : "\n" + String(repeating: " ", count: column + 2)
+        return "  " + flag + gap + option.summary + "\n"
+    }
+
+    public static func parse(_ arguments: [String], role: Role, featureOptions: [FeatureOption] = [],
                              environment: [String: String] = ProcessInfo.processInfo.environment) -> ParseOutcome {
         let name = role == .phone ? "phoned" : "watchd"
         var home: String?
@@ -95,12 +102,12 @@ public struct DaemonOptions: Sendable {
             }
             switch flag {
             case "--help", "-h":
-                return .exit(code: 0, output: usage(role: role))
+                return .exit(code: 0, output: usage(role: role, featureOptions: featureOptions))
             case "--version":
                 return .exit(code: 0, output: "\(name) \(version)")
             case "--activate":
                 options.activateOnStart = true
-            case let name where name.hasPrefix("--apns-") || name.hasPrefix("--pa-"):
+            case let name where featureOptions.contains { "--" + $0.name == name }:
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",

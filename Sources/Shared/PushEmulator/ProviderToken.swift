@@ -32,12 +32,25 @@ public struct ProviderToken: Sendable, Hashable {
         guard header["alg"]?.stringValue == "ES256" else { return .failure(.algorithmNotES256) }
         guard let keyId = header["kid"]?.stringValue, !keyId.isEmpty else { return .failure(.missingKeyId) }
         guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { return .failure(.missingIssuer) }
-        // Some client libraries send `iat` as a string of digits; APNs takes those too.
-        guard let issuedAt = claims["iat"]?.intValue ?? claims["iat"]?.stringValue.flatMap({ text in
-            text.utf8.allSatisfy { (0x30...0x39).contains($0) } ? Int64(text) : nil
-        }) else { return .failure(.missingIssuedAt) }
+        guard let issuedAt = numericDate(claims["iat"]) else { return .failure(.missingIssuedAt) }
         return .success(ProviderToken(text: text, keyId: keyId, issuer: issuer, issuedAt: issuedAt,
                                       signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8),
                                       signature: signature))
+    }
+
+    /// `iat` as RFC 7519 NumericDate: seconds since 1970, "possibly with a fraction"; the
+    /// whole seconds count. `apns2`, `pyapns-client` and `gobiko.apns` send `time.time()`
+    /// (`1796105501.4953103`); some libraries send a string of digits, which APNs takes too.
+    static func numericDate(_ value: JSONValue?) -> Int64? {
+        guard let value else { return nil }
+        if let seconds = value.intValue { return seconds }
+        if let seconds = value.doubleValue {
+            guard seconds.isFinite, seconds >= 0, seconds < 1e15 else { return nil }
+            return Int64(seconds.rounded(.down))
+        }
+        if let text = value.stringValue, !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            return Int64(text)
+        }
+        return nil
     }
 }

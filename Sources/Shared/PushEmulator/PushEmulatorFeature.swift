@@ -125,14 +125,19 @@ public final class PushEmulatorFeature: DaemonFeature {
         }
     }
 
-    static let knownOptions: Set<String> = ["apns-port", "apns-host", "apns-max-connections",
-                                            "apns-handshake-timeout-ms", "apns-idle-timeout-ms"]
+    public var commandLineOptions: [FeatureOption] {
+        let defaults = APNsServerLimits()
+        return [FeatureOption("apns-port", "N", "phoned: APNs endpoint port (default 0: a free port; see docs/push.md)"),
+                FeatureOption("apns-host", "ADDR", "phoned: APNs endpoint address (default 127.0.0.1)"),
+                FeatureOption("apns-max-connections", "N", "phoned: APNs connections served at once (default \(defaults.maximumConnections))"),
+                FeatureOption("apns-handshake-timeout-ms", "N",
+                              "phoned: time an APNs client has for its TLS and HTTP/2 handshakes (default \(defaults.handshakeTimeoutMilliseconds))"),
+                FeatureOption("apns-idle-timeout-ms", "N",
+                              "phoned: an idle APNs connection is closed after this (default \(defaults.idleTimeoutMilliseconds))")]
+    }
 
     public func start(_ context: FeatureContext) throws {
         self.context = context
-        for name in context.options.keys where name.hasPrefix("apns-") && !Self.knownOptions.contains(name) {
-            throw PushStateError("unknown option '--\(name)' (push options: \(Self.knownOptions.sorted().map { "--" + $0 }.joined(separator: ", ")))")
-        }
         let port = try Self.integerOption(context.options, "apns-port", 0...65_535) ?? 0
         let host = context.options["apns-host"] ?? "127.0.0.1"
         var limits = APNsServerLimits()
