@@ -1,0 +1,32 @@
+@testable import LinkDaemon
+import WireProtocol
+import XCTest
+
+final class DaemonOptionsTests: XCTestCase {
+    private let declared = [FeatureOption("apns-port", "N", "the port"), FeatureOption("apns-host", "ADDR", "the address")]
+
+    func testDeclaredFeatureOptionsReachTheFeature() {
+        guard case .run(let options) = DaemonOptions.parse(["--home", "/tmp/x", "--apns-port", "0", "--apns-host=::1"], role: .phone,
+                                                           featureOptions: declared, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(options.featureOptions, ["apns-port": "0", "apns-host": "::1"])
+    }
+
+    func testAnOptionNoFeatureDeclaresIsUnknown() {
+        guard case .exit(let code, let output) = DaemonOptions.parse(["--apns-ports", "0"], role: .phone, featureOptions: declared,
+                                                                     environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(code, 2)
+        XCTAssertEqual(output, "phoned: unknown option '--apns-ports'\nTry 'phoned --help'.")
+        guard case .exit(let missing, let text) = DaemonOptions.parse(["--apns-port"], role: .phone, featureOptions: declared,
+                                                                      environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(missing, 2)
+        XCTAssertTrue(text.hasPrefix("phoned: --apns-port needs a value"), text)
+    }
+
+    func testHelpListsTheFeaturesOptions() {
+        guard case .exit(0, let usage) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: declared, environment: [:]) else {
+            return XCTFail()
+        }
+        XCTAssertTrue(usage.contains("\n  --apns-port N           the port\n"), usage)
+        XCTAssertTrue(usage.contains("\n  --apns-host ADDR        the address\n"), usage)
+    }
+}
