@@ -89,7 +89,8 @@ final class APNsConnection {
         }
         session.onOversizedHeaders = { [unowned self] streamId in
             self.server.logger.debug("push: connection #\(self.serial) stream \(streamId): header list over \(HTTP2ServerSession.maximumHeaderListSize) bytes")
-            self.http2?.respond(streamId: streamId, status: 431, headers: [], body: [])
+            self.server.noteOversizedHeaderList()
+            self.http2?.respond(streamId: streamId, status: 431, headers: [("apns-id", APNsResponse.newApnsId())], body: [])
         }
         http2 = session
     }

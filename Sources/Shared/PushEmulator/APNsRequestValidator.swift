@@ -27,7 +27,7 @@ public struct APNsRequestValidator {
     public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
         let requestId = request.value("apns-id")
         let echoedId = requestId.flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil }
-        let apnsId = echoedId ?? UUID().uuidString.lowercased()
+        let apnsId = echoedId ?? APNsResponse.newApnsId()
         func refuse(_ reason: APNsReason, timestamp: Int64? = nil) -> Result<APNsPush, APNsResponse> {
             .failure(APNsResponse(status: reason.status, apnsId: apnsId, reason: reason.rawValue, timestamp: timestamp))
         }

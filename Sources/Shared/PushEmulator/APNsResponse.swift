@@ -1,3 +1,5 @@
+import WireProtocol
+
 /// What APNs answers to one request.
 public struct APNsResponse: Error, Sendable, Equatable {
     public var status: Int
@@ -13,6 +15,15 @@ public struct APNsResponse: Error, Sendable, Equatable {
         self.apnsId = apnsId
         self.reason = reason
         self.timestamp = timestamp
+    }
+
+    /// A new `apns-id`: a random (version 4) UUID in lowercase, as APNs generates them.
+    public static func newApnsId() -> String {
+        var bytes = SecureRandom.bytes(16)
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 
     /// The JSON body: `{"reason": ...}` (plus `"timestamp"`), empty for 200.

@@ -19,6 +19,8 @@ final class APNsServer {
     private(set) var refusedConnections = 0
     private(set) var timedOutConnections = 0
     private(set) var protocolErrors = 0
+    /// Requests answered 431 because their header list was over the limit.
+    private(set) var oversizedHeaderLists = 0
 
     init(loop: EventLoop, logger: Logger, host: String, limits: APNsServerLimits, tlsContext: TLSServerContext,
          handler: @escaping (APNsRequest, @escaping (APNsResponse) -> Void) -> Void) {
@@ -85,6 +87,7 @@ final class APNsServer {
 
     func noteTimeout() { timedOutConnections += 1 }
     func noteProtocolError() { protocolErrors += 1 }
+    func noteOversizedHeaderList() { oversizedHeaderLists += 1 }
 
     /// Sends GOAWAY on every connection; returns how many got it.
     func goAwayAll(errorCode: UInt32, message: String) -> Int {

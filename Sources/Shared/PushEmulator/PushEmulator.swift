@@ -105,7 +105,7 @@ final class PushEmulator {
     func handle(_ request: APNsRequest) -> APNsResponse {
         requestCount += 1
         if let forced = faults.takeRejection() {
-            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? APNsResponse.newApnsId()
             let response = APNsResponse(status: forced.status, apnsId: apnsId, reason: forced.reason,
                                         timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
             rejected(response, injected: true)
@@ -138,7 +138,7 @@ final class PushEmulator {
         if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
         if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
         publish("push.received", received)
-        logger.info("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
+        logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
         var entry: JSONObject = ["seq": .int(nextSignalSeq), "at": .string(ISO8601Timestamp.string(from: Date())),
                                  "apnsId": .string(push.apnsId)]

@@ -109,7 +109,8 @@ public final class PushEmulatorFeature: DaemonFeature {
                  "acceptedConnections": .int(Int64(server.acceptedConnections)),
                  "refusedConnections": .int(Int64(server.refusedConnections)),
                  "timedOutConnections": .int(Int64(server.timedOutConnections)),
-                 "protocolErrors": .int(Int64(server.protocolErrors))]
+                 "protocolErrors": .int(Int64(server.protocolErrors)),
+                 "oversizedHeaderLists": .int(Int64(server.oversizedHeaderLists))]
             },
         ]
     }
