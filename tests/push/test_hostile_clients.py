@@ -120,22 +120,61 @@ def test_huge_headers_get_an_error(device, watchd):
     assert link_is_up(device) and watchd.poll() is None
 
 
+def frame_types(data):
+    """The types of the HTTP/2 frames in `data`, in order."""
+    types, offset = [], 0
+    while offset + 9 <= len(data):
+        length = int.from_bytes(data[offset:offset + 3], "big")
+        types.append(data[offset + 3])
+        offset += 9 + length
+    return types
+
+
+def wait_for_connections(device, predicate, what):
+    deadline = time.monotonic() + 30
+    while not predicate(device.control.call("push.stats")["connections"]):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def open_request(device):
+    """An h2c connection with one request open: HEADERS sent, the body never."""
+    import h2.config
+    import h2.connection
+    sock = connect(device)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    headers = [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"), (":path", f"/3/device/{device.token}")]
+    conn.send_headers(1, headers + list(device.headers().items()), end_stream=False)
+    sock.sendall(conn.data_to_send())
+    return sock
+
+
 @pytest.mark.parametrize("phoned", [LIMITS], indirect=True)
-def test_connections_over_the_limit_are_closed(device):
+def test_at_the_cap_idle_connections_make_room_and_busy_ones_do_not(device):
+    # Eight idle h2c connections hold every slot: a client with work takes the place of the
+    # one idle longest, which gets GOAWAY first.
     held = [connect(device) for _ in range(8)]
     for sock in held:
         sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-    time.sleep(0.1)
-    extra = connect(device)
-    read_until_closed(extra, timeout=3)
-    extra.close()
-    assert device.control.call("push.stats")["refusedConnections"] >= 1
+    wait_for_connections(device, lambda n: n == 8, "the server did not take the 8 connections")
+    assert push_works(device)
+    assert 7 in frame_types(read_until_closed(held[0], timeout=30)), "the evicted connection got no GOAWAY"
+    stats = device.control.call("push.stats")
+    assert stats["evictedConnections"] >= 1 and stats["refusedConnections"] == 0, stats
     for sock in held:
         sock.close()
-    deadline = time.monotonic() + 5
-    while device.control.call("push.stats")["connections"] > 0:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    wait_for_connections(device, lambda n: n == 0, "the closed connections stayed")
+    # Eight connections with a request open each are busy: a ninth is closed at accept.
+    busy = [open_request(device) for _ in range(8)]
+    wait_for_connections(device, lambda n: n == 8, "the server did not take the 8 busy connections")
+    extra = connect(device)
+    read_until_closed(extra, timeout=30)
+    extra.close()
+    assert device.control.call("push.stats")["refusedConnections"] >= 1
+    for sock in busy:
+        sock.close()
+    wait_for_connections(device, lambda n: n == 0, "the busy connections stayed")
     assert push_works(device)
 
 

@@ -14,7 +14,10 @@ final class APNsConnection {
     private(set) var isClosed = false
     private var handshakeTimer: EventLoop.TimerID?
     private var idleTimer: EventLoop.TimerID?
-    private var lastActivity: Int64
+    /// When the client last sent something (loop milliseconds).
+    private(set) var lastActivity: Int64
+    /// Closed to make room for a new client (see `APNsServer.evictOne`).
+    private(set) var isEvicted = false
 
     /// Bytes of the HTTP/2 connection preface; the connection counts as established after them.
     private static let prefaceLength = 24
@@ -192,6 +195,23 @@ final class APNsConnection {
 
     func close() {
         connection.close()
+    }
+
+    /// Whether the connection may make room for a new client: its handshake is not done yet,
+    /// or it has no request open.
+    var isEvictable: Bool {
+        !isClosed && !isEvicted && (!isEstablished || (http2?.openStreamCount ?? 0) == 0)
+    }
+
+    /// Makes room for a new client: a connection still in its handshake is closed; an idle
+    /// one gets GOAWAY (no error) first, so its client knows to reconnect.
+    func evict() {
+        isEvicted = true
+        if isEstablished {
+            goAway(errorCode: 0, message: "too many connections; reconnect when you have work")
+        } else {
+            connection.close()
+        }
     }
 
     private func closed(_ reason: CloseReason) {

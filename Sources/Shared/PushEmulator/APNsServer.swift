@@ -17,6 +17,8 @@ final class APNsServer {
 
     private(set) var acceptedConnections = 0
     private(set) var refusedConnections = 0
+    /// Connections closed at the cap to make room for a new client.
+    private(set) var evictedConnections = 0
     private(set) var timedOutConnections = 0
     private(set) var protocolErrors = 0
     /// Requests answered 431 because their header list was over the limit.
@@ -46,6 +48,23 @@ final class APNsServer {
 
     var connectionCount: Int { connections.count }
 
+    /// The connections that count against the cap: all but those draining after an eviction.
+    private var servingCount: Int { connections.values.reduce(0) { $0 + ($1.isEvicted ? 0 : 1) } }
+
+    /// At the cap: closes the connection that has waited longest in its handshake, else the
+    /// one idle longest with no request open, so that a client with work never waits for an
+    /// idle socket. False when every connection is busy.
+    private func evictOne() -> Bool {
+        let candidates = connections.values.filter(\.isEvictable)
+        let victim = candidates.filter { !$0.isEstablished }.min { $0.serial < $1.serial }
+            ?? candidates.min { $0.lastActivity < $1.lastActivity }
+        guard let victim else { return false }
+        evictedConnections += 1
+        logger.debug("push: connection #\(victim.serial) (\(victim.isEstablished ? "idle" : "in its handshake")) closed to make room")
+        victim.evict()
+        return true
+    }
+
     private func acceptAll() {
         while listener >= 0 {
             let fd: Int32
@@ -56,9 +75,9 @@ final class APNsServer {
                 logger.warning("push: accept failed: \(error)")
                 return
             }
-            guard connections.count < limits.maximumConnections else {
+            guard servingCount < limits.maximumConnections || evictOne() else {
                 refusedConnections += 1
-                logger.debug("push: refused a connection: \(connections.count) open, the limit is \(limits.maximumConnections)")
+                logger.debug("push: refused a connection: \(connections.count) open and busy, the limit is \(limits.maximumConnections)")
                 _ = SystemCalls.close(fd)
                 continue
             }

@@ -108,6 +108,7 @@ public final class PushEmulatorFeature: DaemonFeature {
                  "rejected": .int(Int64(emulator.rejectedCount)), "connections": .int(Int64(server.connectionCount)),
                  "acceptedConnections": .int(Int64(server.acceptedConnections)),
                  "refusedConnections": .int(Int64(server.refusedConnections)),
+                 "evictedConnections": .int(Int64(server.evictedConnections)),
                  "timedOutConnections": .int(Int64(server.timedOutConnections)),
                  "protocolErrors": .int(Int64(server.protocolErrors)),
                  "oversizedHeaderLists": .int(Int64(server.oversizedHeaderLists))]
