@@ -42,6 +42,8 @@ public final class Connection {
     public var onRead: ((UnsafeRawBufferPointer) -> Void)?
     /// Called once when the connection closes, for whatever reason.
     public var onClose: ((CloseReason) -> Void)?
+    /// Called when the socket has taken everything that was queued (the peer reads again).
+    public var onDrained: (() -> Void)?
     /// Reads per readiness event before other descriptors get their turn.
     public var maximumReadsPerEvent = 4
 
@@ -258,6 +260,7 @@ public final class Connection {
             return
         }
         updateInterest()
+        if output.isEmpty { onDrained?() }
     }
 
     private func finishClosing() {

@@ -31,6 +31,7 @@ final class APNsConnection {
         lastActivity = connection.loop.nowMilliseconds
         connection.onRead = { [unowned self] bytes in self.received(bytes) }
         connection.onClose = { [unowned self] reason in self.closed(reason) }
+        connection.onDrained = { [unowned self] in self.flush() }
         handshakeTimer = connection.loop.schedule(afterMilliseconds: server.limits.handshakeTimeoutMilliseconds) { [weak self] in
             guard let self, !self.isClosed, !self.isEstablished else { return }
             self.server.logger.debug("push: connection #\(self.serial) did not complete its handshake in \(self.server.limits.handshakeTimeoutMilliseconds) ms; closing")
@@ -68,7 +69,7 @@ final class APNsConnection {
                     try startHTTP2()
                 }
             } catch let failure as HTTP2ServerSession.Failure {
-                fail("HTTP/2: \(failure)")
+                fail(failure)
                 return
             } catch {
                 fail("TLS: \(error)")
@@ -76,7 +77,10 @@ final class APNsConnection {
             }
             if tls.isClosedByPeer { flush(); connection.closeAfterFlush(); return }
         } else {
-            do { try receiveHTTP2(bytes) } catch {
+            do { try receiveHTTP2(bytes) } catch let failure as HTTP2ServerSession.Failure {
+                fail(failure)
+                return
+            } catch {
                 fail("HTTP/2: \(error)")
                 return
             }
@@ -98,9 +102,18 @@ final class APNsConnection {
         http2 = session
     }
 
+    /// Input goes to nghttp2 a piece at a time; between pieces its answers go out while the
+    /// client keeps reading (nothing is left queued for the socket). A client that does not
+    /// read leaves them queued in nghttp2, which counts them and calls a flood a flood.
     private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer) throws {
         try startHTTP2()
-        try http2!.receive(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + HTTP2ServerSession.inputPieceLength)
+            try http2!.receive(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+            if end < bytes.count, connection.pendingWriteByteCount == 0 { flush() }
+        }
         plaintextReceived += bytes.count
         if !isEstablished, plaintextReceived >= APNsConnection.prefaceLength {
             isEstablished = true
@@ -139,9 +152,12 @@ final class APNsConnection {
         connection.closeAfterFlush()
     }
 
-    private func flush() {
+    /// Hands nghttp2's frames to the socket, but only while the client keeps up: while the
+    /// socket holds unread output, frames wait in nghttp2 (which counts unanswered SETTINGS
+    /// and PINGs and calls a flood a flood), and go out once the socket has drained.
+    private func flush(evenBehind: Bool = false) {
         guard !isClosed else { return }
-        if let http2 {
+        if let http2, connection.pendingWriteByteCount == 0 || evenBehind {
             do {
                 let output = try http2.takeOutput()
                 if let tls {
@@ -165,6 +181,13 @@ final class APNsConnection {
             return
         }
         if let http2, !http2.isAlive { connection.closeAfterFlush() }
+    }
+
+    /// The client broke HTTP/2: GOAWAY with the reason (ENHANCE_YOUR_CALM for a flood), then close.
+    private func fail(_ failure: HTTP2ServerSession.Failure) {
+        http2?.terminate(after: failure)
+        flush(evenBehind: true)
+        fail("HTTP/2: \(failure)")
     }
 
     private func fail(_ message: String) {

@@ -7,7 +7,15 @@ final class HTTP2ServerSession {
     struct Failure: Error, CustomStringConvertible {
         let code: Int32
         var description: String { String(cString: nghttp2_strerror(code)) }
+
+        /// The peer flooded the session (unanswered SETTINGS or PING, too many CONTINUATION
+        /// frames): RFC 9113 answers that with ENHANCE_YOUR_CALM.
+        var isFlood: Bool { code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue }
     }
+
+    /// At most this much input goes to nghttp2 at once, so that the answers to a client that
+    /// reads them (SETTINGS and PING acknowledgements) leave between pieces.
+    static let inputPieceLength = 4096
 
     /// The largest header list of a request, counted as HTTP/2 does (name + value + 32 each).
     static let maximumHeaderListSize = 16 * 1024
@@ -89,12 +97,19 @@ final class HTTP2ServerSession {
 
     // MARK: Input and output
 
-    /// Feeds received bytes; throws when the peer broke the protocol (the session then has a
-    /// GOAWAY to send, if it can).
+    /// Feeds received bytes; throws when the peer broke the protocol (then `terminate`).
     func receive(_ bytes: UnsafeRawBufferPointer) throws {
         guard let session, let base = bytes.baseAddress, bytes.count > 0 else { return }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { throw Failure(code: Int32(result)) }
+    }
+
+    /// Ends the session after `failure` with a GOAWAY naming it: ENHANCE_YOUR_CALM for a flood,
+    /// PROTOCOL_ERROR otherwise (nghttp2 sends its own when it has queued one already).
+    func terminate(after failure: Failure) {
+        guard let session else { return }
+        let code = failure.isFlood ? NGHTTP2_ENHANCE_YOUR_CALM.rawValue : NGHTTP2_PROTOCOL_ERROR.rawValue
+        _ = nghttp2_session_terminate_session(session, code)
     }
 
     /// Frames waiting to go out.
