@@ -30,7 +30,7 @@ final class PowerAuthSessionManagerTests: XCTestCase {
         let session = self.session
         let context = FeatureContext(role: session.status.role, loop: loop, logger: Logger(label: "test", level: .error),
                                      home: "/nonexistent", stateDirectory: "/nonexistent", options: [:],
-                                     publish: { session.events.append(($0, $1)) },
+                                     publish: { session.events.append(($0, $1)) }, hasEventSubscribers: { true },
                                      submit: { session.submitted.append(($0, $1)) },
                                      status: { session.status })
         return PowerAuthSessionManager(context: context)

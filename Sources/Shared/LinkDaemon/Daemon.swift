@@ -95,6 +95,7 @@ public final class Daemon {
         FeatureContext(role: role, loop: loop, logger: logger, home: options.home, stateDirectory: options.stateDirectory,
                        options: options.featureOptions,
                        publish: { [unowned self] in self.control.publish($0, $1) },
+                       hasEventSubscribers: { [unowned self] in self.control.hasSubscribers },
                        submit: { [unowned self] in self.gateway.submit($0, completion: $1) },
                        status: { [unowned self] in self.directory.session.status() })
     }

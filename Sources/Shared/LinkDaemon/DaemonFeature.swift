@@ -16,6 +16,9 @@ public struct FeatureContext {
     public let options: [String: String]
     /// Sends an event to every `events.subscribe` client.
     public let publish: (String, JSONObject) -> Void
+    /// Whether any client listens for events: an event that costs something to build is
+    /// built only then.
+    public let hasEventSubscribers: () -> Bool
     /// Hands a command to the app's session (send a message, transfer a userInfo, answer a
     /// system message); `completion` gets the session's answer.
     public let submit: (SessionCommand, @escaping (Result<CommandResult, SessionError>) -> Void) -> Void

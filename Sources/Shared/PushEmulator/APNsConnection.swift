@@ -137,8 +137,13 @@ final class APNsConnection {
         var headers = [("apns-id", response.apnsId)]
         if response.reason != nil { headers.append(("content-type", "application/json")) }
         http2.respond(streamId: streamId, status: response.status, headers: headers, body: response.body)
-        flush()
+        // Answers go out together: at the end of the read that carried their requests, or
+        // of the loop turn for answers that came later.
+        server.needsFlush(self)
     }
+
+    /// Writes what nghttp2 has queued (the server calls it at the end of a loop turn).
+    func flushPending() { flush() }
 
     /// Sends GOAWAY and closes once both sides are done.
     func goAway(errorCode: UInt32, message: String) {

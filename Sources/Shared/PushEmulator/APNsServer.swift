@@ -12,6 +12,9 @@ final class APNsServer {
     private var listener: Int32 = -1
     private var connections: [UInt64: APNsConnection] = [:]
     private var nextSerial: UInt64 = 1
+    /// Connections with answers queued in this loop turn; written once at its end.
+    private var pendingFlush: [APNsConnection] = []
+    private var afterTurn: EventLoop.AfterTurnID?
     /// Answers one request, now or later, on the loop's thread.
     private let handler: (APNsRequest, @escaping (APNsResponse) -> Void) -> Void
 
@@ -44,6 +47,19 @@ final class APNsServer {
         }
         listener = fd
         self.port = port
+        afterTurn = loop.afterTurn { [unowned self] in self.flushPending() }
+    }
+
+    func needsFlush(_ connection: APNsConnection) {
+        pendingFlush.append(connection)
+    }
+
+    private func flushPending() {
+        guard !pendingFlush.isEmpty else { return }
+        let connections = pendingFlush
+        pendingFlush.removeAll(keepingCapacity: true)
+        var seen = Set<UInt64>()
+        for connection in connections where seen.insert(connection.serial).inserted { connection.flushPending() }
     }
 
     var connectionCount: Int { connections.count }
@@ -116,6 +132,8 @@ final class APNsServer {
     }
 
     func stop() {
+        if let afterTurn { loop.removeAfterTurn(afterTurn) }
+        afterTurn = nil
         if listener >= 0 {
             loop.unwatch(listener)
             _ = SystemCalls.close(listener)

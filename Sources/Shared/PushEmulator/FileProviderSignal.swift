@@ -23,7 +23,12 @@ public struct FileProviderSignal: Sendable, Equatable {
 
     /// The signal a payload asks for, or why the device cannot use the payload.
     public static func interpret(_ payload: [UInt8]) -> Result<FileProviderSignal, UnusablePayload> {
-        guard let value = try? JSON.parse(payload) else { return .failure(UnusablePayload("the payload is not JSON")) }
+        interpret(parsed: try? JSON.parse(payload))
+    }
+
+    /// As ``interpret(_:)``, for a payload parsed already (nil: it is not JSON).
+    public static func interpret(parsed value: JSONValue?) -> Result<FileProviderSignal, UnusablePayload> {
+        guard let value else { return .failure(UnusablePayload("the payload is not JSON")) }
         guard let object = value.objectValue else { return .failure(UnusablePayload("the payload is not a JSON object")) }
         guard let identifier = object["container-identifier"], !identifier.isNull else {
             return .failure(UnusablePayload("the payload has no \"container-identifier\""))

@@ -18,6 +18,10 @@ public final class ProviderAuthenticator {
         var since: Int64
     }
     private var current: [String: CurrentToken] = [:]
+    /// Tokens read and verified already, by their text: a provider sends the same token for
+    /// up to an hour, so each distinct token is parsed and its signature checked once.
+    private var verified: [String: ProviderToken] = [:]
+    static let verifiedTokenCapacity = 1024
 
     public init(teamId: String = "") {
         self.teamId = teamId
@@ -28,10 +32,12 @@ public final class ProviderAuthenticator {
     public func addKey(id: String, _ key: P256PublicKey) {
         keys[id] = key
         current[id] = nil
+        verified.removeAll()
     }
 
     public func removeKey(id: String) -> Bool {
         current[id] = nil
+        verified.removeAll()
         return keys.removeValue(forKey: id) != nil
     }
 
@@ -42,12 +48,19 @@ public final class ProviderAuthenticator {
         let scheme = authorization.prefix(7)
         guard scheme.lowercased() == "bearer " else { return .invalidProviderToken }
         let text = String(authorization.dropFirst(7)).trimmingSpaces
-        guard case .success(let token) = ProviderToken.parse(text) else { return .invalidProviderToken }
-        guard let key = keys[token.keyId], !teamId.isEmpty, token.issuer == teamId else { return .invalidProviderToken }
-        let known = current[token.keyId]
-        if known?.text != token.text {
-            guard key.verify(signature: token.signature, message: token.signingInput) else { return .invalidProviderToken }
+        let token: ProviderToken
+        if let seen = verified[text], keys[seen.keyId] != nil {
+            token = seen
+        } else {
+            guard case .success(let parsed) = ProviderToken.parse(text) else { return .invalidProviderToken }
+            guard let key = keys[parsed.keyId] else { return .invalidProviderToken }
+            guard key.verify(signature: parsed.signature, message: parsed.signingInput) else { return .invalidProviderToken }
+            if verified.count >= Self.verifiedTokenCapacity { verified.removeAll(keepingCapacity: true) }
+            verified[text] = parsed
+            token = parsed
         }
+        guard !teamId.isEmpty, token.issuer == teamId else { return .invalidProviderToken }
+        let known = current[token.keyId]
         if token.issuedAt > now + ProviderAuthenticator.tokenLifetimeSeconds { return .invalidProviderToken }
         if now - token.issuedAt > ProviderAuthenticator.tokenLifetimeSeconds { return .expiredProviderToken }
         if let known, known.text != token.text, updateIntervalSeconds > 0, now - known.since < updateIntervalSeconds {

@@ -14,13 +14,15 @@ import WireProtocol
 final class PushEmulator {
     let statePath: String
     let publish: (String, JSONObject) -> Void
+    let hasEventSubscribers: () -> Bool
     let logger: Logger
     private(set) var state: PushState
     let authenticator = ProviderAuthenticator()
     var faults = PushFaults()
 
-    /// Signals and unusable payloads, newest last.
-    private(set) var signals: [JSONObject] = []
+    /// Signals and unusable payloads, the newest `keptSignals`, oldest first from `signalStart`.
+    private var signals: [SignalRecord] = []
+    private var signalStart = 0
     private var nextSignalSeq: Int64 = 1
     static let keptSignals = 1000
 
@@ -28,10 +30,12 @@ final class PushEmulator {
     private(set) var acceptedCount = 0
     private(set) var rejectedCount = 0
 
-    init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void) throws {
+    init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void,
+         hasEventSubscribers: @escaping () -> Bool = { true }) throws {
         self.statePath = statePath
         self.logger = logger
         self.publish = publish
+        self.hasEventSubscribers = hasEventSubscribers
         state = try PushState.load(statePath)
         authenticator.teamId = state.teamId
         authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
@@ -126,46 +130,85 @@ final class PushEmulator {
     private func rejected(_ response: APNsResponse, injected: Bool) {
         rejectedCount += 1
         logger.debug("push: \(response.status) \(response.reason ?? "") (apns-id \(response.apnsId))")
+        guard hasEventSubscribers() else { return }
         publish("push.rejected", ["status": .int(Int64(response.status)), "reason": .string(response.reason ?? ""),
                                   "apnsId": .string(response.apnsId), "injected": .bool(injected)])
     }
 
     private func deliver(_ push: APNsPush) {
         guard let type = push.pushType.pushKitType else { return }
-        let payload: JSONValue = (try? JSON.parse(push.payload)) ?? ["$data": .string(Data(push.payload).base64EncodedString())]
-        var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
-                                    "apnsId": .string(push.apnsId), "topic": .string(push.topic), "payload": payload]
-        if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
-        if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
-        publish("push.received", received)
+        let parsed = try? JSON.parse(push.payload)
+        let listening = hasEventSubscribers()
+        if listening {
+            var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
+                                        "apnsId": .string(push.apnsId), "topic": .string(push.topic),
+                                        "payload": Self.payloadJSON(parsed, push.payload)]
+            if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
+            if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
+            publish("push.received", received)
+        }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
-        var entry: JSONObject = ["seq": .int(nextSignalSeq), "at": .string(ISO8601Timestamp.string(from: Date())),
-                                 "apnsId": .string(push.apnsId)]
+        let record = SignalRecord(seq: nextSignalSeq, at: PushEmulator.nowMilliseconds, apnsId: push.apnsId,
+                                  outcome: FileProviderSignal.interpret(parsed: parsed),
+                                  payload: Self.payloadJSON(parsed, push.payload))
         nextSignalSeq += 1
-        switch FileProviderSignal.interpret(push.payload) {
+        if case .failure(let unusable) = record.outcome {
+            logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
+        }
+        if listening { publish(record.eventName, record.json) }
+        if signals.count < Self.keptSignals {
+            signals.append(record)
+        } else {
+            signals[signalStart] = record
+            signalStart = (signalStart + 1) % Self.keptSignals
+        }
+    }
+
+    /// A payload as events show it: its JSON, or `{"$data": base64}` when it is not JSON.
+    private static func payloadJSON(_ parsed: JSONValue?, _ bytes: [UInt8]) -> JSONValue {
+        parsed ?? ["$data": .string(Data(bytes).base64EncodedString())]
+    }
+
+    func signalList(after: Int64, limit: Int) -> JSONObject {
+        let ordered = signals[signalStart...] + signals[..<signalStart]
+        let selected = ordered.filter { $0.seq > after }
+        var result: JSONObject = ["signals": .array(selected.prefix(limit).map { .object($0.json) })]
+        if selected.count > limit { result["more"] = true }
+        return result
+    }
+}
+
+/// One fileprovider push as the device handled it: the signal it made, or why it could not.
+struct SignalRecord {
+    let seq: Int64
+    /// When, in ms since 1970.
+    let at: Int64
+    let apnsId: String
+    let outcome: Result<FileProviderSignal, UnusablePayload>
+    let payload: JSONValue
+
+    var eventName: String {
+        if case .success = outcome { return "fileProvider.signalEnumerator" }
+        return "fileProvider.unusablePush"
+    }
+
+    /// As `push.signals` and the events show it.
+    var json: JSONObject {
+        var entry: JSONObject = ["seq": .int(seq), "at": .string(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: Double(at) / 1000))),
+                                 "apnsId": .string(apnsId)]
+        switch outcome {
         case .success(let signal):
             entry["signaled"] = true
             entry["containerIdentifier"] = .string(signal.containerIdentifier)
             entry["container"] = .string(signal.container.rawValue)
             entry["domain"] = signal.domain.map(JSONValue.string) ?? .null
-            publish("fileProvider.signalEnumerator", entry)
         case .failure(let unusable):
             entry["signaled"] = false
             entry["problem"] = .string(unusable.problem)
             entry["payload"] = payload
-            logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
-            publish("fileProvider.unusablePush", entry)
         }
-        signals.append(entry)
-        if signals.count > PushEmulator.keptSignals { signals.removeFirst(signals.count - PushEmulator.keptSignals) }
-    }
-
-    func signalList(after: Int64, limit: Int) -> JSONObject {
-        let selected = signals.filter { ($0["seq"]?.intValue ?? 0) > after }
-        var result: JSONObject = ["signals": .array(selected.prefix(limit).map { .object($0) })]
-        if selected.count > limit { result["more"] = true }
-        return result
+        return entry
     }
 }
 

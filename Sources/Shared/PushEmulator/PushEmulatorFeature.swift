@@ -149,7 +149,8 @@ public final class PushEmulatorFeature: DaemonFeature {
 
         let directory = context.stateDirectory + "/push"
         _ = try FileSystem.ensurePrivateDirectory(directory)
-        let emulator = try PushEmulator(statePath: directory + "/state.json", logger: context.logger, publish: context.publish)
+        let emulator = try PushEmulator(statePath: directory + "/state.json", logger: context.logger, publish: context.publish,
+                                        hasEventSubscribers: context.hasEventSubscribers)
         let authority: CertificateAuthority
         do { authority = try CertificateAuthority.loadOrCreate(directory: directory, logger: context.logger) } catch {
             throw PushStateError("cannot set up the APNs endpoint's certificates in \(directory): \(error)")
