@@ -10,14 +10,17 @@ public struct APNsRequestValidator {
     /// The app's bundle id; topics are `<bundleId>` plus the push type's suffix.
     public var bundleId: String
     public var device: DeviceRegistration
+    /// Makes the `apns-id` of a request that did not send one.
+    public var newApnsId: () -> String
 
-    public init(bundleId: String, device: DeviceRegistration) {
+    public init(bundleId: String, device: DeviceRegistration, newApnsId: @escaping () -> String = APNsResponse.newApnsId) {
         self.bundleId = bundleId
         self.device = device
+        self.newApnsId = newApnsId
     }
 
     /// Headers that may appear once only.
-    static let singleHeaders: Set<String> = [
+    static let singleHeaders = [
         "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "apns-push-type",
     ]
 
@@ -27,7 +30,7 @@ public struct APNsRequestValidator {
     public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
         let requestId = request.value("apns-id")
         let echoedId = requestId.flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil }
-        let apnsId = echoedId ?? APNsResponse.newApnsId()
+        let apnsId = echoedId ?? newApnsId()
         func refuse(_ reason: APNsReason, timestamp: Int64? = nil) -> Result<APNsPush, APNsResponse> {
             .failure(APNsResponse(status: reason.status, apnsId: apnsId, reason: reason.rawValue, timestamp: timestamp))
         }
@@ -39,9 +42,11 @@ public struct APNsRequestValidator {
         guard !token.isEmpty else { return refuse(.missingDeviceToken) }
         guard APNsRequestValidator.isDeviceTokenSyntax(token) else { return refuse(.badDeviceToken) }
 
-        var seen = Set<String>()
-        for header in request.headers where APNsRequestValidator.singleHeaders.contains(header.name) {
-            guard seen.insert(header.name).inserted else { return refuse(.duplicateHeaders) }
+        var seen: UInt8 = 0
+        for header in request.headers {
+            guard let index = APNsRequestValidator.singleHeaders.firstIndex(of: header.name) else { continue }
+            guard seen & (1 << index) == 0 else { return refuse(.duplicateHeaders) }
+            seen |= 1 << index
         }
 
         if let reason = authenticator.check(authorization: request.value("authorization"), now: now) { return refuse(reason) }
@@ -79,7 +84,7 @@ public struct APNsRequestValidator {
         guard request.bodyLength > 0 else { return refuse(.payloadEmpty) }
         guard request.bodyLength <= pushType.maximumPayloadSize else { return refuse(.payloadTooLarge) }
 
-        let lowered = token.lowercased()
+        let lowered = token.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? token.lowercased() : token
         if let invalidatedAt = device.invalidated[lowered] { return refuse(.unregistered, timestamp: invalidatedAt) }
         guard lowered == device.token else { return refuse(.badDeviceToken) }
         guard let kind = pushType.pushKitType, device.types.contains(kind) else { return refuse(.deviceTokenNotForTopic) }

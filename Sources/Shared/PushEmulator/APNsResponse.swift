@@ -19,11 +19,23 @@ public struct APNsResponse: Error, Sendable, Equatable {
 
     /// A new `apns-id`: a random (version 4) UUID in lowercase, as APNs generates them.
     public static func newApnsId() -> String {
-        var bytes = SecureRandom.bytes(16)
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+        uuidText(SecureRandom.bytes(16)[...])
+    }
+
+    /// 16 random bytes as a version-4 UUID in lowercase, `8-4-4-4-12`.
+    static func uuidText(_ random: ArraySlice<UInt8>) -> String {
+        let hex = Array("0123456789abcdef".utf8)
+        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        var position = 0
+        for (index, var byte) in random.enumerated() {
+            if index == 6 { byte = (byte & 0x0F) | 0x40 }
+            if index == 8 { byte = (byte & 0x3F) | 0x80 }
+            if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+            text[position] = hex[Int(byte >> 4)]
+            text[position + 1] = hex[Int(byte & 0x0F)]
+            position += 2
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The JSON body: `{"reason": ...}` (plus `"timestamp"`), empty for 200.
@@ -32,6 +44,22 @@ public struct APNsResponse: Error, Sendable, Equatable {
         var text = "{\"reason\":\"\(reason.jsonEscaped)\""
         if let timestamp { text += ",\"timestamp\":\(timestamp)" }
         return Array((text + "}").utf8)
+    }
+}
+
+/// `apns-id`s for the requests that bring none: random bytes taken from a pool filled 4 KiB
+/// at a time, so that a push costs no call into the random source.
+final class APNsIdSource {
+    private var pool: [UInt8] = []
+    private var used = 0
+
+    func next() -> String {
+        if used + 16 > pool.count {
+            pool = SecureRandom.bytes(4096)
+            used = 0
+        }
+        defer { used += 16 }
+        return APNsResponse.uuidText(pool[used..<used + 16])
     }
 }
 

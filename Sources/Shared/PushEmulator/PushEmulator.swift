@@ -16,7 +16,13 @@ final class PushEmulator {
     let publish: (String, JSONObject) -> Void
     let hasEventSubscribers: () -> Bool
     let logger: Logger
-    private(set) var state: PushState
+    private(set) var state: PushState {
+        didSet { device = Self.registration(of: state) }
+    }
+    /// The registration the endpoint checks tokens against, kept up to date with `state`.
+    private(set) var device: DeviceRegistration
+    /// Where generated `apns-id`s come from.
+    private let apnsIds = APNsIdSource()
     let authenticator = ProviderAuthenticator()
     var faults = PushFaults()
 
@@ -36,7 +42,9 @@ final class PushEmulator {
         self.logger = logger
         self.publish = publish
         self.hasEventSubscribers = hasEventSubscribers
-        state = try PushState.load(statePath)
+        let loaded = try PushState.load(statePath)
+        state = loaded
+        device = Self.registration(of: loaded)
         authenticator.teamId = state.teamId
         authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
         for (id, pem) in state.keys {
@@ -58,8 +66,9 @@ final class PushEmulator {
         state.types.compactMap(PushKitType.init(rawValue:)).sorted()
     }
 
-    var device: DeviceRegistration {
-        DeviceRegistration(token: state.token, types: Set(registeredTypes), invalidated: state.invalidated)
+    private static func registration(of state: PushState) -> DeviceRegistration {
+        DeviceRegistration(token: state.token, types: Set(state.types.compactMap(PushKitType.init(rawValue:))),
+                           invalidated: state.invalidated)
     }
 
     // MARK: PushKit
@@ -109,13 +118,13 @@ final class PushEmulator {
     func handle(_ request: APNsRequest) -> APNsResponse {
         requestCount += 1
         if let forced = faults.takeRejection() {
-            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? APNsResponse.newApnsId()
+            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? apnsIds.next()
             let response = APNsResponse(status: forced.status, apnsId: apnsId, reason: forced.reason,
                                         timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
             rejected(response, injected: true)
             return response
         }
-        let validator = APNsRequestValidator(bundleId: state.bundleId, device: device)
+        let validator = APNsRequestValidator(bundleId: state.bundleId, device: device, newApnsId: apnsIds.next)
         switch validator.validate(request, authenticator: authenticator, now: PushEmulator.nowMilliseconds / 1000) {
         case .failure(let response):
             rejected(response, injected: false)
