@@ -6,6 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-deps.sh
+# The APNs rows drive the endpoint with h2load and compare it with nghttpd (Debian's nghttp2
+# tools), installed here where missing: only the benchmark needs them.
+if ! command -v h2load >/dev/null 2>&1 || ! command -v nghttpd >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq nghttp2-client nghttp2-server >/dev/null
+  elif command -v brew >/dev/null 2>&1; then
+    brew install nghttp2
+  fi
+fi
 # Release daemons link the Swift runtime statically: only the pages they use are loaded.
 release=(-c release --static-swift-stdlib --build-path .build/static)
 swift build "${release[@]}" --product phoned >&2

@@ -211,6 +211,13 @@ def main():
             row("  reference: SQLite 64-row group commits, rows/s", grouped["rowsPerSecond"], "rows/s")
         finally:
             pair.stop()
+
+        if shutil.which("h2load") and shutil.which("nghttpd"):
+            sys.path.insert(0, os.path.dirname(__file__))
+            import apns
+            apns.run(a.bin, call, wait_ready, row, int(100000 * scale))
+        else:
+            print("bench: h2load or nghttpd missing: no APNs rows (scripts/ensure-deps.sh installs them)", file=sys.stderr)
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -1,0 +1,141 @@
+"""The APNs endpoint under h2load, beside nghttpd serving a small file in the same run.
+
+The provider token is made with the openssl command (ES256, DER signature, which the
+endpoint accepts), so the benchmark needs no Python package."""
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def provider_token(key_id, team_id, private_key_pem, directory):
+    key_path = os.path.join(directory, "key.pem")
+    with open(key_path, "w") as f:
+        f.write(private_key_pem)
+    signing_input = b64url(json.dumps({"alg": "ES256", "kid": key_id}).encode()) + "." + \
+        b64url(json.dumps({"iss": team_id, "iat": int(time.time())}).encode())
+    signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key_path], input=signing_input.encode(),
+                               capture_output=True, check=True).stdout
+    return signing_input + "." + b64url(signature)
+
+
+def h2load(url, n, headers=(), data=None, extra=()):
+    cmd = ["h2load", "-n", str(n), "-c", "10", "-m", "10", *extra]
+    for header in headers:
+        cmd += ["-H", header]
+    if data:
+        cmd += ["-d", data]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=300).stdout
+    rate = float(re.search(r"finished in [\d.]+m?s, ([\d.]+) req/s", out).group(1))
+    ok = int(re.search(r"(\d+) succeeded", out).group(1))
+    return rate, ok, out
+
+
+def latencies(out):
+    """p50 and p99 of h2load's per-request times are not printed; its mean and max are: use
+    the request-time line (min, max, mean, sd)."""
+    line = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", out)
+
+    def us(text):
+        return float(text[:-2]) * 1000 if text.endswith("ms") else float(text[:-2]) if text.endswith("us") else float(text[:-1]) * 1e6
+    return us(line.group(3)), us(line.group(2))
+
+
+def status_latency_during(control_call, stop):
+    """Times `status` on the control socket while the load runs; the sorted samples in ms."""
+    samples = []
+    while not stop.is_set():
+        t0 = time.monotonic()
+        control_call("status")
+        samples.append((time.monotonic() - t0) * 1000)
+        time.sleep(0.005)
+    return sorted(samples)
+
+
+def run(bin_dir, call, wait_ready, row, n):
+    home = tempfile.mkdtemp(prefix="wla-", dir="/tmp")
+    proc = subprocess.Popen([os.path.join(bin_dir, "phoned"), "--home", home, "--log-level", "warning"],
+                            stderr=open(os.path.join(home, "phoned.log"), "w"))
+    ng_dir = tempfile.mkdtemp(prefix="wln-", dir="/tmp")
+    nghttpd = None
+    try:
+        ctl = os.path.join(home, "phone.ctl")
+        wait_ready(ctl, time.monotonic() + 10)
+        call(ctl, "push.config", {"bundleId": "com.example.files", "teamId": "TEAM123456"})
+        token = call(ctl, "push.register", {"types": ["fileProvider"]})["token"]
+        key = call(ctl, "push.keys.create")
+        endpoint = call(ctl, "push.endpoint")
+        jwt = provider_token(key["keyId"], "TEAM123456", key["privateKeyPEM"], home)
+        payload = os.path.join(home, "payload.json")
+        with open(payload, "w") as f:
+            json.dump({"container-identifier": "NSFileProviderRootContainerItemIdentifier", "domain": "main"}, f)
+        headers = [f"authorization: bearer {jwt}", "apns-topic: com.example.files.pushkit.fileprovider",
+                   "apns-push-type: fileprovider"]
+        with open(os.path.join(ng_dir, "f"), "w") as f:
+            f.write("{}")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ng_port = s.getsockname()[1]
+        nghttpd = subprocess.Popen(["nghttpd", "--no-tls", "-d", ng_dir, "--address=127.0.0.1", str(ng_port)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", ng_port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.02)
+
+        h2c = f"http://127.0.0.1:{endpoint['port']}/3/device/{token}"
+        tls = f"https://127.0.0.1:{endpoint['port']}/3/device/{token}"
+        best = {"h2c": (0, ""), "tls": (0, ""), "ref": (0, "")}
+        status_samples = []
+        for _ in range(3):
+            stop = threading.Event()
+            result = {}
+            watcher = threading.Thread(target=lambda: result.setdefault("s", status_latency_during(lambda op: call(ctl, op), stop)))
+            watcher.start()
+            rate, ok, out = h2load(h2c, n, headers, payload)
+            stop.set()
+            watcher.join()
+            status_samples += result["s"]
+            assert ok == n, out
+            best["h2c"] = max(best["h2c"], (rate, out))
+            rate, ok, out = h2load(tls, n, headers, payload)
+            assert ok == n, out
+            best["tls"] = max(best["tls"], (rate, out))
+            rate, ok, out = h2load(f"http://127.0.0.1:{ng_port}/f", n)
+            best["ref"] = max(best["ref"], (rate, out))
+        ref = best["ref"][0]
+        row("APNs pushes/s, h2c, h2load 10 conn x 10 streams", best["h2c"][0], "req/s", ref, better="higher", target=">= 0.5x")
+        row("APNs pushes/s, TLS, h2load 10 conn x 10 streams", best["tls"][0], "req/s", ref, better="higher", target=">= 0.4x")
+        mean, worst = latencies(best["h2c"][1])
+        ref_mean, ref_worst = latencies(best["ref"][1])
+        row("APNs request time, h2c, mean", mean / 1000, "ms", ref_mean / 1000)
+        row("APNs request time, h2c, max", worst / 1000, "ms", ref_worst / 1000)
+        if status_samples:
+            p99 = status_samples[min(len(status_samples) - 1, int(len(status_samples) * 0.99))]
+            row("control status during the APNs load, p99", p99, "ms", target="< 2 ms")
+    finally:
+        if nghttpd:
+            nghttpd.terminate()
+            nghttpd.wait(5)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(ng_dir, ignore_errors=True)
