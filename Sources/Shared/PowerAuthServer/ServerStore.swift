@@ -26,21 +26,8 @@ public final class ServerStore {
         // Records of version 1 held a transport key and a counter that no real PowerAuth
         // server computes (see docs/powerauth.md); they cannot be carried over.
         Migration(version: 2, sql: """
-            DROP TABLE server_activations;
-            CREATE TABLE server_activations (
-                activation_id TEXT PRIMARY KEY NOT NULL,
-                state INTEGER NOT NULL,
-                fail_count INTEGER NOT NULL,
-                max_fail_count INTEGER NOT NULL,
-                custom_object TEXT,
-                current_version INTEGER NOT NULL,
-                upgrade_version INTEGER NOT NULL,
-                look_ahead INTEGER NOT NULL,
-                counter INTEGER NOT NULL,
-                counter_data BLOB NOT NULL,
-                master_secret BLOB NOT NULL,
-                block_expiration INTEGER
-            ) WITHOUT ROWID;
+            DELETE FROM server_activations;
+            ALTER TABLE server_activations RENAME COLUMN transport_key TO master_secret;
             """),
     ])
 
