@@ -45,3 +45,35 @@ def test_pushes_succeed_while_the_cap_is_held_by_idle_sockets(device, hog):
     finally:
         for s in sockets:
             s.close()
+
+
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_a_thousand_half_open_tls_connections_shut_nobody_out(device):
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    port = device.endpoint["port"]
+    pid = device.phoned.process.pid
+    before = rss_mib(pid)
+    sockets = []
+    try:
+        for index in range(1000):
+            sockets.append(half_open_tls(port))
+            if index % 250 == 249:
+                response = push(device)
+                assert response.status_code == 200, response.text
+        after = rss_mib(pid)
+        print(f"phoned RSS: {before:.1f} MiB before, {after:.1f} MiB with 1,000 half-open TLS connections")
+        assert after - before < 64, f"RSS grew {after - before:.1f} MiB"
+        assert device.control.call("push.stats")["connections"] <= 257
+    finally:
+        for s in sockets:
+            s.close()
