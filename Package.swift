@@ -26,15 +26,19 @@ let package = Package(
         // The WCSession rules as a state machine: no sockets, no clock.
         .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
-        .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
-        // Event loop, sockets, timers, signals, logging.
-        .target(name: "LinkRuntime", dependencies: ["CSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
+        .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
+        // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
+        // place, failures as a typed Errno. Sockets (Unix and TCP), files, pollers (epoll,
+        // poll(2)), signals, wake-ups, peer credentials.
+        .target(name: "LinkSystem", dependencies: ["CSystem"], path: "Sources/Shared/LinkSystem", swiftSettings: speed),
+        // The event loop, timers, connections and logging, over LinkSystem.
+        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
         // The control protocol: JSON lines, values, client.
-        .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
+        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkSystem"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
-        .target(name: "LinkClient", dependencies: ["LinkControl"], path: "Sources/Shared/LinkClient"),
+        .target(name: "LinkClient", dependencies: ["LinkControl", "LinkSystem"], path: "Sources/Shared/LinkClient"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
@@ -46,7 +50,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "TestSupport"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
-        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
         .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport", "PowerAuthServer"],
@@ -57,7 +61,7 @@ let package = Package(
         .systemLibrary(name: "CSSL", path: "Sources/Shared/CSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // PushKit and an APNs provider endpoint, run by phoned.
-        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
+        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.

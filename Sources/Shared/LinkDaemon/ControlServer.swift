@@ -5,6 +5,7 @@ import Foundation
 #endif
 import LinkControl
 import LinkRuntime
+import LinkSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -79,7 +80,7 @@ final class ControlServer {
         loop.unwatch(listener)
         _ = SystemCalls.close(listener)
         listener = -1
-        unlink(path)
+        SystemCalls.unlink(path)
         for client in clients.values { client.connection.closeAfterFlush() }
     }
 
@@ -118,10 +119,10 @@ final class ControlServer {
             }
             do {
                 let credentials = try UnixSocket.peerCredentials(fd)
-                guard credentials.uid == getuid() else {
-                    logger.warning("control: refused a client of uid \(credentials.uid) (only uid \(getuid()) may connect)")
+                guard credentials.uid == SystemCalls.userID() else {
+                    logger.warning("control: refused a client of uid \(credentials.uid) (only uid \(SystemCalls.userID()) may connect)")
                     let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
-                        "permission denied: this control socket serves uid \(getuid()) only"))
+                        "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
                     line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
                     _ = SystemCalls.close(fd)
                     continue

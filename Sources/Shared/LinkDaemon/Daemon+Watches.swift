@@ -1,6 +1,7 @@
 import LinkControl
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 
 /// phoned with several watches: pairing each watch that links with the key, the active

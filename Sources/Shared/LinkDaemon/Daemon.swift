@@ -7,6 +7,7 @@ import LinkControl
 import LinkRuntime
 import LinkSession
 import LinkStore
+import LinkSystem
 import WireProtocol
 #if canImport(Glibc)
 import Glibc
@@ -173,7 +174,7 @@ public final class Daemon {
             loop.unwatch(linkListener)
             _ = SystemCalls.close(linkListener)
             linkListener = -1
-            unlink(options.linkPath)
+            SystemCalls.unlink(options.linkPath)
         }
         if let reconnectTimer { loop.cancel(reconnectTimer) }
         for (_, pending) in pendingRequests {
@@ -220,7 +221,7 @@ public final class Daemon {
 
     private func openStores() throws {
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
-        signal(SIGXFSZ, SIG_IGN)
+        SystemCalls.ignoreSignal(SIGXFSZ)
         guard role == .phone else {
             try openStore(of: appPeer, in: options.stateDirectory)
             peers = [appPeer]
@@ -314,8 +315,8 @@ public final class Daemon {
             }
             do {
                 let credentials = try UnixSocket.peerCredentials(fd)
-                guard credentials.uid == getuid() else {
-                    logger.warning("link: refused a connection from uid \(credentials.uid) (only uid \(getuid()) may connect)")
+                guard credentials.uid == SystemCalls.userID() else {
+                    logger.warning("link: refused a connection from uid \(credentials.uid) (only uid \(SystemCalls.userID()) may connect)")
                     _ = SystemCalls.close(fd)
                     continue
                 }

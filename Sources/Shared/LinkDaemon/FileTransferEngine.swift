@@ -1,6 +1,7 @@
 import LinkRuntime
 import LinkSession
 import LinkStore
+import LinkSystem
 import WireProtocol
 
 /// Performs the file work the session asks for (``FileAction``): copies into the outbox,

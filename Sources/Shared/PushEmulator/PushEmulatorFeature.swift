@@ -5,7 +5,7 @@ import Foundation
 #endif
 import LinkControl
 import LinkDaemon
-import LinkRuntime
+import LinkSystem
 import WireProtocol
 
 /// phoned's push feature: the PushKit registry ops (`push.*`) and the APNs provider endpoint.

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkRuntime
+import LinkSystem
 
 /// What phoned keeps of the push emulator across restarts (`push/state.json` in its state
 /// directory): the device token and PushKit types, tokens given up, the app's ids and the

@@ -69,6 +69,18 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Connects a *blocking*, close-on-exec socket to `path`, for a client that waits on a
+    /// thread of its own (the control client). Fails like ``connect(path:)``.
+    public static func connectBlocking(path: String) throws -> Int32 {
+        try validate(path)
+        let fd = try Syscall.blockingSocket(AF_UNIX, streamType)
+        if let error = withAddress(path, { Syscall.connect(fd, $0, $1) }), error.rawValue != EISCONN {
+            Syscall.close(fd)
+            throw SystemError(operation: "connect", errno: error, path: path)
+        }
+        return fd
+    }
+
     /// Accepts a pending connection; `nil` when none is pending. Out of descriptors
     /// (`EMFILE`, `ENFILE`) throws while the connection stays pending, so a caller watching the
     /// listener should stop watching it for a moment rather than retry at once.
