@@ -21,10 +21,13 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
 
+        // The small crypto helpers over OpenSSL's libcrypto: HMAC-SHA256, SHA-256, AES-128,
+        // secure random bytes, constant-time comparison, the OpenSSL error queue.
+        .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto", swiftSettings: speed),
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
+        .target(name: "WireProtocol", dependencies: ["LinkCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
         .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
         // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
@@ -38,7 +41,7 @@ let package = Package(
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
         .target(name: "LinkClient", dependencies: ["LinkControl", "LinkSystem"], path: "Sources/Shared/LinkClient"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkRuntime", "LinkControl"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
@@ -47,13 +50,13 @@ let package = Package(
 
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "TestSupport"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport", "PowerAuthServer"],
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer"],
                     path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
@@ -61,11 +64,11 @@ let package = Package(
         .systemLibrary(name: "CSSL", path: "Sources/Shared/CSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // PushKit and an APNs provider endpoint, run by phoned.
-        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
+        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
-        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
+        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "PowerAuthServer", "LinkDaemon", "LinkRuntime",
                                                             "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
@@ -83,9 +86,9 @@ let package = Package(
         .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
-        .target(name: "PowerAuthServer", dependencies: ["CCrypto", "WireProtocol", "LinkStore", "LinkControl"],
+        .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "WireProtocol", "LinkStore", "LinkControl"],
                 path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
-        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl", "LinkStore"],
+        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkControl", "LinkStore"],
                     path: "Tests/PowerAuthServerTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import LinkCrypto
 import LinkRuntime
 import LinkSession
 import LinkStore

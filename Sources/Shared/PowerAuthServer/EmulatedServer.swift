@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkCrypto
 import WireProtocol
 
 /// The emulated PowerAuth server: activation records with their life cycle, fail counts,
