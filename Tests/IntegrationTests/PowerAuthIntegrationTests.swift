@@ -2,6 +2,7 @@ import Foundation
 import LinkClient
 import LinkControl
 import LinkCrypto
+import LinkJSON
 import WireProtocol
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkJSON
 import XCTest
 
 /// One phone paired with several watches: quick watch switching with real processes.

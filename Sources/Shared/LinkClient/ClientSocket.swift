@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LinkControl
 import LinkSystem
 
 /// A blocking `AF_UNIX` stream socket, over LinkSystem's wrappers, with failures named as

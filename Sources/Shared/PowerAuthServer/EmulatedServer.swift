@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkControl
+import LinkJSON
 import LinkCrypto
 import WireProtocol
 

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkControl
 import LinkCrypto
 import PowerAuthServer
 import WireProtocol

@@ -6,6 +6,7 @@ import Foundation
 import LinkControl
 import LinkCrypto
 import LinkDaemon
+import LinkJSON
 import LinkSession
 import PowerAuthServer
 import WireProtocol

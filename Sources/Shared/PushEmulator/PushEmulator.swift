@@ -5,6 +5,7 @@ import Foundation
 #endif
 import LinkControl
 import LinkCrypto
+import LinkJSON
 import LinkRuntime
 import WireProtocol
 

@@ -6,6 +6,7 @@ import Foundation
 import LinkControl
 import LinkCrypto
 import LinkDaemon
+import LinkJSON
 import LinkSystem
 import WireProtocol
 
