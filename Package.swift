@@ -30,7 +30,7 @@ let package = Package(
         // Frames, codec, handshake messages, payload encoding: pure values.
         .target(name: "WireProtocol", dependencies: ["LinkCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
         .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
         // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
@@ -55,7 +55,7 @@ let package = Package(
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
@@ -71,7 +71,7 @@ let package = Package(
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
-        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "CSSL"], path: "Tests/PushEmulatorTests"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),

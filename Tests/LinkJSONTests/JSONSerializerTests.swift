@@ -54,3 +54,25 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertEqual(JSON.serialize(try JSON.parse(Array(text.utf8))), text)
     }
 }
+
+final class JSONPrettyPrintTests: XCTestCase {
+    func testIndentsMembersAndElementsAndReadsBack() throws {
+        let value: JSONValue = ["b": 1, "a": ["x", ["k": true]], "e": [:], "f": []]
+        let text = JSON.prettyPrinted(value)
+        XCTAssertEqual(text, """
+        {
+          "b": 1,
+          "a": [
+            "x",
+            {
+              "k": true
+            }
+          ],
+          "e": {},
+          "f": []
+        }
+        """)
+        XCTAssertEqual(try JSON.parse(text), value)
+        XCTAssertEqual(JSON.prettyPrinted("a/b"), #""a/b""#)
+    }
+}
