@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
+        .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem"], path: "Tests/LinkSystemTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol"], path: "Tests/LinkControlTests"),
