@@ -19,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/Shared/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // What Swift's Glibc module leaves out (epoll, eventfd, signalfd, timerfd, accept4,
+        // struct ucred) and C macros as functions; imported by LinkSystem only.
         .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
 
         // The small crypto helpers over OpenSSL's libcrypto: HMAC-SHA256, SHA-256, AES-128,
@@ -48,6 +50,7 @@ let package = Package(
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
+        // The executables: flag parsing and wiring only.
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),

@@ -283,7 +283,9 @@ public enum Syscall {
     }
 
     /// `connect(2)`. Returns `nil` on success and the error number otherwise, so callers can
-    /// tell a refused connection from a live one.
+    /// tell a refused connection from a live one. An interrupted connect goes on in the
+    /// background and its retry may report `EISCONN`, which then means success: the one
+    /// EINTR loop that cannot use ``valueOrErrno(_:)``.
     public static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Errno? {
         var interrupted = false
         while true {
@@ -298,8 +300,8 @@ public enum Syscall {
     /// `accept(2)` yielding a non-blocking, close-on-exec descriptor; `nil` when none is pending.
     public static func accept(_ listener: Int32) throws(SystemError) -> Int32? {
         while true {
-            let fd = system_accept(listener)
-            if fd >= 0 {
+            switch valueOrErrno({ system_accept(listener) }) {
+            case .success(let fd):
                 #if !os(Linux)
                 do {
                     try prepareAccepted(fd)
@@ -309,11 +311,13 @@ public enum Syscall {
                 }
                 #endif
                 return fd
+            case .failure(.connectionAborted):
+                continue
+            case .failure(let errno) where errno == .wouldBlock || errno.rawValue == EWOULDBLOCK:
+                return nil
+            case .failure(let errno):
+                throw SystemError(operation: "accept", errno: errno)
             }
-            let code = wl_errno()
-            if code == EINTR || code == ECONNABORTED { continue }
-            if code == EAGAIN || code == EWOULDBLOCK { return nil }
-            throw SystemError(operation: "accept", errno: Errno(rawValue: code))
         }
     }
 
