@@ -44,6 +44,29 @@ public typealias FileInfo = stat
 @inline(__always) func system_rmdir(_ path: UnsafePointer<CChar>) -> Int32 { rmdir(path) }
 @inline(__always) func system_rename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 { rename(from, to) }
 @inline(__always) func system_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
+#if os(Linux)
+@inline(__always) func system_fdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
+#endif
+#if canImport(Glibc)
+/// An open directory: `DIR *`, opaque to Swift on Glibc.
+typealias DirectoryStream = OpaquePointer
+#else
+typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#endif
+@inline(__always) func system_opendir(_ path: UnsafePointer<CChar>) -> DirectoryStream? { opendir(path) }
+@inline(__always) func system_closedir(_ directory: DirectoryStream) { _ = closedir(directory) }
+/// The name of the next entry of `directory`, `nil` at its end.
+@inline(__always) func system_readdir_name(_ directory: DirectoryStream) -> String? {
+    guard let entry = readdir(directory) else { return nil }
+    return withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+}
+#if !os(Linux)
+@inline(__always) func system_getpeereid(_ fd: Int32, _ uid: UnsafeMutablePointer<uid_t>, _ gid: UnsafeMutablePointer<gid_t>) -> Int32 {
+    getpeereid(fd, uid, gid)
+}
+#endif
 @inline(__always) func system_ftruncate(_ fd: Int32, _ length: off_t) -> Int32 { ftruncate(fd, length) }
 
 // MARK: Sockets

@@ -101,7 +101,7 @@ public final class RandomAccessFile {
     public func synchronizeData() throws(SystemError) {
         #if os(Linux)
         let fd = self.fd
-        _ = try Syscall.retrying("fdatasync", path: path) { fdatasync(fd) }
+        _ = try Syscall.retrying("fdatasync", path: path) { system_fdatasync(fd) }
         #else
         try Syscall.fsync(fd, path: path)
         #endif

@@ -95,16 +95,16 @@ public enum UnixSocket {
         var credentials = wl_ucred()
         var length = socklen_t(MemoryLayout<wl_ucred>.size)
         _ = try Syscall.retrying("getsockopt(SO_PEERCRED)") {
-            getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+            system_getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
         }
         return (credentials.pid, credentials.uid, credentials.gid)
         #else
         var uid: uid_t = 0
         var gid: gid_t = 0
-        _ = try Syscall.retrying("getpeereid") { getpeereid(fd, &uid, &gid) }
+        _ = try Syscall.retrying("getpeereid") { system_getpeereid(fd, &uid, &gid) }
         var pid: pid_t = 0
         var length = socklen_t(MemoryLayout<pid_t>.size)
-        let result = getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &pid, &length)
+        let result = system_getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &pid, &length)
         return (result == 0 ? pid : nil, uid, gid)
         #endif
     }
