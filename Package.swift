@@ -19,39 +19,55 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/Shared/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // What Swift's Glibc module leaves out (epoll, eventfd, signalfd, timerfd, accept4,
+        // struct ucred) and C macros as functions; imported by LinkSystem only.
         .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
 
+        // The small crypto helpers over OpenSSL's libcrypto: HMAC-SHA256, SHA-256, AES-128,
+        // secure random bytes, constant-time comparison, the OpenSSL error queue.
+        .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto", swiftSettings: speed),
+        // JSON (RFC 8259): values, a strict parser, a serializer. The one JSON stack of the
+        // daemons: control lines, PowerAuth and push state files.
+        .target(name: "LinkJSON", path: "Sources/Shared/LinkJSON", swiftSettings: speed),
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["CCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
+        .target(name: "WireProtocol", dependencies: ["LinkCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
-        .target(name: "LinkStore", dependencies: ["CSQLite"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
-        // Event loop, sockets, timers, signals, logging.
-        .target(name: "LinkRuntime", dependencies: ["CSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
-        // The control protocol: JSON lines, values, client.
-        .target(name: "LinkControl", dependencies: ["WireProtocol"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
+        .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
+        // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
+        // place, failures as a typed Errno. Sockets (Unix and TCP), files, pollers (epoll,
+        // poll(2)), signals, wake-ups, peer credentials.
+        .target(name: "LinkSystem", dependencies: ["CSystem"], path: "Sources/Shared/LinkSystem", swiftSettings: speed),
+        // The event loop, timers, connections and logging, over LinkSystem.
+        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
+        // The control protocol: requests, responses, events and errors as JSON lines; the
+        // property-list mapping to JSON; the WatchLink home's file names.
+        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
-        .target(name: "LinkClient", dependencies: ["LinkControl"], path: "Sources/Shared/LinkClient"),
+        .target(name: "LinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkClient"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkRuntime", "LinkControl"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
+        // The executables: flag parsing and wiring only.
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
-        .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkClient"], path: "Sources/linkctl"),
+        .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),
 
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "TestSupport"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
-        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime"], path: "Tests/LinkRuntimeTests"),
-        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
+        .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem"], path: "Tests/LinkSystemTests"),
+        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
+        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol"],
                     path: "Tests/LinkDaemonTests"),
-        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol"], path: "Tests/LinkControlTests"),
+        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport", "PowerAuthServer"],
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer"],
                     path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",
@@ -59,14 +75,14 @@ let package = Package(
         .systemLibrary(name: "CSSL", path: "Sources/Shared/CSSL", pkgConfig: "libssl",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // PushKit and an APNs provider endpoint, run by phoned.
-        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
+        .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
-        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
-        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
+        .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "PowerAuthServer", "LinkDaemon", "LinkRuntime",
-                                                            "LinkSession", "LinkStore", "LinkControl", "WireProtocol"],
+                                                            "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
         // libFuzzer targets, built by scripts/fuzz.sh with --sanitize=fuzzer.
         .target(name: "FuzzSupport", path: "Sources/Fuzz/FuzzSupport"),
@@ -74,16 +90,16 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzFrameDecoder", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzPropertyList", dependencies: ["FuzzSupport", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzPropertyList", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzControlLine", dependencies: ["FuzzSupport", "LinkControl", "WireProtocol"],
+        .executableTarget(name: "FuzzControlLine", dependencies: ["FuzzSupport", "LinkControl", "LinkJSON", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzControlLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzPowerAuthPacket", dependencies: ["FuzzSupport", "PowerAuthSync", "PowerAuthServer", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
-        .target(name: "PowerAuthServer", dependencies: ["CCrypto", "WireProtocol", "LinkStore", "LinkControl"],
+        .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
                 path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
-        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkControl", "LinkStore"],
+        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore"],
                     path: "Tests/PowerAuthServerTests"),
     ],
     swiftLanguageModes: [.v6]

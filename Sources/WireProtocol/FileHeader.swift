@@ -1,3 +1,5 @@
+import LinkCrypto
+
 /// What a file transfer announces before its bytes: the payload of its ITEM on the file
 /// channel (3). See docs/wire-protocol.md, "File transfers".
 ///

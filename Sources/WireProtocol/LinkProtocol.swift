@@ -1,13 +1,17 @@
+import LinkCrypto
+
 /// Constants and rules of the link protocol that both sides share.
 public enum LinkProtocol {
     /// The oldest protocol version this build speaks.
     public static let minVersion: UInt16 = 1
     /// The newest protocol version this build speaks.
     public static let maxVersion: UInt16 = 1
+    /// The length of the pairing key both sides prove they hold, in bytes.
+    public static let pairingKeyLength = 32
     /// The length of a HELLO nonce, in bytes.
     public static let nonceLength = 32
-    /// The length of an AUTH proof, in bytes.
-    public static let proofLength = 32
+    /// The length of an AUTH proof (an HMAC-SHA256), in bytes.
+    public static let proofLength = HMACSHA256.byteCount
     /// The maximum frame length (type byte and body) until the handshake completes.
     public static let preHandshakeMaximumFrameLength: UInt32 = 4096
     /// The maximum payload of a MESSAGE or REPLY, in encoded bytes (larger is ``WCErrorCode/payloadTooLarge``).

@@ -1,4 +1,4 @@
-import CCrypto
+import LinkCrypto
 
 /// The AUTH proof that a side holds the pairing key, bound to both HELLO nonces and the sender's role.
 ///
@@ -23,11 +23,6 @@ public enum PairingProof {
     /// compared in constant time.
     public static func verify(_ proof: [UInt8], key: [UInt8], senderRole: Role, senderNonce: [UInt8], receiverNonce: [UInt8]) -> Bool {
         let expected = compute(key: key, senderRole: senderRole, senderNonce: senderNonce, receiverNonce: receiverNonce)
-        guard proof.count == expected.count else { return false }
-        return proof.withUnsafeBytes { proofBytes in
-            expected.withUnsafeBytes { expectedBytes in
-                CRYPTO_memcmp(proofBytes.baseAddress, expectedBytes.baseAddress, expected.count) == 0
-            }
-        }
+        return ConstantTime.equal(proof, expected)
     }
 }

@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 
 /// A daemon's op table (`ops.list`) as text for people.
 enum OpsHelp {

@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkJSON
 
 let version = "0.1.0"
 

@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkJSON
 import TestSupport
 import XCTest
 #if canImport(Glibc)

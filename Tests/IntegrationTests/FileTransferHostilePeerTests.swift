@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkCrypto
 import WireProtocol
 import XCTest
 #if canImport(Glibc)

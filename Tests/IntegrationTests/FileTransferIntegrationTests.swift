@@ -1,6 +1,8 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkCrypto
+import LinkJSON
 import WireProtocol
 import XCTest
 #if canImport(Glibc)

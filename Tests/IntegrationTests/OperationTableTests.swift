@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkJSON
 import XCTest
 
 /// The daemons' op tables, as `ops.list` shows them, against docs/control-protocol.md and

@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import LinkJSON
 import XCTest
 #if canImport(Glibc)
 import Glibc

@@ -7,6 +7,7 @@ import Darwin
 #endif
 @testable import LinkControl
 @testable import LinkClient
+import LinkJSON
 
 final class ControlClientTests: XCTestCase {
     private var server: TestControlServer!

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LinkControl
+import LinkJSON
 
 final class ControlCodecTests: XCTestCase {
     private func parse(_ text: String) -> Result<ControlRequest, ControlRequestFailure> {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LinkControl
+import LinkJSON
 
 /// Runs the built `linkctl` executable against a test server.
 final class LinkctlTests: XCTestCase {

@@ -1,4 +1,5 @@
 import Foundation
+import LinkJSON
 import WireProtocol
 import XCTest
 @testable import LinkControl

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 @testable import LinkControl
+import LinkJSON
 
 /// A control-socket server for tests, listening in a fresh short directory under /tmp.
 ///

@@ -1,5 +1,6 @@
 import LinkControl
 @testable import LinkDaemon
+import LinkJSON
 import LinkSession
 import WireProtocol
 import XCTest

@@ -1,4 +1,5 @@
 import LinkRuntime
+import LinkSystem
 import XCTest
 
 /// `onDrained`: the socket took everything that was queued, because the peer read again.

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LinkRuntime
+import LinkSystem
 import XCTest
 
 final class ConnectionTests: XCTestCase {

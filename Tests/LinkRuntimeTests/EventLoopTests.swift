@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import LinkRuntime
+import LinkSystem
 import XCTest
 
 final class EventLoopTests: XCTestCase {

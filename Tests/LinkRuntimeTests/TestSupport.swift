@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LinkRuntime
+import LinkSystem
 import XCTest
 
 /// The poller backends this platform has; loop tests run once for each.

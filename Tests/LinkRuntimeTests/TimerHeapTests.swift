@@ -1,4 +1,5 @@
 @testable import LinkRuntime
+import LinkSystem
 import XCTest
 
 final class TimerHeapTests: XCTestCase {

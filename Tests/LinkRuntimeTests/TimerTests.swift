@@ -1,4 +1,5 @@
 import LinkRuntime
+import LinkSystem
 import XCTest
 
 final class TimerTests: XCTestCase {

@@ -1,3 +1,4 @@
+import LinkCrypto
 import LinkSession
 import LinkStore
 import WireProtocol

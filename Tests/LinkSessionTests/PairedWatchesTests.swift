@@ -1,5 +1,6 @@
 import XCTest
 @testable import LinkSession
+import LinkJSON
 import WireProtocol
 
 final class PairedWatchesTests: XCTestCase {
@@ -69,6 +70,36 @@ final class PairedWatchesTests: XCTestCase {
         let decoded = try PairedWatches.decode(paired.encoded(), path: "/state/watches.json")
         XCTAssertEqual(decoded, paired)
         XCTAssertEqual(try PairedWatches.decode(PairedWatches().encoded(), path: "x"), PairedWatches())
+    }
+
+    /// `watches.json` as Foundation's `JSONEncoder` wrote it before the phone used the
+    /// project's JSON: sorted keys, pretty printed with `" : "`, slashes not escaped.
+    func testAFileWrittenByFoundationsEncoderIsRead() throws {
+        let text = """
+        {
+          "activeWatch" : "watch/b",
+          "version" : 1,
+          "watches" : [
+            {
+              "deviceId" : "watch-a",
+              "directory" : ""
+            },
+            {
+              "deviceId" : "watch/b",
+              "directory" : "watches/watch_b-5d2c6a6a4d0f1e6b"
+            }
+          ]
+        }
+        """
+        let decoded = try PairedWatches.decode(Array(text.utf8), path: "/state/watches.json")
+        XCTAssertEqual(decoded.activeDeviceId, "watch/b")
+        XCTAssertEqual(decoded.watches, [PairedWatches.Watch(deviceId: "watch-a", directory: ""),
+                                         PairedWatches.Watch(deviceId: "watch/b", directory: "watches/watch_b-5d2c6a6a4d0f1e6b")])
+        XCTAssertEqual(try PairedWatches.decode(decoded.encoded(), path: "x"), decoded)
+        XCTAssertEqual(try JSON.parse(decoded.encoded()), try JSON.parse(text))
+        let empty = try PairedWatches.decode(Array(#"{"version" : 1, "watches" : []}"#.utf8), path: "x")
+        XCTAssertEqual(empty, PairedWatches())
+        XCTAssertEqual(try JSON.parse(empty.encoded()), try JSON.parse(#"{"version" : 1, "watches" : []}"#))
     }
 
     func testABadFileIsRefusedNamingItAndWhatWasWrong() {

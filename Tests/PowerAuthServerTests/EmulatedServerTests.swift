@@ -1,5 +1,4 @@
 import Foundation
-import LinkControl
 import LinkStore
 import PowerAuthServer
 import XCTest

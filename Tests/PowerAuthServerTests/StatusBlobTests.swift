@@ -1,3 +1,4 @@
+import LinkCrypto
 import PowerAuthServer
 import XCTest
 

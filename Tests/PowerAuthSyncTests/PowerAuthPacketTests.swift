@@ -1,4 +1,3 @@
-import LinkControl
 import PowerAuthSync
 import WireProtocol
 import XCTest

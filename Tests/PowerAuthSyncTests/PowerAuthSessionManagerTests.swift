@@ -1,5 +1,6 @@
 import LinkControl
 @testable import LinkDaemon
+import LinkJSON
 import LinkRuntime
 @testable import LinkSession
 @testable import PowerAuthSync

@@ -1,5 +1,6 @@
 import Foundation
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import PowerAuthServer
 @testable import PowerAuthSync

@@ -1,3 +1,4 @@
+import LinkCrypto
 import WireProtocol
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import LinkCrypto
 import WireProtocol
 import XCTest
 

@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 import WireProtocol
 
 /// Splits the input into control lines, parses each as a request, reads its arguments with

@@ -1,5 +1,6 @@
 import Foundation
 import LinkControl
+import LinkJSON
 
 /// A blocking client of a daemon's control socket.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import LinkControl
+import LinkJSON
 
 /// The state of one client connection, shared by the calling threads and the reader thread.
 ///

@@ -1,3 +1,5 @@
+import LinkJSON
+
 /// The arguments of one operation, read with `invalidArgument` errors that name the operation,
 /// the argument and what was wrong.
 ///

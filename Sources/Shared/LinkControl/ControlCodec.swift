@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkJSON
 
 /// Reads requests and writes responses and events of the control protocol, one JSON object a line.
 public enum ControlCodec {

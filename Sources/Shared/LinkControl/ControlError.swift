@@ -1,3 +1,5 @@
+import LinkJSON
+
 /// An error as a control response carries it: `{"domain", "code", "name", "message"}`.
 ///
 /// Errors of the control protocol use domain ``controlDomain``; WatchConnectivity errors use

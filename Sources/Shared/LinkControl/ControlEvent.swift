@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkJSON
 
 /// One event of a subscribed control connection.
 public struct ControlEvent: Sendable, Hashable {

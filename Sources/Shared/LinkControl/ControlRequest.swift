@@ -1,3 +1,5 @@
+import LinkJSON
+
 /// One request of the control protocol: `{"id": 7, "op": "message.send", "args": {...}}`.
 public struct ControlRequest: Sendable, Hashable {
     /// The caller's id, a number or a string, echoed in the response.

@@ -1,3 +1,5 @@
+import LinkJSON
+
 /// Why a request line was refused, with the request's id when it could be read so that the
 /// error response can echo it.
 public struct ControlRequestFailure: Error, Sendable, Hashable, CustomStringConvertible {

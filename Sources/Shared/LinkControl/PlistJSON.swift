@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkJSON
 import WireProtocol
 
 /// Property-list values written as JSON.

@@ -1,15 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkSystem
 
 /// The WatchLink home directory and the names of the files in it.
 public enum WatchLinkHome {
@@ -32,7 +26,7 @@ public enum WatchLinkHome {
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             return runtime.hasSuffix("/") ? runtime + "watchlink" : runtime + "/watchlink"
         }
-        return "/tmp/watchlink-\(getuid())"
+        return "/tmp/watchlink-\(SystemCalls.userID())"
     }
 
     /// `name` inside `home`.

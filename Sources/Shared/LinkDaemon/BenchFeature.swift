@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import LinkSession
 import LinkStore

@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 import WireProtocol
 
 /// One control op: its name, the sides it exists on, its arguments, what it does, and a line

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkJSON
 import LinkSession
 import LinkStore
 import WireProtocol

@@ -4,7 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkJSON
 import LinkRuntime
+import LinkSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -79,7 +81,7 @@ final class ControlServer {
         loop.unwatch(listener)
         _ = SystemCalls.close(listener)
         listener = -1
-        unlink(path)
+        SystemCalls.unlink(path)
         for client in clients.values { client.connection.closeAfterFlush() }
     }
 
@@ -117,22 +119,24 @@ final class ControlServer {
         while true {
             let fd: Int32
             do {
-                guard let accepted = try UnixSocket.accept(listener) else { return }
-                fd = accepted
+                switch try UnixSocket.acceptCheckingUser(listener) {
+                case nil:
+                    return
+                case .sameUser(let accepted):
+                    fd = accepted
+                case .otherUser(let refused, let uid):
+                    logger.warning("control: refused a client of uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+                    let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
+                        "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
+                    line.withUnsafeBytes { _ = SystemCalls.write(refused, $0) }
+                    _ = SystemCalls.close(refused)
+                    continue
+                }
             } catch {
                 logger.warning("control: accept failed: \(error)")
                 return
             }
             do {
-                let credentials = try UnixSocket.peerCredentials(fd)
-                guard credentials.uid == getuid() else {
-                    logger.warning("control: refused a client of uid \(credentials.uid) (only uid \(getuid()) may connect)")
-                    let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
-                        "permission denied: this control socket serves uid \(getuid()) only"))
-                    line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
-                    _ = SystemCalls.close(fd)
-                    continue
-                }
                 let connection = try Connection(loop: loop, fd: fd)
                 let client = ControlClientConnection(serial: nextSerial, connection: connection)
                 nextSerial += 1

@@ -1,6 +1,7 @@
 import LinkControl
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 #if canImport(Glibc)
 import Glibc
@@ -104,7 +105,7 @@ public final class Daemon {
     public func start() throws {
         try home.prepare()
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
-        signal(SIGXFSZ, SIG_IGN)
+        SystemCalls.ignoreSignal(SIGXFSZ)
         try directory.openStores()
         do { try control.start() } catch {
             throw StartupError("cannot serve the control socket: \(error)")

@@ -1,4 +1,6 @@
+import LinkCrypto
 import LinkRuntime
+import LinkSystem
 import WireProtocol
 
 /// The daemon's files in its home: the private directories, the device id and the pairing
@@ -11,7 +13,7 @@ final class DaemonHome {
     private(set) var pairingKey: [UInt8] = []
     private var waitingForKeyLogged = false
 
-    static let pairingKeyByteCount = 32
+    static let pairingKeyByteCount = LinkProtocol.pairingKeyLength
 
     init(options: DaemonOptions, logger: Logger) {
         self.options = options
@@ -100,7 +102,7 @@ final class DaemonHome {
             throw StartupError("cannot read the pairing key: \(error)")
         }
         guard key.count == Self.pairingKeyByteCount else {
-            throw StartupError("\(path) is \(key.count) bytes; a pairing key is 32 bytes (remove it to let phoned create a new one)")
+            throw StartupError("\(path) is \(key.count) bytes; a pairing key is \(Self.pairingKeyByteCount) bytes (remove it to let phoned create a new one)")
         }
         return key
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkSystem
 import WireProtocol
 #if canImport(Glibc)
 import Glibc
@@ -34,13 +35,6 @@ public enum DaemonMain {
     }
 
     private static func writeStandardError(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
-            if written <= 0 { if errno == EINTR { continue }; return }
-            offset += written
-        }
-        bytes.removeAll()
+        Array(text.utf8).withUnsafeBytes { _ = SystemCalls.writeAll(2, $0) }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 import LinkControl
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 
 /// The command line of `phoned` and `watchd`.

@@ -1,5 +1,7 @@
+import LinkCrypto
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 
 /// Sending a file: the copy into the outbox, a few MiB a loop turn, hashed on the way.

@@ -1,6 +1,8 @@
+import LinkCrypto
 import LinkRuntime
 import LinkSession
 import LinkStore
+import LinkSystem
 import WireProtocol
 
 /// Performs the file work the session asks for (``FileAction``): copies into the outbox,

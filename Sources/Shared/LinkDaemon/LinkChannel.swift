@@ -49,7 +49,7 @@ final class LinkChannel {
     private var closeReported = false
 
     init(loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake,
-         logger: Logger, handshakeTimeoutMilliseconds: Int64 = 5_000) {
+         logger: Logger, handshakeTimeoutMilliseconds: Int64 = Int64(LinkProtocol.handshakeTimeoutSeconds) * 1_000) {
         self.loop = loop
         self.connection = connection
         self.serial = serial

@@ -1,12 +1,9 @@
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The emulated Bluetooth link: phoned listens on `link.sock` and admits paired watches,
 /// watchd connects with capped backoff. Each connection is a `LinkChannel`; once its
@@ -73,7 +70,7 @@ final class LinkEndpoint {
             loop.unwatch(listener)
             _ = SystemCalls.close(listener)
             listener = -1
-            unlink(options.linkPath)
+            SystemCalls.unlink(options.linkPath)
         }
         if let reconnectTimer { loop.cancel(reconnectTimer) }
     }
@@ -120,19 +117,21 @@ final class LinkEndpoint {
         while true {
             let fd: Int32
             do {
-                guard let accepted = try UnixSocket.accept(listener) else { return }
-                fd = accepted
+                switch try UnixSocket.acceptCheckingUser(listener) {
+                case nil:
+                    return
+                case .sameUser(let accepted):
+                    fd = accepted
+                case .otherUser(let refused, let uid):
+                    logger.warning("link: refused a connection from uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+                    _ = SystemCalls.close(refused)
+                    continue
+                }
             } catch {
                 logger.warning("link: accept failed: \(error)")
                 return
             }
             do {
-                let credentials = try UnixSocket.peerCredentials(fd)
-                guard credentials.uid == getuid() else {
-                    logger.warning("link: refused a connection from uid \(credentials.uid) (only uid \(getuid()) may connect)")
-                    _ = SystemCalls.close(fd)
-                    continue
-                }
                 requestSendBuffer(fd)
                 let channel = makeChannel(try Connection(loop: loop, fd: fd))
                 if !isEnabled {

@@ -1,6 +1,8 @@
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 
 /// phoned with several watches: pairing each watch that links with the key, the active

@@ -1,6 +1,7 @@
 import LinkRuntime
 import LinkSession
 import LinkStore
+import LinkSystem
 
 /// Group commit: the durable writes of one loop turn are one transaction on each store they
 /// touch, and nothing that depends on a write (an answer, an acknowledgement, an item on the

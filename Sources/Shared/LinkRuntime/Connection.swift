@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkSystem
 
 /// Why a ``Connection`` closed.
 public typealias CloseReason = Connection.CloseReason

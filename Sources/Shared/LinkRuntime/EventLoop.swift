@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSystem
+import LinkSystem
 
 /// A single-threaded event loop: readiness of file descriptors, timers, signals and queued
 /// work, all dispatched on the thread that calls ``run()``.
@@ -64,7 +64,7 @@ public final class EventLoop {
     /// Creates a loop. `SIGPIPE` is ignored from then on: writes to a closed peer fail with
     /// `EPIPE` instead of ending the process.
     public init(backend: PollerBackend = .default, signalDelivery: SignalDelivery = .default) throws {
-        _ = wl_sigaction_ignore(SIGPIPE)
+        SystemCalls.ignoreSignal(SIGPIPE)
         self.backend = backend
         self.signalDelivery = signalDelivery
         poller = try backend.makePoller()

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkSystem
 
 /// Writes one line an event, to standard error by default:
 /// `2026-11-30T07:19:36.123Z info  phoned: link up peer=watch-1`.

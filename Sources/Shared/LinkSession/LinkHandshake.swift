@@ -1,3 +1,4 @@
+import LinkCrypto
 import WireProtocol
 
 /// One side of the link handshake, as a state machine over frames.

@@ -58,7 +58,7 @@ public final class LinkSession {
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = 10_000,
-                    maximumMessagePayloadLength: Int = 65_536,
+                    maximumMessagePayloadLength: Int = LinkProtocol.maximumMessagePayloadLength,
                     receivedListCapacity: Int = 1_000,
                     manualReplyCapacity: Int = 10_000) {
             self.role = role

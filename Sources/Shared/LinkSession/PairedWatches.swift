@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import LinkJSON
 import WireProtocol
 
 /// The watches a phone is paired with and the active one (`phone/watches.json`).
@@ -14,7 +10,7 @@ import WireProtocol
 /// keeps everything it had queued), the others get `watches/<name>`.
 public struct PairedWatches: Hashable, Sendable {
     /// One paired watch.
-    public struct Watch: Hashable, Sendable, Codable {
+    public struct Watch: Hashable, Sendable {
         public var deviceId: String
         /// `""` for the phone's state directory itself, else `watches/<name>`.
         public var directory: String
@@ -124,18 +120,14 @@ public struct PairedWatches: Hashable, Sendable {
 
     // MARK: - The file
 
-    private struct File: Codable {
-        var version: Int
-        var activeWatch: String?
-        var watches: [Watch]
-    }
-
-    /// The JSON of `watches.json`.
+    /// The JSON of `watches.json`: `version`, `activeWatch` (absent until a watch has linked)
+    /// and `watches`, each with its `deviceId` and `directory`; keys sorted, indented.
     public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let file = File(version: 1, activeWatch: activeDeviceId, watches: watches)
-        return Array((try? encoder.encode(file)) ?? Data()) + [UInt8(ascii: "\n")]
+        var file: JSONObject = [:]
+        if let activeDeviceId { file["activeWatch"] = .string(activeDeviceId) }
+        file["version"] = 1
+        file["watches"] = .array(watches.map { .object(["deviceId": .string($0.deviceId), "directory": .string($0.directory)]) })
+        return Array(JSON.prettyPrinted(.object(file)).utf8) + [UInt8(ascii: "\n")]
     }
 
     /// Reads `watches.json`, checking every field; `path` names the file in errors.
@@ -143,13 +135,29 @@ public struct PairedWatches: Hashable, Sendable {
         func bad(_ reason: String) -> PairedWatchesError {
             PairedWatchesError(description: "\(path) is not a list of paired watches: \(reason); restore it, or remove it to pair afresh")
         }
-        let file: File
-        do { file = try JSONDecoder().decode(File.self, from: Data(bytes)) } catch {
+        let root: JSONValue
+        do { root = try JSON.parse(bytes) } catch {
             throw bad("\(error)")
         }
-        guard file.version == 1 else { throw bad("version \(file.version) is not 1") }
+        guard let object = root.objectValue else { throw bad("its top level is \(root.typeName), not an object") }
+        guard let version = object["version"]?.intValue else { throw bad("\"version\" is missing or not an integer") }
+        let activeWatch: String?
+        switch object["activeWatch"] {
+        case nil, .null?: activeWatch = nil
+        case .string(let name)?: activeWatch = name
+        case let other?: throw bad("\"activeWatch\" is \(other.typeName), not a string")
+        }
+        guard let list = object["watches"]?.arrayValue else { throw bad("\"watches\" is missing or not an array") }
+        var listed: [Watch] = []
+        for (index, entry) in list.enumerated() {
+            guard let deviceId = entry["deviceId"]?.stringValue, let directory = entry["directory"]?.stringValue else {
+                throw bad("watch \(index) needs the strings \"deviceId\" and \"directory\"")
+            }
+            listed.append(Watch(deviceId: deviceId, directory: directory))
+        }
+        guard version == 1 else { throw bad("version \(version) is not 1") }
         var paired = PairedWatches()
-        for watch in file.watches {
+        for watch in listed {
             guard Hello.isValid(deviceId: watch.deviceId) else {
                 throw bad("a device id must be 1 to \(Hello.maximumDeviceIdLength) bytes")
             }
@@ -162,13 +170,13 @@ public struct PairedWatches: Hashable, Sendable {
             }
             paired.watches.append(watch)
         }
-        switch file.activeWatch {
+        switch activeWatch {
         case nil where !paired.watches.isEmpty:
             throw bad("no active watch is named")
         case let active? where paired.watch(active) == nil:
             throw bad("the active watch '\(active)' is not in the list")
         default:
-            paired.activeDeviceId = file.activeWatch
+            paired.activeDeviceId = activeWatch
         }
         return paired
     }

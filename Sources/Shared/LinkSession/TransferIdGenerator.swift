@@ -1,3 +1,4 @@
+import LinkCrypto
 import WireProtocol
 
 /// Makes `transferId`s: random (version 4) UUIDs in Apple's upper-case form, drawn from a

@@ -3,8 +3,10 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkSystem
 
-/// The system calls ``StoreFile`` makes on its own, each retried on `EINTR`.
+/// The file calls ``StoreFile`` makes on its own (through ``Syscall``), with failures named
+/// as ``StoreFileError``s.
 enum FileProbe {
     enum Kind: Equatable {
         case missing
@@ -14,13 +16,13 @@ enum FileProbe {
 
     /// What `path` names, without following a symbolic link.
     static func kind(of path: String) throws(StoreFileError) -> Kind {
-        var info = stat()
-        while lstat(path, &info) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == ENOENT { return .missing }
-            throw .inaccessible(path: path, operation: "lstat", errno: code)
+        let found: FileInfo?
+        do {
+            found = try Syscall.lstat(path)
+        } catch {
+            throw inaccessible(path, error)
         }
+        guard let info = found else { return .missing }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .regularFile(size: Int64(info.st_size))
         case S_IFLNK: return .other("symbolic link")
@@ -35,55 +37,49 @@ enum FileProbe {
 
     /// Up to `count` bytes from the start of the file at `path`.
     static func prefix(of path: String, count: Int) throws(StoreFileError) -> [UInt8] {
-        let fd = try retrying(path, "open") { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { buffer.deallocate() }
-        var filled = 0
-        while filled < count {
-            let got = try retrying(path, "read") { read(fd, buffer.baseAddress! + filled, count - filled) }
-            if got == 0 { break }
-            filled += got
+        do {
+            let fd = try Syscall.open(path, O_RDONLY | O_NOFOLLOW)
+            defer { Syscall.close(fd) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+            defer { buffer.deallocate() }
+            var filled = 0
+            while filled < count {
+                let got = try Syscall.readBlocking(fd, buffer.baseAddress! + filled, count - filled, path: path)
+                if got == 0 { break }
+                filled += got
+            }
+            return Array(buffer.prefix(filled))
+        } catch {
+            throw inaccessible(path, error)
         }
-        return Array(buffer.prefix(filled))
     }
 
-    private static func retrying<T: FixedWidthInteger>(
-        _ path: String, _ operation: String, _ call: () -> T
-    ) throws(StoreFileError) -> T {
-        while true {
-            let result = call()
-            if result != -1 { return result }
-            let code = errno
-            if code != EINTR {
-                throw .inaccessible(path: path, operation: operation, errno: code)
-            }
-        }
+    private static func inaccessible(_ path: String, _ error: SystemError) -> StoreFileError {
+        .inaccessible(path: path, operation: error.operation, errno: error.errno.rawValue)
     }
 
     static func remove(_ path: String) {
-        unlink(path)
+        try? Syscall.unlink(path)
     }
 
     /// Makes `scratch` private and durable, then renames it to `path` and syncs the directory.
     static func publish(_ scratch: String, as path: String) throws(StoreFileError) {
-        chmod(scratch, 0o600)
-        let fd = open(scratch, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
+        try? Syscall.chmod(scratch, 0o600)
+        if let fd = try? Syscall.open(scratch, O_RDONLY) {
+            try? Syscall.fsync(fd)
+            Syscall.close(fd)
         }
-        guard rename(scratch, path) == 0 else {
-            let code = errno
-            unlink(scratch)
-            throw .inaccessible(path: path, operation: "rename", errno: code)
+        do {
+            try Syscall.rename(scratch, path)
+        } catch {
+            remove(scratch)
+            throw .inaccessible(path: path, operation: "rename", errno: error.errno.rawValue)
         }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
-        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            fsync(directoryFD)
-            close(directoryFD)
+        if let directoryFD = try? Syscall.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
+            try? Syscall.fsync(directoryFD)
+            Syscall.close(directoryFD)
         }
     }
 }

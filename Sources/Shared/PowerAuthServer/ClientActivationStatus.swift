@@ -1,4 +1,4 @@
-import LinkControl
+import LinkJSON
 
 /// What `fetchActivationStatus` gives the app, derived from the decrypted blob with the SDK's rules.
 public struct ClientActivationStatus: Hashable, Sendable {

@@ -3,7 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkControl
+import LinkJSON
+import LinkCrypto
 import WireProtocol
 
 /// The emulated PowerAuth server: activation records with their life cycle, fail counts,

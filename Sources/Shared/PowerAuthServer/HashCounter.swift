@@ -1,3 +1,5 @@
+import LinkCrypto
+
 /// The hash-based counter of protocol 3.1: 16 bytes of CTR_DATA, each step SHA-256 of the
 /// previous value reduced to 16 bytes by XORing its halves (`_NextCounterValue`, the server's
 /// `HashBasedCounterUtils`).

@@ -1,3 +1,4 @@
+import LinkCrypto
 import WireProtocol
 
 /// The key derivations of PowerAuth protocol 3, as the SDK's `ProtocolUtils.cpp` and the

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkCrypto
 import WireProtocol
 
 /// The PowerAuth signature of data, as the SDK's `CalculateSignature` computes it and the

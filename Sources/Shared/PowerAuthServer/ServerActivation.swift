@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkControl
+import LinkJSON
 
 /// One activation record of the emulated PowerAuth server.
 public struct ServerActivation: Hashable, Sendable {

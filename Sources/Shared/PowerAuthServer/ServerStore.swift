@@ -1,4 +1,4 @@
-import LinkControl
+import LinkJSON
 import LinkStore
 
 /// The emulated server's activation records in their own SQLite file

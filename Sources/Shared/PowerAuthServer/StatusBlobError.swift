@@ -1,3 +1,5 @@
+import LinkCrypto
+
 /// Why a client refused a status blob.
 public enum StatusBlobError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Not 32 bytes (or, encrypted, not a whole number of AES blocks).
@@ -19,6 +21,16 @@ public enum StatusBlobError: Error, Hashable, Sendable, CustomStringConvertible 
         case .unknownState(let state): return "the status blob has state \(state), expected 1…5"
         case .invalidLookAhead(let value): return "the status blob has look-ahead \(value), expected 1…64"
         case .decryptionFailed(let why): return "the status blob cannot be decrypted: \(why)"
+        }
+    }
+}
+
+extension StatusBlobError {
+    /// The status blob's reading of an AES-128 failure.
+    init(_ error: AES128Error) {
+        switch error {
+        case .wrongLength(let count): self = .wrongLength(count)
+        case .invalidKeyOrIV, .failed: self = .decryptionFailed(error.description)
         }
     }
 }

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkControl
+import LinkCrypto
 import PowerAuthServer
 import WireProtocol
 

@@ -4,7 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkCrypto
 import LinkDaemon
+import LinkJSON
 import LinkSession
 import PowerAuthServer
 import WireProtocol

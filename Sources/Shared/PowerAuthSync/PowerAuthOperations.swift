@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkCrypto
 import LinkDaemon
 import PowerAuthServer
 import WireProtocol

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkJSON
 import WireProtocol
 
 /// One packet of the PowerAuth SDK's watch protocol: the ASCII bytes `PAwc1` and a UTF-8 JSON

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import LinkControl
 import LinkDaemon
+import LinkJSON
 import PowerAuthServer
 
 /// The emulated PowerAuth server's ops (phoned): its records, its clock, the network to it.

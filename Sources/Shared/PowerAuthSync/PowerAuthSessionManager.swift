@@ -1,5 +1,6 @@
 import LinkControl
 import LinkDaemon
+import LinkJSON
 import LinkSession
 import WireProtocol
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkJSON
 
 /// A token as the SDK serialises it inside `tokenData` (`PA2PrivateTokenData`): the JSON
 /// object `{"name","id","aid","af","sec"}`, `af` the factor mask the token was created with

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkCrypto
 import WireProtocol
 
 /// The `X-PowerAuth-Token` header computed from a token, as `PowerAuthToken.m` writes it and

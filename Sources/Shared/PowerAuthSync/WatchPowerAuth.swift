@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 import WireProtocol
 
 /// The watch side: the SDK's always-available synchronisation service for every `session:` and

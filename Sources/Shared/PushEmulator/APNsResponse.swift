@@ -1,3 +1,4 @@
+import LinkCrypto
 import WireProtocol
 
 /// What APNs answers to one request.

@@ -1,4 +1,5 @@
 import LinkRuntime
+import LinkSystem
 
 /// The APNs provider endpoint: one TCP listener on loopback that serves HTTP/2 over TLS and
 /// cleartext HTTP/2 with prior knowledge, on the daemon's loop.

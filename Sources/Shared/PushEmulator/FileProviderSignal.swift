@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 
 /// What a `fileprovider` push asks of the device: `signalEnumerator(for:)` on a container of
 /// a domain, read from the payload `{"container-identifier", "domain"}`.

@@ -1,5 +1,5 @@
 import CSSL
-import WireProtocol
+import LinkCrypto
 
 /// A failed OpenSSL call, with the library's own error text when it left one.
 public struct OpenSSLError: Error, CustomStringConvertible, Sendable {

@@ -1,4 +1,5 @@
 import LinkControl
+import LinkJSON
 
 /// A provider authentication token: a JWT with header `{"alg": "ES256", "kid"}` and claims
 /// `{"iss", "iat"}`, as APNs takes it in `authorization: bearer <token>`.

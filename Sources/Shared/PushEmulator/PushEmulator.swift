@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkCrypto
+import LinkJSON
 import LinkRuntime
 import WireProtocol
 

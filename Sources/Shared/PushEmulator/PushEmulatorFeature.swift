@@ -4,8 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkControl
+import LinkCrypto
 import LinkDaemon
-import LinkRuntime
+import LinkJSON
+import LinkSystem
 import WireProtocol
 
 /// phoned's push feature: the PushKit registry ops (`push.*`) and the APNs provider endpoint.

@@ -1,5 +1,5 @@
 import XCTest
-@testable import LinkControl
+@testable import LinkJSON
 
 final class JSONValueTests: XCTestCase {
     func testAccessors() {

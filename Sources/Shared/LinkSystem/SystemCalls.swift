@@ -1,4 +1,6 @@
-/// Direct, best-effort descriptor calls for code outside ``Connection``, for instance a
+import CSystem
+
+/// Direct, best-effort descriptor calls for code outside a connection, for instance a
 /// short reply written to a client that is being turned away. Each retries on `EINTR`.
 public enum SystemCalls {
     /// Closes `fd`. An interrupted close counts as done: the descriptor is released either way.
@@ -31,5 +33,43 @@ public enum SystemCalls {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+extension SystemCalls {
+    /// Removes the file or socket at `path`; a missing one counts as removed.
+    @discardableResult
+    public static func unlink(_ path: String) -> Result<Void, SystemError> {
+        do {
+            try Syscall.unlink(path)
+            return .success(())
+        } catch where error.errno == .noSuchFileOrDirectory {
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Writes all of `bytes` to a blocking descriptor such as standard error, looping over
+    /// short writes.
+    @discardableResult
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, SystemError> {
+        do {
+            try Syscall.writeAll(fd, bytes)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The real user id of the process.
+    public static func userID() -> UInt32 {
+        UInt32(system_getuid())
+    }
+
+    /// Ignores `signo` from now on (`SIG_IGN`), for instance `SIGXFSZ`, so that the failure
+    /// shows up as an error of the call that caused it.
+    public static func ignoreSignal(_ signo: Int32) {
+        _ = wl_sigaction_ignore(signo)
     }
 }

@@ -39,6 +39,42 @@ enum JSONSerializer {
         }
     }
 
+    /// Like ``write(_:into:)``, with a line for each member and element, indented by two
+    /// spaces a level from `depth`.
+    static func writeIndented(_ value: JSONValue, depth: Int, into bytes: inout [UInt8]) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            bytes.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(depth + 1, into: &bytes)
+                writeIndented(element, depth: depth + 1, into: &bytes)
+            }
+            newline(depth, into: &bytes)
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object) where !object.isEmpty:
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, member) in object {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                newline(depth + 1, into: &bytes)
+                writeString(key, into: &bytes)
+                bytes.append(contentsOf: ": ".utf8)
+                writeIndented(member, depth: depth + 1, into: &bytes)
+            }
+            newline(depth, into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        default:
+            write(value, into: &bytes)
+        }
+    }
+
+    private static func newline(_ depth: Int, into bytes: inout [UInt8]) {
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
     static func writeString(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {

@@ -24,9 +24,9 @@ private func forwardSignalToPipe(_ signo: Int32) {
     wl_set_errno(savedErrno)
 }
 
-/// The descriptors through which an ``EventLoop`` learns about signals, and the handlers.
-final class SignalSource {
-    let delivery: SignalDelivery
+/// The descriptors through which an event loop learns about signals, and the handlers.
+public final class SignalSource {
+    public let delivery: SignalDelivery
     private var handlers: [Int32: (Int32) -> Void] = [:]
     private var previousActions: [Int32: sigaction] = [:]
     private let pipeRead: Int32
@@ -38,7 +38,7 @@ final class SignalSource {
     private static let siginfoCapacity = 16
     #endif
 
-    init(delivery: SignalDelivery) throws {
+    public init(delivery: SignalDelivery) throws {
         guard delivery.isAvailable else {
             throw SystemError(operation: "signal delivery \(delivery.rawValue)", errno: Errno(rawValue: ENOSYS))
         }
@@ -67,7 +67,7 @@ final class SignalSource {
     }
 
     /// The descriptors to watch for readability.
-    var descriptors: [Int32] {
+    public var descriptors: [Int32] {
         #if os(Linux)
         return signalFD >= 0 ? [pipeRead, signalFD] : [pipeRead]
         #else
@@ -76,7 +76,7 @@ final class SignalSource {
     }
 
     /// Routes `signals` to `handler`. ``descriptors`` may have grown afterwards.
-    func register(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
+    public func register(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
         for signo in signals {
             guard signo > 0, Int(signo) < signalTableSize, signo != SIGKILL, signo != SIGSTOP else {
                 throw SystemError(operation: "onSignals(\(signo))", errno: .invalidArgument)
@@ -120,7 +120,7 @@ final class SignalSource {
     }
 
     /// Reads what is pending on `fd` and calls the handlers, in arrival order.
-    func drain(_ fd: Int32) {
+    public func drain(_ fd: Int32) {
         if fd == pipeRead {
             var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
             while true {

@@ -1,5 +1,5 @@
 import XCTest
-@testable import LinkControl
+@testable import LinkJSON
 
 final class JSONParserTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONValue {

@@ -5,10 +5,10 @@ import Darwin
 #endif
 import CSystem
 
-/// A mutex-protected queue of work for an ``EventLoop`` from other threads, and the
+/// A mutex-protected queue of work for an event loop from other threads, and the
 /// descriptor (an eventfd on Linux, a pipe elsewhere) that wakes the loop when work arrives.
-final class WakeupChannel: @unchecked Sendable {
-    let readFD: Int32
+public final class WakeupChannel: @unchecked Sendable {
+    public let readFD: Int32
     private let writeFD: Int32
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var pending: [@Sendable () -> Void] = []
@@ -16,7 +16,7 @@ final class WakeupChannel: @unchecked Sendable {
     private var signalled = false
     private var closed = false
 
-    init() throws {
+    public init() throws {
         #if os(Linux)
         readFD = try Syscall.retrying("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
         writeFD = readFD
@@ -34,7 +34,7 @@ final class WakeupChannel: @unchecked Sendable {
     }
 
     /// Queues `body`; returns `false` once the loop is gone.
-    func enqueue(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public func enqueue(_ body: @escaping @Sendable () -> Void) -> Bool {
         pthread_mutex_lock(mutex)
         if closed {
             pthread_mutex_unlock(mutex)
@@ -48,7 +48,7 @@ final class WakeupChannel: @unchecked Sendable {
         return true
     }
 
-    func requestStop() {
+    public func requestStop() {
         pthread_mutex_lock(mutex)
         if !closed {
             stopRequested = true
@@ -60,7 +60,7 @@ final class WakeupChannel: @unchecked Sendable {
     }
 
     /// On the loop's thread: clears the descriptor, then takes the queued work.
-    func take() -> (work: [@Sendable () -> Void], stop: Bool) {
+    public func take() -> (work: [@Sendable () -> Void], stop: Bool) {
         var sink: UInt64 = 0
         while let count = (try? Syscall.read(readFD, &sink, MemoryLayout<UInt64>.size)) ?? nil, count > 0 {}
         pthread_mutex_lock(mutex)
@@ -73,7 +73,7 @@ final class WakeupChannel: @unchecked Sendable {
         return (work, stop)
     }
 
-    func close() {
+    public func close() {
         pthread_mutex_lock(mutex)
         if !closed {
             closed = true

@@ -68,7 +68,7 @@ public final class RandomAccessFile {
             let position = off_t(offset) + off_t(done)
             let fd = self.fd
             let count = buffer.count - done
-            let n = try Syscall.retrying("pread", path: path) { pread(fd, base + done, count, position) }
+            let n = try Syscall.pread(fd, base + done, count, Int64(position), path: path)
             if n == 0 { break }
             done += n
         }
@@ -83,7 +83,7 @@ public final class RandomAccessFile {
             let position = off_t(offset) + off_t(done)
             let fd = self.fd
             let count = bytes.count - done
-            done += try Syscall.retrying("pwrite", path: path) { pwrite(fd, base + done, count, position) }
+            done += try Syscall.pwrite(fd, base + done, count, Int64(position), path: path)
         }
     }
 
@@ -94,15 +94,14 @@ public final class RandomAccessFile {
 
     /// Sets the file's length to `length`, dropping or zero-filling its end.
     public func truncate(to length: UInt64) throws(SystemError) {
-        let fd = self.fd
-        _ = try Syscall.retrying("ftruncate", path: path) { ftruncate(fd, off_t(length)) }
+        try Syscall.ftruncate(fd, Int64(length), path: path)
     }
 
     /// Makes the file's data durable (`fdatasync` on Linux, `fsync` elsewhere).
     public func synchronizeData() throws(SystemError) {
         #if os(Linux)
         let fd = self.fd
-        _ = try Syscall.retrying("fdatasync", path: path) { fdatasync(fd) }
+        _ = try Syscall.retrying("fdatasync", path: path) { system_fdatasync(fd) }
         #else
         try Syscall.fsync(fd, path: path)
         #endif

@@ -1,5 +1,5 @@
 import XCTest
-@testable import LinkControl
+@testable import LinkJSON
 
 final class JSONSerializerTests: XCTestCase {
     func testCompactOutputInInsertionOrder() {
@@ -52,5 +52,27 @@ final class JSONSerializerTests: XCTestCase {
     func testRoundTripKeepsKeyOrder() throws {
         let text = #"{"c":1,"b":{"y":2,"x":3},"a":[{"q":1,"p":2}]}"#
         XCTAssertEqual(JSON.serialize(try JSON.parse(Array(text.utf8))), text)
+    }
+}
+
+final class JSONPrettyPrintTests: XCTestCase {
+    func testIndentsMembersAndElementsAndReadsBack() throws {
+        let value: JSONValue = ["b": 1, "a": ["x", ["k": true]], "e": [:], "f": []]
+        let text = JSON.prettyPrinted(value)
+        XCTAssertEqual(text, """
+        {
+          "b": 1,
+          "a": [
+            "x",
+            {
+              "k": true
+            }
+          ],
+          "e": {},
+          "f": []
+        }
+        """)
+        XCTAssertEqual(try JSON.parse(text), value)
+        XCTAssertEqual(JSON.prettyPrinted("a/b"), #""a/b""#)
     }
 }

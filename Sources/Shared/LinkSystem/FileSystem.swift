@@ -38,7 +38,7 @@ public enum FileSystem {
         guard wl_s_isdir(info.st_mode) != 0 else {
             throw FileSystemError(path: path, problem: "exists and is not a directory (\(kindName(info.st_mode)))")
         }
-        let me = geteuid()
+        let me = system_geteuid()
         guard info.st_uid == me else {
             throw FileSystemError(path: path, problem: "is owned by uid \(info.st_uid), not by this user (uid \(me))")
         }
@@ -79,7 +79,7 @@ public enum FileSystem {
     /// written and synced, renamed over `path`, and the directory is synced.
     public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
         let directory = parentDirectory(of: path)
-        let temporary = "\(path).tmp-\(getpid())"
+        let temporary = "\(path).tmp-\(system_getpid())"
         let fd = try Syscall.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode)
         do {
             try Syscall.fchmod(fd, mode, path: temporary)
@@ -140,15 +140,12 @@ public enum FileSystem {
 
     /// The names in directory `path`, without `.` and `..`.
     public static func directoryEntries(_ path: String) throws -> [String] {
-        guard let directory = opendir(path) else {
+        guard let directory = system_opendir(path) else {
             throw SystemError(operation: "opendir", errno: .current, path: path)
         }
-        defer { closedir(directory) }
+        defer { system_closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        while let name = system_readdir_name(directory) {
             if name != "." && name != ".." {
                 names.append(name)
             }

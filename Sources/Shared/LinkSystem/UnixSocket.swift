@@ -69,11 +69,43 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Connects a *blocking*, close-on-exec socket to `path`, for a client that waits on a
+    /// thread of its own (the control client). Fails like ``connect(path:)``.
+    public static func connectBlocking(path: String) throws -> Int32 {
+        try validate(path)
+        let fd = try Syscall.blockingSocket(AF_UNIX, streamType)
+        if let error = withAddress(path, { Syscall.connect(fd, $0, $1) }), error.rawValue != EISCONN {
+            Syscall.close(fd)
+            throw SystemError(operation: "connect", errno: error, path: path)
+        }
+        return fd
+    }
+
     /// Accepts a pending connection; `nil` when none is pending. Out of descriptors
     /// (`EMFILE`, `ENFILE`) throws while the connection stays pending, so a caller watching the
     /// listener should stop watching it for a moment rather than retry at once.
     public static func accept(_ listener: Int32) throws -> Int32? {
         try Syscall.accept(listener)
+    }
+
+    /// A connection taken from a listener, and whether it comes from this process's user.
+    public enum AcceptedConnection {
+        case sameUser(Int32)
+        /// The caller may write a refusal to `fd`; it must close it.
+        case otherUser(fd: Int32, uid: uid_t)
+    }
+
+    /// Accepts a pending connection and checks its peer's user (the daemons serve their own
+    /// user only); `nil` when none is pending. A connection whose peer cannot be read is
+    /// closed, and the error thrown.
+    public static func acceptCheckingUser(_ listener: Int32) throws -> AcceptedConnection? {
+        guard let fd = try accept(listener) else { return nil }
+        let uid: uid_t
+        do { uid = try peerCredentials(fd).uid } catch {
+            _ = SystemCalls.close(fd)
+            throw error
+        }
+        return uid == SystemCalls.userID() ? .sameUser(fd) : .otherUser(fd: fd, uid: uid)
     }
 
     /// The process, user and group on the other end of a connected Unix socket. The process
@@ -83,16 +115,16 @@ public enum UnixSocket {
         var credentials = wl_ucred()
         var length = socklen_t(MemoryLayout<wl_ucred>.size)
         _ = try Syscall.retrying("getsockopt(SO_PEERCRED)") {
-            getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+            system_getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
         }
         return (credentials.pid, credentials.uid, credentials.gid)
         #else
         var uid: uid_t = 0
         var gid: gid_t = 0
-        _ = try Syscall.retrying("getpeereid") { getpeereid(fd, &uid, &gid) }
+        _ = try Syscall.retrying("getpeereid") { system_getpeereid(fd, &uid, &gid) }
         var pid: pid_t = 0
         var length = socklen_t(MemoryLayout<pid_t>.size)
-        let result = getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &pid, &length)
+        let result = system_getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &pid, &length)
         return (result == 0 ? pid : nil, uid, gid)
         #endif
     }

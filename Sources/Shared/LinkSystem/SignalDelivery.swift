@@ -1,4 +1,4 @@
-/// How an ``EventLoop`` receives the signals passed to ``EventLoop/onSignals(_:_:)``.
+/// How an event loop receives the signals it is asked to handle.
 public enum SignalDelivery: String, CaseIterable, Sendable {
     /// Linux: the signals are blocked in the loop's thread and read from a signalfd. A
     /// handler that writes to a self-pipe is installed as well, for a signal that the kernel

@@ -19,11 +19,11 @@ public protocol Poller: AnyObject {
     /// Waits up to `timeoutMs` milliseconds (`-1`: without limit, `0`: not at all) and calls
     /// `body` once for each ready descriptor. Returns early, with no events, when interrupted
     /// by a signal. `body` may add, modify and remove descriptors; an event collected before
-    /// such a change is still reported (``EventLoop`` filters those out).
+    /// such a change is still reported (the event loop filters those out).
     func wait(timeoutMs: Int32, _ body: (Int32, PollEvents) -> Void) throws
 }
 
-/// Which ``Poller`` an ``EventLoop`` uses.
+/// Which ``Poller`` an event loop uses.
 public enum PollerBackend: String, CaseIterable, Sendable {
     /// epoll(7), Linux only.
     case epoll

@@ -39,6 +39,15 @@ public enum JSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The indented JSON text of `value`, for files people read: one member or element a
+    /// line, two spaces a level, members in the object's order, no final newline. Strings and
+    /// numbers print as in ``serialize(_:)``.
+    public static func prettyPrinted(_ value: JSONValue) -> String {
+        var bytes: [UInt8] = []
+        JSONSerializer.writeIndented(value, depth: 0, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends the compact JSON text of `value` to `bytes`.
     public static func serialize(_ value: JSONValue, into bytes: inout [UInt8]) {
         JSONSerializer.write(value, into: &bytes)

@@ -1,5 +1,23 @@
 import CCrypto
-import WireProtocol
+
+/// Why AES-128 refused or failed.
+public enum AES128Error: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The key or the IV does not have 16 bytes.
+    case invalidKeyOrIV(keyByteCount: Int, ivByteCount: Int)
+    /// The input is empty or not a whole number of blocks.
+    case wrongLength(Int)
+    /// OpenSSL failed; its error text.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .invalidKeyOrIV(let keyCount, let ivCount):
+            return "AES-128 needs a 16-byte key and IV, got \(keyCount) and \(ivCount)"
+        case .wrongLength(let count): return "AES-128 needs whole 16-byte blocks, got \(count) bytes"
+        case .failed(let why): return why
+        }
+    }
+}
 
 /// AES-128 in CBC mode without padding, through OpenSSL's EVP interface.
 public enum AES128 {
@@ -7,26 +25,26 @@ public enum AES128 {
     public static let blockByteCount = 16
 
     /// Encrypts whole blocks; `key` and `iv` have 16 bytes.
-    public static func encryptCBC(_ plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+    public static func encryptCBC(_ plain: [UInt8], key: [UInt8], iv: [UInt8]) throws(AES128Error) -> [UInt8] {
         try run(plain, key: key, iv: iv, encrypt: true)
     }
 
     /// Decrypts whole blocks; `key` and `iv` have 16 bytes.
-    public static func decryptCBC(_ cipher: [UInt8], key: [UInt8], iv: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+    public static func decryptCBC(_ cipher: [UInt8], key: [UInt8], iv: [UInt8]) throws(AES128Error) -> [UInt8] {
         try run(cipher, key: key, iv: iv, encrypt: false)
     }
 
     /// One block encrypted under `key` with a zero IV (AES-ECB of one block).
-    public static func encryptBlock(_ block: [UInt8], key: [UInt8]) throws(StatusBlobError) -> [UInt8] {
+    public static func encryptBlock(_ block: [UInt8], key: [UInt8]) throws(AES128Error) -> [UInt8] {
         try run(block, key: key, iv: [UInt8](repeating: 0, count: blockByteCount), encrypt: true)
     }
 
-    private static func run(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) throws(StatusBlobError) -> [UInt8] {
+    private static func run(_ input: [UInt8], key: [UInt8], iv: [UInt8], encrypt: Bool) throws(AES128Error) -> [UInt8] {
         guard key.count == keyByteCount, iv.count == blockByteCount else {
-            throw .decryptionFailed("AES-128 needs a 16-byte key and IV, got \(key.count) and \(iv.count)")
+            throw .invalidKeyOrIV(keyByteCount: key.count, ivByteCount: iv.count)
         }
         guard !input.isEmpty, input.count % blockByteCount == 0 else { throw .wrongLength(input.count) }
-        guard let context = EVP_CIPHER_CTX_new() else { throw .decryptionFailed("EVP_CIPHER_CTX_new failed") }
+        guard let context = EVP_CIPHER_CTX_new() else { throw .failed("EVP_CIPHER_CTX_new failed") }
         defer { EVP_CIPHER_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: input.count + blockByteCount)
         var written: Int32 = 0
@@ -47,22 +65,7 @@ public enum AES128 {
                 }
             }
         }
-        guard ok else { throw .decryptionFailed(OpenSSLErrorQueue.describeAndClear()) }
+        guard ok else { throw .failed(OpenSSLErrorQueue.describeAndClear()) }
         return Array(output.prefix(Int(written + final)))
-    }
-}
-
-/// SHA-256 through OpenSSL's EVP interface.
-public enum SHA256 {
-    public static func hash(_ data: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        precondition(ok == 1 && length == 32, "SHA-256 failed in OpenSSL: \(OpenSSLErrorQueue.describeAndClear())")
-        return digest
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LinkRuntime
+import LinkSystem
 import XCTest
 
 final class FileSystemTests: XCTestCase {
