@@ -16,6 +16,19 @@ if ! cmp -s "$requirements" "$venv/.watchlink-requirements"; then
   cp "$requirements" "$venv/.watchlink-requirements"
 fi
 
+# gobiko.apns pins an old HTTP/2 stack (hyper 0.7, h2 2.6) that cannot share that
+# environment: it gets one of its own, which the test runs as a separate process.
+legacy="$venv-gobiko"
+legacy_requirements=tests/push/gobiko/requirements.txt
+if [ ! -x "$legacy/bin/python" ]; then
+  python3 -m venv "$legacy"
+fi
+if ! cmp -s "$legacy_requirements" "$legacy/.watchlink-requirements"; then
+  "$legacy/bin/python" -m pip install --disable-pip-version-check -q -r "$legacy_requirements"
+  cp "$legacy_requirements" "$legacy/.watchlink-requirements"
+fi
+export WATCHLINK_GOBIKO_PYTHON="$PWD/$legacy/bin/python"
+
 if [ -z "${WATCHLINK_BIN_DIR:-}" ]; then
   WATCHLINK_BIN_DIR=$(swift build --show-bin-path)
 fi
