@@ -104,3 +104,12 @@ def test_a_client_that_reads_its_acknowledgements_keeps_going(device):
         buffer = buffer[17:]
     sock.close()
     assert push_works(device)
+
+
+def test_a_protocol_error_nghttp2_answers_itself_is_counted(device):
+    before = device.control.call("push.stats")["protocolErrors"]
+    sock = connect(device)
+    sock.sendall(frame(0, 0, 0, b"data on stream 0"))  # DATA on stream 0: PROTOCOL_ERROR (RFC 9113 6.1)
+    assert goaway_code(frames_until_closed(sock)) == 0x01
+    sock.close()
+    assert device.control.call("push.stats")["protocolErrors"] == before + 1

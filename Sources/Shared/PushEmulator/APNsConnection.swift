@@ -94,6 +94,10 @@ final class APNsConnection {
         session.onRequest = { [unowned self] streamId, request in
             self.server.handle(request) { [weak self] response in self?.respond(streamId, response) }
         }
+        session.onErrorGoAway = { [unowned self] code in
+            self.server.logger.debug("push: connection #\(self.serial): GOAWAY with error \(code)")
+            self.server.noteProtocolError()
+        }
         session.onOversizedHeaders = { [unowned self] streamId in
             self.server.logger.debug("push: connection #\(self.serial) stream \(streamId): header list over \(HTTP2ServerSession.maximumHeaderListSize) bytes")
             self.server.noteOversizedHeaderList()
@@ -188,11 +192,14 @@ final class APNsConnection {
         if let http2, !http2.isAlive { connection.closeAfterFlush() }
     }
 
-    /// The client broke HTTP/2: GOAWAY with the reason (ENHANCE_YOUR_CALM for a flood), then close.
+    /// The client broke HTTP/2: GOAWAY with the reason (ENHANCE_YOUR_CALM for a flood), then
+    /// close. The GOAWAY counts the protocol error (see `onErrorGoAway`).
     private func fail(_ failure: HTTP2ServerSession.Failure) {
+        server.logger.debug("push: connection #\(serial): HTTP/2: \(failure); closing")
         http2?.terminate(after: failure)
         flush(evenBehind: true)
-        fail("HTTP/2: \(failure)")
+        if !(http2?.sentErrorGoAway ?? false) { server.noteProtocolError() }
+        connection.closeAfterFlush()
     }
 
     private func fail(_ message: String) {

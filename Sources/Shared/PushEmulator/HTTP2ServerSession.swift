@@ -23,6 +23,10 @@ final class HTTP2ServerSession {
 
     /// Called with each complete request; answer it with ``respond(streamId:status:headers:body:)``.
     var onRequest: ((Int32, APNsRequest) -> Void)?
+    /// Called once when the session sends a GOAWAY with an error code (nghttp2's own, for a
+    /// client that broke the protocol, or one of ``terminate(after:)``).
+    var onErrorGoAway: ((UInt32) -> Void)?
+    private(set) var sentErrorGoAway = false
     /// Called for a request whose header list went over ``maximumHeaderListSize``.
     var onOversizedHeaders: ((Int32) -> Void)?
 
@@ -55,6 +59,12 @@ final class HTTP2ServerSession {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamId, data, length, user in
             guard let user, let data else { return 0 }
             HTTP2ServerSession.from(user).data(streamId, UnsafeRawBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
+            guard let frame, let user, frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue),
+                  frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue else { return 0 }
+            HTTP2ServerSession.from(user).errorGoAwaySent(frame.pointee.goaway.error_code)
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
@@ -234,6 +244,12 @@ final class HTTP2ServerSession {
     private func data(_ streamId: Int32, _ bytes: UnsafeRawBufferPointer) {
         guard streams[streamId] != nil, !streams[streamId]!.oversized else { return }
         streams[streamId]!.request.appendBody(bytes)
+    }
+
+    private func errorGoAwaySent(_ code: UInt32) {
+        guard !sentErrorGoAway else { return }
+        sentErrorGoAway = true
+        onErrorGoAway?(code)
     }
 
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
