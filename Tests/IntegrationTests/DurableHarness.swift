@@ -258,23 +258,30 @@ func randomData(_ count: Int, using generator: inout some RandomNumberGenerator)
     return ["$data": .string(Data(bytes).base64EncodedString())]
 }
 
-/// Runs an SQL script on the database at `path` with the sqlite3 shell, else Python's sqlite3
-/// module; skips the test when neither is there.
+/// Runs an SQL script on the database at `path` with the sqlite3 shell (`scripts/ensure-deps.sh`
+/// installs it), else Python's sqlite3 module. Skips the test only when neither tool is installed;
+/// a tool that runs and fails is a test failure, with its output.
 func runSQLite(at path: String, _ sql: String) throws {
-    let candidates: [(String, [String])] = [
-        ("/usr/bin/sqlite3", [path, sql]),
-        ("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
+    let candidates: [(tool: String, arguments: [String])] = [
+        ("/usr/bin/sqlite3", ["-bail", path, sql]),
+        ("/usr/bin/python3", ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
     ]
-    for (tool, arguments) in candidates where FileManager.default.isExecutableFile(atPath: tool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus == 0 { return }
+    guard let (tool, arguments) = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.tool) }) else {
+        throw XCTSkip("neither /usr/bin/sqlite3 nor /usr/bin/python3 is installed (scripts/ensure-deps.sh installs sqlite3)")
     }
-    throw XCTSkip("neither the sqlite3 shell nor python3 could run SQL on \(path)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw HarnessError("\(tool) failed (status \(process.terminationStatus)) running SQL on \(path): \(text)")
+    }
 }
 
 extension ControlClient {
