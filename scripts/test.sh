@@ -32,8 +32,24 @@ build_path=${WATCHLINK_BUILD_PATH:-.build}
 swift build --build-path "$build_path" --build-tests "$@"
 bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
-swift test --build-path "$build_path" --skip-build "$@"
-scripts/test-push.sh
+# Every skipped test is counted and printed; with CI=true a skip fails the run, because a
+# skipped test checks nothing (install what it needs instead, scripts/ensure-deps.sh).
+logs=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-test.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+status=0
+swift test --build-path "$build_path" --skip-build "$@" 2>&1 | tee "$logs/swift.log" || status=$?
+# XCTest: "Test Case 'Suite.test' skipped (0.001 seconds)."; Swift Testing: "Test name() skipped".
+swift_skipped=$(grep -cE "^Test Case '.*' skipped|^[^ ]* ?Test [^ ]+ skipped" "$logs/swift.log" || true)
+[ "$status" -eq 0 ] || { echo "test.sh: swift test failed (exit $status); $swift_skipped skipped" >&2; exit "$status"; }
+scripts/test-push.sh -rs 2>&1 | tee "$logs/push.log" || status=$?
+push_skipped=$(grep -oE "[0-9]+ skipped" "$logs/push.log" | tail -1 | grep -oE "^[0-9]+" || true)
+push_skipped=${push_skipped:-0}
+echo "test.sh: skipped tests: $swift_skipped of swift test, $push_skipped of the push tests"
+[ "$status" -eq 0 ] || { echo "test.sh: the push tests failed (exit $status)" >&2; exit "$status"; }
+if [ "${CI:-}" = "true" ] && [ $((swift_skipped + push_skipped)) -gt 0 ]; then
+    echo "test.sh: CI=true and $((swift_skipped + push_skipped)) tests were skipped; every test must run in CI" >&2
+    exit 1
+fi
 # Keeps every fuzz target alive: a short libFuzzer run each (scripts/fuzz.sh for longer ones).
 if [ -z "$sanitizer" ]; then
     scripts/fuzz.sh "${WATCHLINK_FUZZ_SECONDS:-15}"
