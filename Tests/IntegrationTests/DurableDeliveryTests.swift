@@ -391,7 +391,8 @@ final class DurableDeliveryTests: DurableTestCase {
             try p.call("complication.transfer", ["userInfo": ["blob": randomData(65_537, using: &generator)]])
         }
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 0, "refused transfers are not queued")
-        XCTAssertNotNil(try p.transferUserInfo(["a": 1]))
+        let accepted = try p.transferUserInfo(["a": 1])
+        XCTAssertEqual(try p.outstandingIds(), [accepted], "only the accepted transfer is queued")
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 1)
     }
 
