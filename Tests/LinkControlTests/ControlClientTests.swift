@@ -212,7 +212,9 @@ final class ControlClientTests: XCTestCase {
         client.close()
         XCTAssertEqual(failed.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(outcome.value as? ControlClientError, .connectionClosed("the client was closed"))
-        XCTAssertThrowsError(try client.call("echo"))
+        XCTAssertThrowsError(try client.call("echo")) {
+            XCTAssertEqual($0 as? ControlClientError, .connectionClosed("the client was closed"))
+        }
         client.close()
     }
 

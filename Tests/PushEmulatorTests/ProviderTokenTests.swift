@@ -144,6 +144,8 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(again.publicKeyPEM, key.publicKeyPEM)
         let message = Array("hello".utf8)
         XCTAssertTrue(try P256PublicKey(pem: key.publicKeyPEM).verify(signature: key.sign(message), message: message))
-        XCTAssertThrowsError(try P256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"))
+        XCTAssertThrowsError(try P256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")) {
+            XCTAssertEqual(($0 as? OpenSSLError)?.operation, "reading the public key PEM", "\($0)")
+        }
     }
 }
