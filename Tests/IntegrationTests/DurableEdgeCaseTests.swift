@@ -161,7 +161,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
                 XCTAssertTrue(FileManager.default.createFile(atPath: home + "/pairing.key", contents: Data(repeating: 7, count: 32),
                                                             attributes: [.posixPermissions: 0o600]))
             }
-            let daemon = RestartableDaemon(name, home: home, logLevel: "info")
+            let daemon = restartable(name, home: home, logLevel: "info")
             try daemon.start()
             usleep(UInt32.random(in: 0...40_000, using: &generator))
             daemon.kill9()

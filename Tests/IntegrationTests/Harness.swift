@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -44,6 +45,13 @@ final class TemporaryDirectory {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
+
+/// The sanitizer the suite runs under (`scripts/test.sh --sanitize`), empty without one.
+let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
+
+/// Whether a daemon's resident memory means anything: not under a sanitizer, whose shadow
+/// memory and quarantine count as the daemon's.
+var memoryIsMeasurable: Bool { sanitizer.isEmpty }
 
 /// Polls `condition` until it holds or the deadline passes.
 func eventually(_ what: String, timeout: Double = 5, file: StaticString = #filePath, line: UInt = #line,
@@ -159,6 +167,8 @@ class DaemonTestCase: XCTestCase {
     private(set) var directories: [TemporaryDirectory] = []
     private(set) var daemons: [DaemonProcess] = []
     private(set) var clients: [ControlClient] = []
+    /// Short-lived programs (linkctl, daemons refusing their flags): killed at the end if still running.
+    let children = ChildProcesses()
     var home: String = ""
 
     override func setUp() {
@@ -176,6 +186,7 @@ class DaemonTestCase: XCTestCase {
 
     override func tearDown() {
         for client in clients { client.close() }
+        children.killAll()
         for daemon in daemons { daemon.stop() }
         if recordedIssue {
             for daemon in daemons { print("---- \(daemon.name) log (\(daemon.logPath)):\n\(daemon.log)") }
