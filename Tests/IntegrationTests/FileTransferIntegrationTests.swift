@@ -101,9 +101,15 @@ final class FileTransferIntegrationTests: DurableTestCase {
         XCTAssertEqual(try directory(watch, "inbox"), [])
         XCTAssertEqual(try p.call("file.cancel", ["transferId": .string(id)])["cancelled"], false, "already cancelled")
         XCTAssertEqual(try p.call("file.cancel", ["transferId": "no-such-transfer"])["cancelled"], false)
-        let watchSaw = try drain(watchEvents).map(\.name)
+        // Barriers: the message each side receives last was sent after anything of the file.
+        let watchSaw = try watchEvents.events(until: "message.received", timeoutSeconds: 10) {
+            $0.data["message"] == ["after": "cancel"]
+        }.map(\.name)
         XCTAssertFalse(watchSaw.contains("file.received"), "\(watchSaw)")
-        let phoneSaw = try drain(phoneEvents).map(\.name)
+        _ = try w.call("message.send", ["message": ["barrier": "phone"]])
+        let phoneSaw = try phoneEvents.events(until: "message.received", timeoutSeconds: 10) {
+            $0.data["message"] == ["barrier": "phone"]
+        }.map(\.name)
         XCTAssertFalse(phoneSaw.contains("file.didFinish"), "a cancelled transfer does not finish: \(phoneSaw)")
     }
 
@@ -339,13 +345,6 @@ final class FileTransferIntegrationTests: DurableTestCase {
             }
         }
         throw HarnessError("no progress of \(id) after the link came back (went down: \(wentDown), came back: \(cameBack))")
-    }
-
-    /// The events that have arrived so far.
-    private func drain(_ events: ControlClient) throws -> [ControlEvent] {
-        var seen: [ControlEvent] = []
-        while let event = try events.nextEvent(timeoutSeconds: 0.2) { seen.append(event) }
-        return seen
     }
 
     /// The names in `<state>/files/<name>` of `daemon`.

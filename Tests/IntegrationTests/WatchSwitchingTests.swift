@@ -223,7 +223,10 @@ final class WatchSwitchingTests: DaemonTestCase {
         let same = try p.call("device.switchWatch", ["deviceId": "watch-a"])
         XCTAssertEqual(same["switched"], false)
         XCTAssertEqual(same["activeWatchDeviceId"], "watch-a")
-        XCTAssertNil(try events.nextEvent(timeoutSeconds: 0.3), "a refused or empty switch changes nothing")
+        // A barrier: the event of a later device.set must be the first one the phone sends.
+        _ = try p.call("device.set", ["isComplicationEnabled": true])
+        let seen = try events.events(until: "session.watchStateDidChange", timeoutSeconds: 10) { $0.data["isComplicationEnabled"] == true }
+        XCTAssertEqual(seen.map(\.name), ["session.watchStateDidChange"], "a refused or empty switch changes nothing")
         XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], "watch-a")
         XCTAssertEqual(try watchStatus(p, "watch-a")?["isConnected"], true)
     }
