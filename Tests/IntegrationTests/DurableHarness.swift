@@ -124,11 +124,14 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
         waitForExit(timeout: 10)
     }
 
-    /// SIGTERM, then SIGKILL if it does not stop within 5 s.
-    func stop() {
-        guard isRunning else { return }
+    /// SIGTERM, then SIGKILL if it does not stop within 30 s (a sanitizer's exit checks take
+    /// time). Returns the exit status of a daemon it stopped, nil if it was not running.
+    @discardableResult
+    func stop() -> Int32? {
+        guard let process = lock.withLock({ process }), process.isRunning else { return nil }
         signal(SIGTERM)
-        if waitForExit(timeout: 5) == nil { kill9() }
+        if waitForExit(timeout: 30) == nil { kill9() }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -166,7 +169,9 @@ class DurableTestCase: DaemonTestCase {
     private(set) var restartables: [RestartableDaemon] = []
 
     override func tearDown() {
-        for daemon in restartables { daemon.stop() }
+        for daemon in restartables {
+            checkDaemonEnded(daemon.name, status: daemon.stop(), log: daemon.log)
+        }
         if recordedIssue {
             for daemon in restartables {
                 print("---- \(daemon.name) log (\(daemon.logPath)), last 200 lines:\n\(daemon.logTail(lines: 200))")

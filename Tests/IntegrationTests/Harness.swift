@@ -155,10 +155,34 @@ final class DaemonProcess: ControlEndpoint {
         waitForExit(timeout: 5)
     }
 
-    func stop() {
-        guard let process, process.isRunning else { return }
+    /// SIGTERM, then SIGKILL if it has not stopped within 30 s (a sanitizer's exit checks take
+    /// time). Returns the exit status of a daemon it stopped, nil if it was not running.
+    @discardableResult
+    func stop() -> Int32? {
+        guard let process, process.isRunning else { return nil }
         signal(SIGTERM)
-        if waitForExit(timeout: 3) == nil { kill9() }
+        if waitForExit(timeout: 30) == nil { kill9() }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
+    }
+}
+
+/// The lines of a daemon's log where a sanitizer reported an error, a leak or a race.
+func sanitizerReports(in log: String) -> [Substring] {
+    log.split(separator: "\n").filter {
+        $0.contains("ERROR: AddressSanitizer") || $0.contains("ERROR: LeakSanitizer")
+            || $0.contains("WARNING: ThreadSanitizer") || $0.contains("runtime error:")
+    }
+}
+
+/// Fails the current test when a daemon stopped at its end did not exit 0, or when its log has
+/// a sanitizer's report: a daemon's leak, memory error or race fails the test that ran it.
+func checkDaemonEnded(_ name: String, status: Int32?, log: String, file: StaticString = #filePath, line: UInt = #line) {
+    let reports = sanitizerReports(in: log)
+    if !reports.isEmpty {
+        XCTFail("\(name) had \(reports.count) sanitizer report(s): \(reports.prefix(3).joined(separator: " | "))", file: file, line: line)
+    }
+    if let status, status != 0 {
+        XCTFail("\(name) exited with \(status) when stopped with SIGTERM at the end of the test", file: file, line: line)
     }
 }
 
@@ -187,7 +211,9 @@ class DaemonTestCase: XCTestCase {
     override func tearDown() {
         for client in clients { client.close() }
         children.killAll()
-        for daemon in daemons { daemon.stop() }
+        for daemon in daemons {
+            checkDaemonEnded(daemon.name, status: daemon.stop(), log: daemon.log)
+        }
         if recordedIssue {
             for daemon in daemons { print("---- \(daemon.name) log (\(daemon.logPath)):\n\(daemon.log)") }
         }
