@@ -134,7 +134,7 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
         return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { readTextFile(logPath) ?? "" }
 
     func logTail(lines: Int = 40) -> String {
         log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")

@@ -133,7 +133,7 @@ final class DaemonProcess: ControlEndpoint {
         try ControlClient(socketPath: controlPath, timeoutSeconds: timeout)
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { readTextFile(logPath) ?? "" }
 
     func signal(_ signal: Int32) {
         guard let process, process.isRunning else { return }

@@ -2,6 +2,7 @@ import Foundation
 import LinkClient
 import LinkControl
 import WireProtocol
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -169,7 +170,7 @@ final class HostilePeerTests: DaemonTestCase {
 
 /// The resident set size of a process in kB, from `/proc/PID/status` (Linux only).
 func residentKilobytes(_ pid: Int32) -> Int? {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    guard let text = readTextFile("/proc/\(pid)/status") else { return nil }
     for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }

@@ -239,6 +239,12 @@ final class AsyncResult<Value>: @unchecked Sendable {
         condition.unlock()
     }
 
+    var isDone: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return result != nil
+    }
+
     func wait(timeout: Double) throws -> Value {
         condition.lock()
         defer { condition.unlock() }
