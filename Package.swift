@@ -46,6 +46,8 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "TestSupport"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
+        // The process LinkStoreTests' crash test kills: writes through DeliveryStore.
+        .executableTarget(name: "CrashWriter", dependencies: ["LinkStore"], path: "Tests/CrashWriter"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "TestSupport"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport"], path: "Tests/LinkControlTests"),
         .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "WireProtocol", "TestSupport"], path: "Tests/IntegrationTests"),
