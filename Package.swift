@@ -59,7 +59,7 @@ let package = Package(
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkRuntime", "LinkControl", "WireProtocol", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
-        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL"], path: "Tests/PushEmulatorTests"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "CSSL", "TestSupport"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),

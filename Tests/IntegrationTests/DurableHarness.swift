@@ -52,6 +52,7 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
         }
+        process.environment = daemonEnvironment()
         if !FileManager.default.fileExists(atPath: logPath) {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }

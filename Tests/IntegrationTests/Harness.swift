@@ -46,6 +46,19 @@ final class TemporaryDirectory {
     }
 }
 
+/// The environment of a spawned daemon: the tests' own, with `LSAN_OPTIONS` set to
+/// `WATCHLINK_DAEMON_LSAN_OPTIONS` when that is set. `scripts/test.sh --sanitize address` checks
+/// the daemons for leaks (with scripts/lsan-suppressions.txt) but not the test runner itself:
+/// XCTest on Linux keeps every test case and its run in a reference cycle, so everything a test
+/// holds would be reported.
+func daemonEnvironment() -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    if let options = environment["WATCHLINK_DAEMON_LSAN_OPTIONS"] {
+        environment["LSAN_OPTIONS"] = options
+    }
+    return environment
+}
+
 /// The sanitizer the suite runs under (`scripts/test.sh --sanitize`), empty without one.
 let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
 
@@ -92,6 +105,7 @@ final class DaemonProcess: ControlEndpoint {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.path(name))
         process.arguments = arguments
+        process.environment = daemonEnvironment()
         if !FileManager.default.fileExists(atPath: logPath) {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }

@@ -82,6 +82,15 @@ class ControlError(Exception):
         self.error = error
 
 
+def daemon_environment():
+    """The environment of a spawned daemon: LSAN_OPTIONS from WATCHLINK_DAEMON_LSAN_OPTIONS when
+    set (scripts/test.sh --sanitize address checks the daemons for leaks)."""
+    environment = dict(os.environ)
+    if "WATCHLINK_DAEMON_LSAN_OPTIONS" in environment:
+        environment["LSAN_OPTIONS"] = environment["WATCHLINK_DAEMON_LSAN_OPTIONS"]
+    return environment
+
+
 def stop_process(process, timeout=30):
     """SIGTERM to `process` (by its pid), SIGKILL if it is still running after `timeout` s;
     returns its exit status (negative: the signal that ended it)."""
@@ -107,7 +116,7 @@ class Phoned:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [os.path.join(BIN_DIR, "phoned"), "--home", self.home, "--log-level", "debug", *self.extra],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=daemon_environment())
         try:
             return self._wait_until_ready()
         except BaseException:

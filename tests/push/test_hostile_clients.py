@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from conftest import BIN_DIR, Device, stop_process
+from conftest import BIN_DIR, Device, daemon_environment, stop_process
 
 PAYLOAD = json.dumps({"container-identifier": "NSFileProviderRootContainerItemIdentifier"}).encode()
 LIMITS = ["--apns-handshake-timeout-ms", "500", "--apns-idle-timeout-ms", "700", "--apns-max-connections", "8"]
@@ -70,7 +70,7 @@ def push_works(device):
 def watchd(phoned):
     with open(os.path.join(phoned.home, "watchd.log"), "ab") as log:
         process = subprocess.Popen([os.path.join(BIN_DIR, "watchd"), "--home", phoned.home], stdout=log, stderr=log,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL, env=daemon_environment())
     try:
         control = phoned.control()
         try:
