@@ -107,3 +107,27 @@ final class ErrorCoverageTests: DaemonTestCase {
                        .object([:]), "the pair keeps working")
     }
 }
+
+/// `internalError`: an op that fails in a way the daemon has no WatchConnectivity or control
+/// error for (here, its database changed under it by another program) is answered with
+/// control 5 naming the op, and the daemon keeps serving.
+final class InternalErrorTests: DurableTestCase {
+    func testAFailureWithoutAnErrorOfItsOwnIsAnInternalErrorAndTheDaemonKeepsServing() throws {
+        let (_, watch, p, w) = try startDurablePair()
+        _ = try p.call("userInfo.transfer", ["userInfo": ["before": true]])
+        eventually("the watch to commit the transfer", timeout: 30) { try Received.userInfos(w).count == 1 }
+        try runSQLite(at: watch.databasePath, "ALTER TABLE inbox RENAME TO inbox_moved_away;")
+        do {
+            let value = try w.call("received.list")
+            XCTFail("expected control 5 internalError, got \(value)")
+        } catch let error as ControlError {
+            XCTAssertEqual(error.domain, "control", "\(error)")
+            XCTAssertEqual(error.code, 5, "\(error)")
+            XCTAssertEqual(error.name, "internalError", "\(error)")
+            XCTAssertTrue(error.message.hasPrefix("received.list: "), error.message)
+        }
+        XCTAssertEqual(try w.call("status")["role"], "watch", "the daemon keeps serving")
+        // Put back, so that the watch stops cleanly at the end of the test.
+        try runSQLite(at: watch.databasePath, "ALTER TABLE inbox_moved_away RENAME TO inbox;")
+    }
+}
