@@ -24,17 +24,17 @@ mutation fifo-order \
     '    func append(_ item: OutboundItem) { storage.append(item) }' \
     '    func append(_ item: OutboundItem) { storage.insert(item, at: 0) }'
 
-mutation exactly-once-duplicates \
+mutation resume-from-acknowledgement \
     Sources/Shared/LinkSession/QueuedDelivery.swift \
     'QueuedDeliveryTests' \
-    '        guard seq > cursor.lastReceived else { return }   // a duplicate after a reconnect' \
-    '        guard seq >= cursor.lastReceived else { return }   // a duplicate after a reconnect'
+    '            queue.sentUpTo = seq' \
+    '            queue.sentUpTo = seq + 1'
 
 mutation latest-context-wins \
     Sources/Shared/LinkSession/QueuedDelivery.swift \
-    'QueuedDeliveryTests|LinkSessionTests.LinkSessionTests' \
-    '            let pending = undelivered.last { $0.channel == .applicationContext }' \
-    '            let pending = undelivered.first { $0.channel == .applicationContext }'
+    'QueuedDeliveryTests' \
+    '        contextQueue.removeAll { $0.seq > sentUpTo }' \
+    '        contextQueue.removeAll { _ in false }'
 
 mutation reachability-phone-app-in-background \
     Sources/Shared/LinkSession/LinkSession.swift \
@@ -149,7 +149,7 @@ for index in "${selected[@]}"; do
     status=0
     swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
     restore
-    failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ')
+    failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
     if [ "$status" -ne 0 ]; then
         results+=("caught    $name: ${failed:-the test run failed (exit $status)}")
     else

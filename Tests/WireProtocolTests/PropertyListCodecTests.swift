@@ -296,6 +296,28 @@ final class PropertyListCodecTests: XCTestCase {
         assertDecodingFails(handMadePropertyList(objects), containing: "nest deeper than 64 levels")
     }
 
+    /// The reader's limit exactly: a dictionary holding 63 nested arrays (64 containers) is read,
+    /// one more array is refused.
+    func testTheReaderTakesSixtyFourLevelsAndRefusesSixtyFive() throws {
+        func nested(containers: Int) -> [UInt8] {
+            var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
+            for index in 2..<(containers + 1) {
+                objects.append([0xA1, UInt8(index + 1)])
+            }
+            objects.append([0x09])
+            return handMadePropertyList(objects)
+        }
+        var depth = 0
+        var value = try XCTUnwrap(PropertyListCodec.decodeDictionary(nested(containers: 64))["k"])
+        while case .array(let items) = value, let first = items.first {
+            depth += 1
+            value = first
+        }
+        XCTAssertEqual(depth, 63)
+        XCTAssertEqual(value, .boolean(true))
+        assertDecodingFails(nested(containers: 65), containing: "nest deeper than 64 levels")
+    }
+
     func testSharedReferencesCannotExpandWithoutBound() {
         var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
         for index in 2..<60 {
