@@ -275,18 +275,11 @@ func runSQLite(at path: String, _ sql: String) throws {
     guard let (tool, arguments) = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.tool) }) else {
         throw XCTSkip("neither /usr/bin/sqlite3 nor /usr/bin/python3 is installed (scripts/ensure-deps.sh installs sqlite3)")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-        throw HarnessError("\(tool) failed (status \(process.terminationStatus)) running SQL on \(path): \(text)")
+    let children = ChildProcesses()
+    defer { children.killAll() }
+    let outcome = try children.run(tool, arguments, timeout: 60)
+    guard outcome.reason == .exit, outcome.status == 0 else {
+        throw HarnessError("\(tool) failed (status \(outcome.status)) running SQL on \(path): \(outcome.standardError)\(outcome.standardOutput)")
     }
 }
 
