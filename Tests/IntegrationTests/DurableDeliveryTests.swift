@@ -17,9 +17,7 @@ final class DurableDeliveryTests: DurableTestCase {
     // MARK: Exactly once across crashes
 
     func testExactlyOnceInOrderAcrossRandomSIGKILLs() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_CRASH_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testExactlyOnceInOrderAcrossRandomSIGKILLs seed \(seed) (set WATCHLINK_CRASH_SEED=\(seed) to replay)")
+        let seed = randomSeed("WATCHLINK_CRASH_SEED")
         let minimumAttempts = 2_000
         let minimumKills = 50
         let minimumKillsEach = 20
@@ -100,9 +98,7 @@ final class DurableDeliveryTests: DurableTestCase {
     }
 
     func testApplicationContextNeverGoesBackAcrossRandomSIGKILLs() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_CRASH_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testApplicationContextNeverGoesBackAcrossRandomSIGKILLs seed \(seed)")
+        let seed = randomSeed("WATCHLINK_CRASH_SEED")
         let phone = restartable("phoned", logLevel: "info")
         let watch = restartable("watchd", logLevel: "info")
         try phone.startAndWait()

@@ -33,6 +33,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
         for n in 1...count { _ = try p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n))]]) }
         _ = try w.call("link.set", ["up": true])
         let seed = testSeed(default: 99)
+        failureNote = "seed \(seed): WATCHLINK_SEED=\(seed) replays it"
         var generator = SeededGenerator(seed: seed)
         for _ in 0..<12 {
             let victim = Bool.random(using: &generator) ? phone : watch
@@ -150,9 +151,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
     }
 
     func testKillDuringFirstStartNeverLeavesAnUnstartableDatabase() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_FIRST_START_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testKillDuringFirstStartNeverLeavesAnUnstartableDatabase seed \(seed)")
+        let seed = randomSeed("WATCHLINK_FIRST_START_SEED")
         var generator = SeededGenerator(seed: seed)
         var failures: [String] = []
         for round in 1...120 {

@@ -217,9 +217,24 @@ class DaemonTestCase: XCTestCase {
     /// Whether the test recorded a failure (its daemons' logs are printed at the end).
     private(set) var recordedIssue = false
 
+    /// Added to every failure message of the test: a randomised test puts its seed here.
+    var failureNote: String?
+
     override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
         recordedIssue = true
-        super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        let text = failureNote.map { "\(description) [\($0)]" } ?? description
+        super.recordFailure(withDescription: text, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+
+    /// The seed of a randomised test: the environment variable `name`, else WATCHLINK_SEED, else
+    /// a random one. Printed, and named in every failure message of the test.
+    func randomSeed(_ name: String, test: String = #function) -> UInt64 {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment[name].flatMap { UInt64($0) } ?? environment["WATCHLINK_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
+        print("\(test): seed \(seed) (\(name)=\(seed) replays it)")
+        failureNote = "seed \(seed): \(name)=\(seed) replays it"
+        return seed
     }
 
     override func tearDown() {
