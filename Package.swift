@@ -60,12 +60,14 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
+        // The process LinkStoreTests' crash test kills: writes through DeliveryStore.
+        .executableTarget(name: "CrashWriter", dependencies: ["LinkStore"], path: "Tests/CrashWriter"),
         .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem"], path: "Tests/LinkSystemTests"),
-        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem", "TestSupport"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
         .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol"],
                     path: "Tests/LinkDaemonTests"),
-        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol"], path: "Tests/LinkControlTests"),
+        .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "TestSupport"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
         .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer"],
                     path: "Tests/IntegrationTests"),
@@ -77,7 +79,7 @@ let package = Package(
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
-        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL"], path: "Tests/PushEmulatorTests"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL", "TestSupport"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),

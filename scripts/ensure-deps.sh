@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries WatchLink builds against, where they are missing.
-# Debian/Ubuntu: libssl-dev (OpenSSL), libsqlite3-dev, libnghttp2-dev, pkg-config, python3-venv.
+# Debian/Ubuntu: libssl-dev (OpenSSL), libsqlite3-dev, libnghttp2-dev, pkg-config, python3-venv,
+# the sqlite3 shell, which the integration tests use to damage databases, and the openssl command.
 # macOS: Homebrew openssl@3, sqlite, libnghttp2.
 set -euo pipefail
 
@@ -11,6 +12,9 @@ if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists sqlite3 || missing+=(libsqlite3-dev)
   pkg-config --exists libnghttp2 || missing+=(libnghttp2-dev)
 fi
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+# The push unit tests check the endpoint's certificates with the openssl command.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # The push tests run Python clients from a virtual environment.
 if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
   missing+=(python3-venv)

@@ -78,7 +78,9 @@ final class AccessControlTests: DaemonTestCase {
         eventually("the token on the watch") {
             try w.call("pa.token.local", instance)["tokens"]?.arrayValue?.count == 1
         }
-        _ = try? w.call("pa.token.header", ["instanceId": "main", "name": "possession", "version": "3.2"])
+        let header = try w.call("pa.token.header", ["instanceId": "main", "name": "possession", "version": "3.2"])
+        XCTAssertEqual(header["key"], "X-PowerAuth-Token")
+        XCTAssertEqual(header["value"]?.stringValue?.contains("version=\"3.2\""), true, "\(header)")
         _ = try p.call("message.send", ["message": ["hello": "watch"]])
 
         let key = try XCTUnwrap(FileManager.default.contents(atPath: home + "/pairing.key"))

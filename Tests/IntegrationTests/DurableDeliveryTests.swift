@@ -18,9 +18,7 @@ final class DurableDeliveryTests: DurableTestCase {
     // MARK: Exactly once across crashes
 
     func testExactlyOnceInOrderAcrossRandomSIGKILLs() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_CRASH_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testExactlyOnceInOrderAcrossRandomSIGKILLs seed \(seed) (set WATCHLINK_CRASH_SEED=\(seed) to replay)")
+        let seed = randomSeed("WATCHLINK_CRASH_SEED")
         let minimumAttempts = 2_000
         let minimumKills = 50
         let minimumKillsEach = 20
@@ -101,9 +99,7 @@ final class DurableDeliveryTests: DurableTestCase {
     }
 
     func testApplicationContextNeverGoesBackAcrossRandomSIGKILLs() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_CRASH_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testApplicationContextNeverGoesBackAcrossRandomSIGKILLs seed \(seed)")
+        let seed = randomSeed("WATCHLINK_CRASH_SEED")
         let phone = restartable("phoned", logLevel: "info")
         let watch = restartable("watchd", logLevel: "info")
         try phone.startAndWait()
@@ -392,7 +388,8 @@ final class DurableDeliveryTests: DurableTestCase {
             try p.call("complication.transfer", ["userInfo": ["blob": randomData(65_537, using: &generator)]])
         }
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 0, "refused transfers are not queued")
-        XCTAssertNotNil(try p.transferUserInfo(["a": 1]))
+        let accepted = try p.transferUserInfo(["a": 1])
+        XCTAssertEqual(try p.outstandingIds(), [accepted], "only the accepted transfer is queued")
         XCTAssertEqual(try p.status("outstandingUserInfoTransfers"), 1)
     }
 

@@ -33,7 +33,9 @@ final class DurableEdgeCaseTests: DurableTestCase {
         let count = 600
         for n in 1...count { _ = try p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n))]]) }
         _ = try w.call("link.set", ["up": true])
-        var generator = SeededGenerator(seed: 99)
+        let seed = testSeed(default: 99)
+        failureNote = "seed \(seed): WATCHLINK_SEED=\(seed) replays it"
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<12 {
             let victim = Bool.random(using: &generator) ? phone : watch
             usleep(UInt32.random(in: 1_000...30_000, using: &generator))
@@ -42,9 +44,9 @@ final class DurableEdgeCaseTests: DurableTestCase {
         }
         let p2 = try client(phone)
         let w2 = try client(watch)
-        eventually("the backlog to drain", timeout: 30) { try p2.status("outstandingUserInfoTransfers") == 0 }
+        eventually("the backlog to drain (seed \(seed))", timeout: 30) { try p2.status("outstandingUserInfoTransfers") == 0 }
         let received = try Received.userInfos(w2).compactMap { $0["n"]?.intValue }
-        XCTAssertEqual(received, Array(1...Int64(count)))
+        XCTAssertEqual(received, Array(1...Int64(count)), "seed \(seed)")
     }
 
     func testEveryPropertyListTypeSurvivesTheQueueAndRestarts() throws {
@@ -150,9 +152,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
     }
 
     func testKillDuringFirstStartNeverLeavesAnUnstartableDatabase() throws {
-        let seed = ProcessInfo.processInfo.environment["WATCHLINK_FIRST_START_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 1...UInt64.max)
-        print("testKillDuringFirstStartNeverLeavesAnUnstartableDatabase seed \(seed)")
+        let seed = randomSeed("WATCHLINK_FIRST_START_SEED")
         var generator = SeededGenerator(seed: seed)
         var failures: [String] = []
         for round in 1...120 {
@@ -162,7 +162,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
                 XCTAssertTrue(FileManager.default.createFile(atPath: home + "/pairing.key", contents: Data(repeating: 7, count: 32),
                                                             attributes: [.posixPermissions: 0o600]))
             }
-            let daemon = RestartableDaemon(name, home: home, logLevel: "info")
+            let daemon = restartable(name, home: home, logLevel: "info")
             try daemon.start()
             usleep(UInt32.random(in: 0...40_000, using: &generator))
             daemon.kill9()

@@ -53,6 +53,7 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
         }
+        process.environment = daemonEnvironment()
         if !FileManager.default.fileExists(atPath: logPath) {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
@@ -125,14 +126,17 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
         waitForExit(timeout: 10)
     }
 
-    /// SIGTERM, then SIGKILL if it does not stop within 5 s.
-    func stop() {
-        guard isRunning else { return }
+    /// SIGTERM, then SIGKILL if it does not stop within 30 s (a sanitizer's exit checks take
+    /// time). Returns the exit status of a daemon it stopped, nil if it was not running.
+    @discardableResult
+    func stop() -> Int32? {
+        guard let process = lock.withLock({ process }), process.isRunning else { return nil }
         signal(SIGTERM)
-        if waitForExit(timeout: 5) == nil { kill9() }
+        if waitForExit(timeout: 30) == nil { kill9() }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { readTextFile(logPath) ?? "" }
 
     func logTail(lines: Int = 40) -> String {
         log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
@@ -167,7 +171,9 @@ class DurableTestCase: DaemonTestCase {
     private(set) var restartables: [RestartableDaemon] = []
 
     override func tearDown() {
-        for daemon in restartables { daemon.stop() }
+        for daemon in restartables {
+            checkDaemonEnded(daemon.name, status: daemon.stop(), log: daemon.log)
+        }
         if recordedIssue {
             for daemon in restartables {
                 print("---- \(daemon.name) log (\(daemon.logPath)), last 200 lines:\n\(daemon.logTail(lines: 200))")
@@ -259,23 +265,23 @@ func randomData(_ count: Int, using generator: inout some RandomNumberGenerator)
     return ["$data": .string(Data(bytes).base64EncodedString())]
 }
 
-/// Runs an SQL script on the database at `path` with the sqlite3 shell, else Python's sqlite3
-/// module; skips the test when neither is there.
+/// Runs an SQL script on the database at `path` with the sqlite3 shell (`scripts/ensure-deps.sh`
+/// installs it), else Python's sqlite3 module. Skips the test only when neither tool is installed;
+/// a tool that runs and fails is a test failure, with its output.
 func runSQLite(at path: String, _ sql: String) throws {
-    let candidates: [(String, [String])] = [
-        ("/usr/bin/sqlite3", [path, sql]),
-        ("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
+    let candidates: [(tool: String, arguments: [String])] = [
+        ("/usr/bin/sqlite3", ["-bail", path, sql]),
+        ("/usr/bin/python3", ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()", path, sql]),
     ]
-    for (tool, arguments) in candidates where FileManager.default.isExecutableFile(atPath: tool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus == 0 { return }
+    guard let (tool, arguments) = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.tool) }) else {
+        throw XCTSkip("neither /usr/bin/sqlite3 nor /usr/bin/python3 is installed (scripts/ensure-deps.sh installs sqlite3)")
     }
-    throw XCTSkip("neither the sqlite3 shell nor python3 could run SQL on \(path)")
+    let children = ChildProcesses()
+    defer { children.killAll() }
+    let outcome = try children.run(tool, arguments, timeout: 60)
+    guard outcome.reason == .exit, outcome.status == 0 else {
+        throw HarnessError("\(tool) failed (status \(outcome.status)) running SQL on \(path): \(outcome.standardError)\(outcome.standardOutput)")
+    }
 }
 
 extension ControlClient {

@@ -103,9 +103,15 @@ final class FileTransferIntegrationTests: DurableTestCase {
         XCTAssertEqual(try directory(watch, "inbox"), [])
         XCTAssertEqual(try p.call("file.cancel", ["transferId": .string(id)])["cancelled"], false, "already cancelled")
         XCTAssertEqual(try p.call("file.cancel", ["transferId": "no-such-transfer"])["cancelled"], false)
-        let watchSaw = try drain(watchEvents).map(\.name)
+        // Barriers: the message each side receives last was sent after anything of the file.
+        let watchSaw = try watchEvents.events(until: "message.received", timeoutSeconds: 10) {
+            $0.data["message"] == ["after": "cancel"]
+        }.map(\.name)
         XCTAssertFalse(watchSaw.contains("file.received"), "\(watchSaw)")
-        let phoneSaw = try drain(phoneEvents).map(\.name)
+        _ = try w.call("message.send", ["message": ["barrier": "phone"]])
+        let phoneSaw = try phoneEvents.events(until: "message.received", timeoutSeconds: 10) {
+            $0.data["message"] == ["barrier": "phone"]
+        }.map(\.name)
         XCTAssertFalse(phoneSaw.contains("file.didFinish"), "a cancelled transfer does not finish: \(phoneSaw)")
     }
 
@@ -151,21 +157,24 @@ final class FileTransferIntegrationTests: DurableTestCase {
         let copied = Date().timeIntervalSince(started)
         try FileManager.default.removeItem(atPath: source)
         var progressEvents = 0
+        var finished = false
         while let event = try events.nextEvent(timeoutSeconds: 180) {
             if event.name == "file.progress" { progressEvents += 1 }
             if event.name == "file.didFinish", event.data["transferId"] == .string(id) {
                 XCTAssertNil(event.data["error"])
+                finished = true
                 break
             }
         }
+        XCTAssertTrue(finished, "file.didFinish of \(id) arrives")
         XCTAssertGreaterThan(progressEvents, 10, "file.progress reports the way")
         let seconds = Date().timeIntervalSince(started)
         let peaks = sampler.stop()
         let phonePeak = Double(peaks[0]) / 1024, watchPeak = Double(peaks[1]) / 1024
         print("file transfer 1 GiB: phoned max RSS \(String(format: "%.1f", phonePeak)) MiB, watchd max RSS \(String(format: "%.1f", watchPeak)) MiB, \(String(format: "%.1f", seconds)) s (copy into the outbox \(String(format: "%.1f", copied)) s, \(sampler.samples) samples)")
         XCTAssertGreaterThan(sampler.samples, 10)
-        let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
-        if sanitizer.isEmpty {
+        XCTAssertEqual(sampler.failedReads, 0, "every sample read both daemons' /proc status")
+        if memoryIsMeasurable {
             XCTAssertLessThan(phonePeak, 64, "phoned's RSS stays under 64 MiB")
             XCTAssertLessThan(watchPeak, 64, "watchd's RSS stays under 64 MiB")
         } else {
@@ -279,15 +288,23 @@ final class FileTransferIntegrationTests: DurableTestCase {
         let source = home + "/slow.bin"
         _ = try writeLargeFile(source, size: 256 << 20)
         let caller = try client(phone)
-        let answered = Locked(false)
+        let outcome = Locked<Result<JSONObject, Error>?>(nil)
+        let returned = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            if (try? caller.call("file.transfer", ["path": .string(source)], timeoutSeconds: 30)) != nil {
-                answered.withValue { $0 = true }
-            }
+            let result = Result { try caller.call("file.transfer", ["path": .string(source)], timeoutSeconds: 30) }
+            outcome.withValue { $0 = result }
+            returned.signal()
         }
         eventually("the copy to start") { try self.directory(phone, "outbox").count == 1 }
         phone.kill9()
-        XCTAssertFalse(answered.current, "killed during the copy: the transfer was never accepted")
+        // The call returns only now, whichever way: its answer is read after it has come.
+        XCTAssertEqual(returned.wait(timeout: .now() + 30), .success, "the call returns once the daemon is gone")
+        switch outcome.current {
+        case .failure(let error as ControlClientError):
+            XCTAssertEqual(error, .connectionClosed("the daemon closed the connection"), "killed during the copy: never accepted")
+        case let other:
+            XCTFail("killed during the copy, the transfer must not be accepted; got \(String(describing: other))")
+        }
         try phone.startAndWait()
         XCTAssertEqual(try directory(phone, "outbox"), [], "the unfinished copy is removed at start")
         XCTAssertEqual(try client(phone).call("file.outstanding")["transfers"], [])
@@ -330,13 +347,6 @@ final class FileTransferIntegrationTests: DurableTestCase {
             }
         }
         throw HarnessError("no progress of \(id) after the link came back (went down: \(wentDown), came back: \(cameBack))")
-    }
-
-    /// The events that have arrived so far.
-    private func drain(_ events: ControlClient) throws -> [ControlEvent] {
-        var seen: [ControlEvent] = []
-        while let event = try events.nextEvent(timeoutSeconds: 0.2) { seen.append(event) }
-        return seen
     }
 
     /// The names in `<state>/files/<name>` of `daemon`.
@@ -419,22 +429,27 @@ func sha256(of path: String) throws -> [UInt8] {
 /// keeps the highest value of each, in KiB.
 final class RSSSampler: @unchecked Sendable {
     private let pids: [Int32]
-    private let state: Locked<(peaks: [Int], samples: Int, running: Bool)>
+    private let state: Locked<(peaks: [Int], samples: Int, failedReads: Int, running: Bool)>
     private let done = DispatchSemaphore(value: 0)
 
     init(pids: [Int32]) {
         self.pids = pids
-        state = Locked((Array(repeating: 0, count: pids.count), 0, true))
+        state = Locked((Array(repeating: 0, count: pids.count), 0, 0, true))
     }
 
     var samples: Int { state.current.samples }
+    /// Samples where a daemon's `/proc/PID/status` could not be read: they are not counted as 0.
+    var failedReads: Int { state.current.failedReads }
 
     func start() {
         Thread.detachNewThread { [self] in
             while state.current.running {
-                let values = pids.map(Self.residentKiB)
+                let values = pids.map(residentKilobytes)
                 state.withValue { current in
-                    for (index, value) in values.enumerated() { current.peaks[index] = max(current.peaks[index], value) }
+                    for (index, value) in values.enumerated() {
+                        guard let value else { current.failedReads += 1; continue }
+                        current.peaks[index] = max(current.peaks[index], value)
+                    }
                     current.samples += 1
                 }
                 usleep(100_000)
@@ -448,13 +463,5 @@ final class RSSSampler: @unchecked Sendable {
         state.withValue { $0.running = false }
         done.wait()
         return state.current.peaks
-    }
-
-    static func residentKiB(_ pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LinkClient
 import LinkControl
 import LinkJSON
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -46,6 +47,26 @@ final class TemporaryDirectory {
     }
 }
 
+/// The environment of a spawned daemon: the tests' own, with `LSAN_OPTIONS` set to
+/// `WATCHLINK_DAEMON_LSAN_OPTIONS` when that is set. `scripts/test.sh --sanitize address` checks
+/// the daemons for leaks (with scripts/lsan-suppressions.txt) but not the test runner itself:
+/// XCTest on Linux keeps every test case and its run in a reference cycle, so everything a test
+/// holds would be reported.
+func daemonEnvironment() -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    if let options = environment["WATCHLINK_DAEMON_LSAN_OPTIONS"] {
+        environment["LSAN_OPTIONS"] = options
+    }
+    return environment
+}
+
+/// The sanitizer the suite runs under (`scripts/test.sh --sanitize`), empty without one.
+let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
+
+/// Whether a daemon's resident memory means anything: not under a sanitizer, whose shadow
+/// memory and quarantine count as the daemon's.
+var memoryIsMeasurable: Bool { sanitizer.isEmpty }
+
 /// Polls `condition` until it holds or the deadline passes.
 func eventually(_ what: String, timeout: Double = 5, file: StaticString = #filePath, line: UInt = #line,
                 _ condition: () throws -> Bool) {
@@ -85,6 +106,7 @@ final class DaemonProcess: ControlEndpoint {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.path(name))
         process.arguments = arguments
+        process.environment = daemonEnvironment()
         if !FileManager.default.fileExists(atPath: logPath) {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
@@ -126,7 +148,7 @@ final class DaemonProcess: ControlEndpoint {
         try ControlClient(socketPath: controlPath, timeoutSeconds: timeout)
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { readTextFile(logPath) ?? "" }
 
     func signal(_ signal: Int32) {
         guard let process, process.isRunning else { return }
@@ -148,10 +170,34 @@ final class DaemonProcess: ControlEndpoint {
         waitForExit(timeout: 5)
     }
 
-    func stop() {
-        guard let process, process.isRunning else { return }
+    /// SIGTERM, then SIGKILL if it has not stopped within 30 s (a sanitizer's exit checks take
+    /// time). Returns the exit status of a daemon it stopped, nil if it was not running.
+    @discardableResult
+    func stop() -> Int32? {
+        guard let process, process.isRunning else { return nil }
         signal(SIGTERM)
-        if waitForExit(timeout: 3) == nil { kill9() }
+        if waitForExit(timeout: 30) == nil { kill9() }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
+    }
+}
+
+/// The lines of a daemon's log where a sanitizer reported an error, a leak or a race.
+func sanitizerReports(in log: String) -> [Substring] {
+    log.split(separator: "\n").filter {
+        $0.contains("ERROR: AddressSanitizer") || $0.contains("ERROR: LeakSanitizer")
+            || $0.contains("WARNING: ThreadSanitizer") || $0.contains("runtime error:")
+    }
+}
+
+/// Fails the current test when a daemon stopped at its end did not exit 0, or when its log has
+/// a sanitizer's report: a daemon's leak, memory error or race fails the test that ran it.
+func checkDaemonEnded(_ name: String, status: Int32?, log: String, file: StaticString = #filePath, line: UInt = #line) {
+    let reports = sanitizerReports(in: log)
+    if !reports.isEmpty {
+        XCTFail("\(name) had \(reports.count) sanitizer report(s): \(reports.prefix(3).joined(separator: " | "))", file: file, line: line)
+    }
+    if let status, status != 0 {
+        XCTFail("\(name) exited with \(status) when stopped with SIGTERM at the end of the test", file: file, line: line)
     }
 }
 
@@ -160,6 +206,8 @@ class DaemonTestCase: XCTestCase {
     private(set) var directories: [TemporaryDirectory] = []
     private(set) var daemons: [DaemonProcess] = []
     private(set) var clients: [ControlClient] = []
+    /// Short-lived programs (linkctl, daemons refusing their flags): killed at the end if still running.
+    let children = ChildProcesses()
     var home: String = ""
 
     override func setUp() {
@@ -170,14 +218,32 @@ class DaemonTestCase: XCTestCase {
     /// Whether the test recorded a failure (its daemons' logs are printed at the end).
     private(set) var recordedIssue = false
 
+    /// Added to every failure message of the test: a randomised test puts its seed here.
+    var failureNote: String?
+
     override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
         recordedIssue = true
-        super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        let text = failureNote.map { "\(description) [\($0)]" } ?? description
+        super.recordFailure(withDescription: text, inFile: filePath, atLine: lineNumber, expected: expected)
+    }
+
+    /// The seed of a randomised test: the environment variable `name`, else WATCHLINK_SEED, else
+    /// a random one. Printed, and named in every failure message of the test.
+    func randomSeed(_ name: String, test: String = #function) -> UInt64 {
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment[name].flatMap { UInt64($0) } ?? environment["WATCHLINK_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
+        print("\(test): seed \(seed) (\(name)=\(seed) replays it)")
+        failureNote = "seed \(seed): \(name)=\(seed) replays it"
+        return seed
     }
 
     override func tearDown() {
         for client in clients { client.close() }
-        for daemon in daemons { daemon.stop() }
+        children.killAll()
+        for daemon in daemons {
+            checkDaemonEnded(daemon.name, status: daemon.stop(), log: daemon.log)
+        }
         if recordedIssue {
             for daemon in daemons { print("---- \(daemon.name) log (\(daemon.logPath)):\n\(daemon.log)") }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import LinkClient
 import LinkControl
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -49,14 +50,14 @@ final class PushIntegrationTests: DaemonTestCase {
         let keyId = try c.call("push.keys.create")["keyId"]
         let endpoint = try c.call("push.endpoint")
         let caFile = try XCTUnwrap(endpoint["caFile"]?.stringValue)
-        let ca = try String(contentsOfFile: caFile, encoding: .utf8)
+        let ca = try XCTUnwrap(readTextFile(caFile))
         XCTAssertTrue(ca.hasPrefix("-----BEGIN CERTIFICATE-----"))
         phone.stop()
         try phone.startAndWait()
         c = try client(phone)
         XCTAssertEqual(try c.call("push.token")["token"], token)
         XCTAssertEqual(try c.call("push.keys.list")["keyIds"], [try XCTUnwrap(keyId)])
-        XCTAssertEqual(try String(contentsOfFile: caFile, encoding: .utf8), ca)
+        XCTAssertEqual(readTextFile(caFile), ca)
         let status = try c.call("status")
         XCTAssertEqual(status[path: "push", "caFile"]?.stringValue, caFile)
         XCTAssertEqual(status[path: "push", "token"], token)

@@ -26,16 +26,10 @@ final class ReceivedListTests: DaemonTestCase {
 
     func testABadBudgetIsRefusedByName() throws {
         for value in ["-1", "lots", "2000000000"] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Binaries.path("watchd"))
-            process.arguments = ["--home", home, "--received-list-bytes", value]
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 2, "value \(value)")
+            let outcome = try children.run(Binaries.path("watchd"), ["--home", home, "--received-list-bytes", value])
+            XCTAssertEqual(outcome.reason, .exit, "value \(value)")
+            XCTAssertEqual(outcome.status, 2, "value \(value)")
+            let stderr = outcome.standardError
             XCTAssertTrue(stderr.contains("--received-list-bytes must be an integer from 0 to 1073741824, got '\(value)'"), stderr)
         }
     }

@@ -93,8 +93,8 @@ final class WatchSwitchingTests: DaemonTestCase {
         let watchDirectories = try FileManager.default.contentsOfDirectory(atPath: phone.home + "/phone" + "/watches")
         XCTAssertEqual(watchDirectories.count, 1, "one directory for the second watch: \(watchDirectories)")
         let outboxB = phone.home + "/phone" + "/watches/" + watchDirectories[0] + "/files/outbox"
-        // B's copy is removed once its ACK is committed, which may be after B reported the file.
-        eventually("B's copy, its own, to be removed") {
+        // B's copy was its own; it goes once the phone has B's acknowledgement, which may come after file.received.
+        eventually("B's outbox copy to be removed", timeout: 30) {
             try FileManager.default.contentsOfDirectory(atPath: outboxB).isEmpty
         }
     }
@@ -227,7 +227,10 @@ final class WatchSwitchingTests: DaemonTestCase {
         let same = try p.call("device.switchWatch", ["deviceId": "watch-a"])
         XCTAssertEqual(same["switched"], false)
         XCTAssertEqual(same["activeWatchDeviceId"], "watch-a")
-        XCTAssertNil(try events.nextEvent(timeoutSeconds: 0.3), "a refused or empty switch changes nothing")
+        // A barrier: the event of a later device.set must be the first one the phone sends.
+        _ = try p.call("device.set", ["isComplicationEnabled": true])
+        let seen = try events.events(until: "session.watchStateDidChange", timeoutSeconds: 10) { $0.data["isComplicationEnabled"] == true }
+        XCTAssertEqual(seen.map(\.name), ["session.watchStateDidChange"], "a refused or empty switch changes nothing")
         XCTAssertEqual(try p.call("status")["activeWatchDeviceId"], "watch-a")
         XCTAssertEqual(try watchStatus(p, "watch-a")?["isConnected"], true)
     }

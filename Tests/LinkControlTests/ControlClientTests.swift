@@ -105,7 +105,8 @@ final class ControlClientTests: XCTestCase {
             XCTAssertEqual(event.data, ["sequence": .int(Int64(sequence))])
             XCTAssertNotNil(event.date)
         }
-        XCTAssertNil(try client.nextEvent(timeoutSeconds: 0.05))
+        _ = try client.call("emit", ["name": "test.barrier", "count": 1])
+        XCTAssertEqual(try client.nextEvent(timeoutSeconds: 5)?.name, "test.barrier", "no event beyond the three, in order before the barrier")
 
         server.broadcast("session.reachabilityDidChange", ["isReachable": false])
         server.broadcast("session.reachabilityDidChange", ["isReachable": true])
@@ -212,15 +213,18 @@ final class ControlClientTests: XCTestCase {
         client.close()
         XCTAssertEqual(failed.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(outcome.value as? ControlClientError, .connectionClosed("the client was closed"))
-        XCTAssertThrowsError(try client.call("echo"))
+        XCTAssertThrowsError(try client.call("echo")) {
+            XCTAssertEqual($0 as? ControlClientError, .connectionClosed("the client was closed"))
+        }
         client.close()
     }
 
     func testDroppingTheClientClosesIt() throws {
         var client: ControlClient? = try ControlClient(socketPath: server.socketPath)
         XCTAssertEqual(try client?.call("echo")["op"], "echo")
+        XCTAssertEqual(server.connectionCount, 1)
         client = nil
-        XCTAssertNil(client)
+        XCTAssertTrue(waitUntil(5) { self.server.connectionCount == 0 }, "releasing the last reference closes the socket")
     }
 
     func testCannotConnectErrors() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import LinkControl
 import LinkJSON
@@ -7,6 +8,7 @@ import LinkJSON
 final class LinkctlTests: XCTestCase {
     private var server: TestControlServer!
     private var linkctl: URL!
+    private let children = ChildProcesses()
 
     override func setUpWithError() throws {
         linkctl = try XCTUnwrap(Self.executableURL(), "linkctl is not built next to the tests")
@@ -14,6 +16,7 @@ final class LinkctlTests: XCTestCase {
     }
 
     override func tearDown() {
+        children.killAll()
         server?.stop()
         server = nil
     }
@@ -36,39 +39,22 @@ final class LinkctlTests: XCTestCase {
         var standardError: String
     }
 
-    private func start(_ arguments: [String], home: String? = nil) throws -> (Process, Pipe, Pipe) {
-        let process = Process()
-        process.executableURL = linkctl
-        process.arguments = arguments
+    private func start(_ arguments: [String], home: String? = nil) throws -> ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["WATCHLINK_HOME"] = home ?? server.directory
-        process.environment = environment
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        return (process, output, error)
+        let child = children.make(linkctl.path, arguments, environment: environment)
+        try child.start()
+        return child
     }
 
-    private func finish(_ process: Process, _ output: Pipe, _ error: Pipe) -> Outcome {
-        let errorData = LockedBox(Data())
-        let errorRead = DispatchSemaphore(value: 0)
-        Thread {
-            errorData.value = error.fileHandleForReading.readDataToEndOfFile()
-            errorRead.signal()
-        }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorRead.wait()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus,
-                       standardOutput: String(decoding: outputData, as: UTF8.self),
-                       standardError: String(decoding: errorData.value, as: UTF8.self))
+    private func finish(_ child: ChildProcess) throws -> Outcome {
+        let outcome = try child.finish(timeout: 30)
+        XCTAssertEqual(outcome.reason, .exit, "linkctl ends by itself, not by a signal")
+        return Outcome(status: outcome.status, standardOutput: outcome.standardOutput, standardError: outcome.standardError)
     }
 
     private func run(_ arguments: [String], home: String? = nil) throws -> Outcome {
-        let (process, output, error) = try start(arguments, home: home)
-        return finish(process, output, error)
+        try finish(start(arguments, home: home))
     }
 
     func testCallPrintsResult() throws {
@@ -131,12 +117,12 @@ final class LinkctlTests: XCTestCase {
     }
 
     func testEventsStreamUntilTheDaemonCloses() throws {
-        let (process, output, error) = try start(["phone", "events"])
+        let linkctlEvents = try start(["phone", "events"])
         XCTAssertTrue(waitUntil(10) { self.server.subscriberCount == 1 }, "linkctl did not subscribe")
         server.broadcast("session.activationDidComplete", ["activationState": 2])
         server.broadcast("session.reachabilityDidChange", ["isReachable": true])
         server.disconnectAll()
-        let outcome = finish(process, output, error)
+        let outcome = try finish(linkctlEvents)
         XCTAssertEqual(outcome.status, 0, outcome.standardError)
         let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 2, outcome.standardOutput)

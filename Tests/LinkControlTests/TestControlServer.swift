@@ -54,6 +54,13 @@ final class TestControlServer: @unchecked Sendable {
         return connections.filter(\.isSubscribed).count
     }
 
+    /// How many accepted connections are still open (a connection is counted until its peer closes it).
+    var connectionCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return connections.count
+    }
+
     /// Sends an event to every subscribed connection.
     func broadcast(_ name: String, _ data: JSONObject) {
         lock.lock()

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import LinkRuntime
 import LinkSystem
+import TestSupport
 import XCTest
 
 final class ConnectionTests: XCTestCase {
@@ -18,7 +19,8 @@ final class ConnectionTests: XCTestCase {
         return (try Connection(loop: loop, fd: a), try Connection(loop: loop, fd: b))
     }
 
-    private func echo(backend: PollerBackend, payload: [UInt8], pieces: [Int]?, vectorsPerWrite: Int = 0) throws {
+    private func echo(backend: PollerBackend, payload: [UInt8], pieces: [Int]?, vectorsPerWrite: Int = 0, seed: UInt64? = nil) throws {
+        let label = seed.map { "\(backend), seed \($0)" } ?? "\(backend)"
         let loop = try EventLoop(backend: backend)
         let (client, server) = try makePair(loop)
         var received: [UInt8] = []
@@ -78,23 +80,23 @@ final class ConnectionTests: XCTestCase {
             client.write(payload)
         }
         maximumPending = max(maximumPending, client.pendingWriteByteCount)
-        XCTAssertGreaterThan(client.pendingWriteByteCount, 0, "\(backend): the first write should be partial")
+        XCTAssertGreaterThan(client.pendingWriteByteCount, 0, "\(label): the first write should be partial")
 
-        try runLoop(loop, limitMs: 30_000, "\(backend)")
-        XCTAssertEqual(received.count, payload.count, "\(backend)")
-        XCTAssertTrue(received == payload, "\(backend): echoed bytes differ")
+        try runLoop(loop, limitMs: 30_000, "\(label)")
+        XCTAssertEqual(received.count, payload.count, "\(label)")
+        XCTAssertTrue(received == payload, "\(label): echoed bytes differ")
         XCTAssertGreaterThan(maximumPending, 0)
-        XCTAssertEqual(clientClose, [.local], "\(backend)")
-        XCTAssertEqual(serverClose, [.eof], "\(backend)")
+        XCTAssertEqual(clientClose, [.local], "\(label)")
+        XCTAssertEqual(serverClose, [.eof], "\(label)")
         XCTAssertFalse(client.isOpen)
         XCTAssertFalse(server.isOpen)
     }
 
     /// Random sizes from 1 to `maximum` that add up to `total`.
-    private func randomPieces(of total: Int, atMost maximum: Int) -> [Int] {
+    private func randomPieces(of total: Int, atMost maximum: Int, seed: UInt64) -> [Int] {
         var pieces: [Int] = []
         var remaining = total
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: seed)
         while remaining > 0 {
             let size = min(remaining, Int.random(in: 1...maximum, using: &generator))
             pieces.append(size)
@@ -112,17 +114,19 @@ final class ConnectionTests: XCTestCase {
 
     func testEchoesFourMebibytesInManySmallWrites() throws {
         let payload = patternBytes(count: 4 << 20, seed: 7)
-        let pieces = randomPieces(of: payload.count, atMost: 20_000)
+        let seed = testSeed(default: 20_000)
+        let pieces = randomPieces(of: payload.count, atMost: 20_000, seed: seed)
         for backend in availableBackends {
-            try echo(backend: backend, payload: payload, pieces: pieces)
+            try echo(backend: backend, payload: payload, pieces: pieces, seed: seed)
         }
     }
 
     func testVectoredWritesArriveInOrderAcrossPartialWrites() throws {
         let payload = patternBytes(count: 1 << 20, seed: 11)
-        let pieces = randomPieces(of: payload.count, atMost: 9_000)
+        let seed = testSeed(default: 9_000)
+        let pieces = randomPieces(of: payload.count, atMost: 9_000, seed: seed)
         for backend in availableBackends {
-            try echo(backend: backend, payload: payload, pieces: pieces, vectorsPerWrite: 7)
+            try echo(backend: backend, payload: payload, pieces: pieces, vectorsPerWrite: 7, seed: seed)
         }
     }
 

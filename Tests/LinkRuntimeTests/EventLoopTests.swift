@@ -108,8 +108,12 @@ final class EventLoopTests: XCTestCase {
         let (fd, peer) = try UnixSocket.socketPair()
         defer { loop.unwatch(fd); UnixSocket.close(fd); UnixSocket.close(peer) }
         try loop.watch(fd, events: .readable) { _ in }
-        XCTAssertThrowsError(try loop.watch(fd, events: .readable) { _ in })
-        XCTAssertThrowsError(try loop.updateInterest(peer, events: .readable))
+        XCTAssertThrowsError(try loop.watch(fd, events: .readable) { _ in }) {
+            XCTAssertEqual(($0 as? SystemError)?.errno, .fileExists, "\($0)")
+        }
+        XCTAssertThrowsError(try loop.updateInterest(peer, events: .readable)) {
+            XCTAssertEqual(($0 as? SystemError)?.errno, .badFileDescriptor, "an unwatched descriptor: \($0)")
+        }
     }
 
     func testInterestChangesAndEmptyInterestIsNotPolled() throws {

@@ -26,7 +26,9 @@ final class PollerTests: XCTestCase {
 
             try poller.add(a, .readable)
             try poller.add(c, .readable)
-            XCTAssertThrowsError(try poller.add(a, .readable), "\(backend)")
+            XCTAssertThrowsError(try poller.add(a, .readable), "\(backend)") {
+                XCTAssertEqual(($0 as? SystemError)?.errno, .fileExists, "\(backend): \($0)")
+            }
             XCTAssertEqual(try collect(poller), [:], "\(backend)")
 
             XCTAssertEqual(writeRaw(b, [1]), 1)
@@ -38,7 +40,9 @@ final class PollerTests: XCTestCase {
             XCTAssertEqual(try collect(poller), [a: .writable, c: .writable], "\(backend)")
 
             try poller.remove(a)
-            XCTAssertThrowsError(try poller.remove(a), "\(backend)")
+            XCTAssertThrowsError(try poller.remove(a), "\(backend)") {
+                XCTAssertEqual(($0 as? SystemError)?.errno, .noSuchFileOrDirectory, "\(backend): \($0)")
+            }
             XCTAssertEqual(try collect(poller), [c: .writable], "\(backend)")
 
             UnixSocket.close(d)

@@ -1,5 +1,6 @@
 import LinkRuntime
 import LinkSystem
+import TestSupport
 import XCTest
 
 final class TimerTests: XCTestCase {
@@ -87,7 +88,6 @@ final class TimerTests: XCTestCase {
         for backend in availableBackends {
             let loop = try EventLoop(backend: backend)
             var turns: [UInt64] = []
-            let start = loop.nowMilliseconds
             loop.schedule(afterMilliseconds: 0) {
                 turns.append(loop.turnCount)
                 loop.schedule(afterMilliseconds: 0) {
@@ -101,7 +101,6 @@ final class TimerTests: XCTestCase {
             try runLoop(loop, "\(backend)")
             XCTAssertEqual(turns.count, 3, "\(backend)")
             XCTAssertTrue(zip(turns, turns.dropFirst()).allSatisfy { $0 < $1 }, "\(backend): \(turns)")
-            XCTAssertLessThan(loop.nowMilliseconds - start, 1000, "\(backend)")
         }
     }
 
@@ -133,14 +132,14 @@ final class TimerTests: XCTestCase {
                 loop.stop()
             }
             try runLoop(loop, "\(backend)")
-            XCTAssertGreaterThanOrEqual(firedAt - start, 20)
-            XCTAssertLessThan(firedAt - start, 1_000, "\(backend)")
+            XCTAssertGreaterThanOrEqual(firedAt - start, 20, "\(backend)")
         }
     }
 
     func testManyTimersFireOnceEachAndNeverEarly() throws {
         let loop = try EventLoop()
-        var generator = SystemRandomNumberGenerator()
+        let seed = testSeed(default: 0x7133)
+        var generator = SeededGenerator(seed: seed)
         var fired = 0
         var early = 0
         var ids: [EventLoop.TimerID] = []
@@ -157,7 +156,7 @@ final class TimerTests: XCTestCase {
         }
         loop.schedule(afterMilliseconds: 60) { loop.stop() }
         try runLoop(loop)
-        XCTAssertEqual(fired, 2_000 - (2_000 + 2) / 3)
-        XCTAssertEqual(early, 0)
+        XCTAssertEqual(fired, 2_000 - (2_000 + 2) / 3, "seed \(seed)")
+        XCTAssertEqual(early, 0, "seed \(seed)")
     }
 }

@@ -320,7 +320,7 @@ final class FileTransferTests: XCTestCase {
     /// Random crashes before and after commits, link drops and restarts of either side while
     /// files go both ways: each file arrives once, whole, and every answered one arrives.
     func testExactlyOnceAndIntactAcrossRandomCrashes() {
-        for seed in 1...12 as ClosedRange<UInt64> {
+        for seed in testSeeds(default: 1...12) {
             var random = SeededGenerator(seed: seed)
             let pair = pair()
             var contents: [String: [UInt8]] = [:]

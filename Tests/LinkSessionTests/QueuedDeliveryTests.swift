@@ -129,7 +129,7 @@ final class QueuedDeliveryTests: XCTestCase {
     /// Random transfers both ways, random frame delivery, random crashes of either side and
     /// link drops: every acknowledged transfer arrives exactly once and in order.
     func testExactlyOnceInOrderAcrossRandomCrashes() {
-        for seed in 1...20 as ClosedRange<UInt64> {
+        for seed in testSeeds(default: 1...20) {
             var random = SeededGenerator(seed: seed)
             let pair = activatedPair()
             var attempts: [Role: Int] = [.phone: 0, .watch: 0]
@@ -166,7 +166,7 @@ final class QueuedDeliveryTests: XCTestCase {
                 XCTAssertEqual(received, received.sorted(), "seed \(seed): in order")
                 XCTAssertEqual(Set(received).count, received.count, "seed \(seed): no duplicates")
                 XCTAssertTrue(acknowledged[sender]!.isSubset(of: Set(received)), "seed \(seed): nothing acknowledged lost")
-                XCTAssertEqual(pair.side(sender).session.status().outstandingUserInfoTransfers, 0)
+                XCTAssertEqual(pair.side(sender).session.status().outstandingUserInfoTransfers, 0, "seed \(seed)")
             }
         }
     }

@@ -7,54 +7,35 @@ import Foundation
 import LinkStore
 import XCTest
 
-private let schema = StoreSchema(applicationID: 0x574C_4E4B, migrations: [
-    Migration(version: 1, sql: "CREATE TABLE items (seq INTEGER PRIMARY KEY, payload BLOB NOT NULL)"),
-])
-
-/// Commits one row a transaction, from argv[2] on, and prints each sequence number once
-/// its COMMIT has returned.
-private let writerScript = """
-    import sqlite3, sys
-    db = sqlite3.connect(sys.argv[1], isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    db.execute("PRAGMA busy_timeout=5000")
-    seq = int(sys.argv[2])
-    while True:
-        payload = bytes((seq * 7 + k) % 256 for k in range(seq % 3000))
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT INTO items (seq, payload) VALUES (?, ?)", (seq, payload))
-        db.execute("COMMIT")
-        sys.stdout.write("%d\\n" % seq)
-        sys.stdout.flush()
-        seq += 1
-    """
-
-private func expectedPayload(_ seq: Int) -> [UInt8] {
-    (0..<(seq % 3000)).map { UInt8((seq * 7 + $0) % 256) }
+/// The payload CrashWriter commits as item `seq` (Tests/CrashWriter/main.swift).
+private func expectedPayload(_ seq: UInt64) -> [UInt8] {
+    (0..<Int(seq % 3000)).map { UInt8((Int(seq) * 7 + $0) % 256) }
 }
 
+/// SQLite's own crash tests, applied to WatchLink's durable path: a separate process writes
+/// through DeliveryStore (one to three items a transaction, as a daemon's group commit does),
+/// reporting each item once its commit has returned, and is killed with SIGKILL; reopened, the
+/// store has every reported item, whole, and no gap.
 final class CrashSafetyTests: XCTestCase {
-    private func pythonWithSQLite() throws -> Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import sqlite3"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do {
-            try probe.run()
-        } catch {
-            return false
+    /// The CrashWriter executable, built next to the test bundle by `swift build --build-tests`.
+    private func writerPath() throws -> String {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
         }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
+            candidates.append(URL(fileURLWithPath: dir))
+        }
+        let found = candidates.map { $0.appendingPathComponent("CrashWriter").path }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        return try XCTUnwrap(found, "CrashWriter is not built next to the tests (swift build --build-tests builds it)")
     }
 
     /// Reads decimal lines from `fd` until `count` have arrived, the writer stops, or the
     /// deadline passes; returns the last number read.
-    private func readAcknowledgements(from fd: Int32, count: Int, deadline: Date) throws -> Int? {
+    private func readAcknowledgements(from fd: Int32, count: Int, deadline: Date) throws -> UInt64? {
         var pending: [UInt8] = []
-        var last: Int?
+        var last: UInt64?
         var seen = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while seen < count {
@@ -69,7 +50,7 @@ final class CrashSafetyTests: XCTestCase {
             guard got > 0 else { break }
             pending += buffer[0..<got]
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                last = Int(String(decoding: pending[..<newline], as: UTF8.self))
+                last = UInt64(String(decoding: pending[..<newline], as: UTF8.self))
                 pending.removeSubrange(...newline)
                 seen += 1
             }
@@ -77,44 +58,49 @@ final class CrashSafetyTests: XCTestCase {
         return last
     }
 
-    func testRowsCommittedBeforeSIGKILLSurviveWithNoGaps() throws {
-        guard try pythonWithSQLite() else {
-            throw XCTSkip("python3 with its sqlite3 module is needed to write from another process")
-        }
+    func testItemsCommittedBeforeSIGKILLSurviveWithNoGaps() throws {
+        let writer = try writerPath()
         let directory = try TemporaryDirectory()
         let path = directory.file("watch.db")
-        try StoreFile.open(path: path, schema: schema).database.close()
 
-        var nextSeq = 1
-        for acknowledgementsBeforeKill in [1, 150, 400] {
-            let writer = Process()
+        var nextSeq: UInt64 = 1
+        for acknowledgementsBeforeKill in [1, 150, 400, 1_000] {
+            let process = Process()
             let output = Pipe()
-            writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            writer.arguments = ["python3", "-c", writerScript, path, String(nextSeq)]
-            writer.standardOutput = output
-            try writer.run()
+            process.executableURL = URL(fileURLWithPath: writer)
+            process.arguments = [path, String(nextSeq)]
+            process.standardOutput = output
+            try process.run()
+            // Killed by pid whatever happens below, and reaped.
+            defer {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            }
             let acknowledged = try readAcknowledgements(
                 from: output.fileHandleForReading.fileDescriptor, count: acknowledgementsBeforeKill,
-                deadline: Date().addingTimeInterval(60))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
-            XCTAssertEqual(writer.terminationReason, .uncaughtSignal)
+                deadline: Date().addingTimeInterval(120))
+            XCTAssertTrue(process.isRunning, "the writer was still writing when it was killed")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+            XCTAssertEqual(process.terminationStatus, SIGKILL)
             guard let acknowledged else {
                 return XCTFail("the writer acknowledged nothing")
             }
-            XCTAssertGreaterThanOrEqual(acknowledged, nextSeq + acknowledgementsBeforeKill - 1)
+            XCTAssertGreaterThanOrEqual(acknowledged, nextSeq + UInt64(acknowledgementsBeforeKill) - 1)
 
-            let (database, outcome) = try StoreFile.open(path: path, schema: schema)
-            XCTAssertEqual(outcome, .opened(version: 1))
-            var expected = 1
-            try database.prepare("SELECT seq, payload FROM items ORDER BY seq").forEachRow { row in
-                XCTAssertEqual(row.int(at: 0), expected, "a gap before \(expected)")
-                XCTAssertTrue(row.blob(at: 1) == expectedPayload(expected), "row \(expected) differs")
-                expected += 1
+            let store = try DeliveryStore(path: path)
+            let items = try store.load().outbox.filter { $0.channel == .userInfo }
+            store.close()
+            var expected: UInt64 = 1
+            for item in items {
+                XCTAssertEqual(item.seq, expected, "a gap before \(expected)")
+                XCTAssertEqual(item.transferId, "t\(item.seq)")
+                XCTAssertTrue(item.payload == expectedPayload(item.seq), "item \(item.seq) differs")
+                expected = item.seq + 1
             }
             let stored = expected - 1
-            XCTAssertGreaterThanOrEqual(stored, acknowledged, "acknowledged rows were lost")
-            database.close()
+            XCTAssertGreaterThanOrEqual(stored, acknowledged, "acknowledged items were lost")
             nextSeq = stored + 1
         }
     }

@@ -82,7 +82,7 @@ final class SQLiteDatabaseTests: DirectoryTestCase {
             XCTAssertThrowsError(try database.transaction {
                 try database.run("INSERT INTO items (name) VALUES ('inner, undone')")
                 throw Refusal()
-            })
+            }) { XCTAssertTrue($0 is Refusal, "\($0)") }
             try database.transaction {
                 try database.run("INSERT INTO items (name) VALUES ('inner, kept')")
             }

@@ -41,6 +41,6 @@ final class SystemCallsTests: XCTestCase {
         guard case .failure(let error) = SystemCalls.close(-1) else { return XCTFail("closed -1") }
         XCTAssertEqual(error.errno, .badFileDescriptor)
         let failed = [UInt8]("x".utf8).withUnsafeBytes { SystemCalls.write(-1, $0) }
-        XCTAssertThrowsError(try failed.get())
+        XCTAssertThrowsError(try failed.get()) { XCTAssertEqual(($0 as? SystemError)?.errno, .badFileDescriptor, "\($0)") }
     }
 }

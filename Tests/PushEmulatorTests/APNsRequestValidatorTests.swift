@@ -36,45 +36,57 @@ final class APNsRequestValidatorTests: XCTestCase {
         XCTAssertEqual(push.payload, payload)
     }
 
-    /// Each row: a request with one fault, and the status and reason APNs gives it.
+    /// Each row: a request with one fault, and the status and reason APNs gives it, written
+    /// from Apple's table (Handling notification responses from APNs), not from `APNsReason`.
     func testEveryReasonTable() throws {
         let maker = try TokenMaker()
         let impostor = try TokenMaker()
-        let cases: [(APNsReason, APNsRequest)] = [
-            (.methodNotAllowed, try makeRequest(maker, method: "GET")),
-            (.badPath, try makeRequest(maker, path: "/3/devices/\(token)")),
-            (.missingDeviceToken, try makeRequest(maker, path: "/3/device/")),
-            (.badDeviceToken, try makeRequest(maker, path: "/3/device/xyz")),
-            (.badDeviceToken, try makeRequest(maker, path: "/3/device/" + String(repeating: "cd", count: 32))),
-            (.duplicateHeaders, try makeRequest(maker, extra: [("apns-push-type", "fileprovider")])),
-            (.missingProviderToken, try makeRequest(maker, headers: ["authorization": nil])),
-            (.invalidProviderToken, try makeRequest(maker, headers: ["authorization": "bearer " + (try impostor.token(iat: now))])),
-            (.expiredProviderToken, try makeRequest(maker, headers: ["authorization": "bearer " + (try maker.token(iat: now - 4000))])),
-            (.invalidPushType, try makeRequest(maker, headers: ["apns-push-type": "push"])),
-            (.missingTopic, try makeRequest(maker, headers: ["apns-topic": nil])),
-            (.badTopic, try makeRequest(maker, headers: ["apns-topic": "com example"])),
-            (.badTopic, try makeRequest(maker, headers: ["apns-topic": bundleId])),
-            (.topicDisallowed, try makeRequest(maker, headers: ["apns-topic": "org.other.pushkit.fileprovider"])),
-            (.badMessageId, try makeRequest(maker, headers: ["apns-id": "1234"])),
-            (.badPriority, try makeRequest(maker, headers: ["apns-priority": "high"])),
-            (.badExpirationDate, try makeRequest(maker, headers: ["apns-expiration": "-1"])),
-            (.badCollapseId, try makeRequest(maker, headers: ["apns-collapse-id": String(repeating: "c", count: 65)])),
-            (.payloadEmpty, try makeRequest(maker, body: [])),
-            (.payloadTooLarge, try makeRequest(maker, body: [UInt8](repeating: 0x20, count: 4097))),
-            (.deviceTokenNotForTopic, try makeRequest(maker, headers: ["apns-push-type": "alert", "apns-topic": bundleId])),
+        let cases: [(status: Int, reason: String, request: APNsRequest)] = [
+            (405, "MethodNotAllowed", try makeRequest(maker, method: "GET")),
+            (404, "BadPath", try makeRequest(maker, path: "/3/devices/\(token)")),
+            (400, "MissingDeviceToken", try makeRequest(maker, path: "/3/device/")),
+            (400, "BadDeviceToken", try makeRequest(maker, path: "/3/device/xyz")),
+            (400, "BadDeviceToken", try makeRequest(maker, path: "/3/device/" + String(repeating: "cd", count: 32))),
+            (400, "DuplicateHeaders", try makeRequest(maker, extra: [("apns-push-type", "fileprovider")])),
+            (403, "MissingProviderToken", try makeRequest(maker, headers: ["authorization": nil])),
+            (403, "InvalidProviderToken", try makeRequest(maker, headers: ["authorization": "bearer " + (try impostor.token(iat: now))])),
+            (403, "ExpiredProviderToken", try makeRequest(maker, headers: ["authorization": "bearer " + (try maker.token(iat: now - 4000))])),
+            (400, "InvalidPushType", try makeRequest(maker, headers: ["apns-push-type": "push"])),
+            (400, "MissingTopic", try makeRequest(maker, headers: ["apns-topic": nil])),
+            (400, "BadTopic", try makeRequest(maker, headers: ["apns-topic": "com example"])),
+            (400, "BadTopic", try makeRequest(maker, headers: ["apns-topic": bundleId])),
+            (400, "TopicDisallowed", try makeRequest(maker, headers: ["apns-topic": "org.other.pushkit.fileprovider"])),
+            (400, "BadMessageId", try makeRequest(maker, headers: ["apns-id": "1234"])),
+            (400, "BadPriority", try makeRequest(maker, headers: ["apns-priority": "high"])),
+            (400, "BadExpirationDate", try makeRequest(maker, headers: ["apns-expiration": "-1"])),
+            (400, "BadCollapseId", try makeRequest(maker, headers: ["apns-collapse-id": String(repeating: "c", count: 65)])),
+            (400, "PayloadEmpty", try makeRequest(maker, body: [])),
+            (413, "PayloadTooLarge", try makeRequest(maker, body: [UInt8](repeating: 0x20, count: 4097))),
+            (400, "DeviceTokenNotForTopic", try makeRequest(maker, headers: ["apns-push-type": "alert", "apns-topic": bundleId])),
         ]
-        for (expected, request) in cases {
+        var apnsIds: Set<String> = []
+        for (status, reason, request) in cases {
             let result = validator().validate(request, authenticator: try maker.authenticator(), now: now)
             guard case .failure(let response) = result else {
-                XCTFail("\(expected.rawValue): accepted")
+                XCTFail("\(reason): accepted")
                 continue
             }
-            XCTAssertEqual(response.reason, expected.rawValue)
-            XCTAssertEqual(response.status, expected.status, expected.rawValue)
-            XCTAssertTrue(APNsRequestValidator.isUUID(response.apnsId))
+            XCTAssertEqual(response.reason, reason)
+            XCTAssertEqual(response.status, status, reason)
+            XCTAssertEqual(String(decoding: response.body, as: UTF8.self), #"{"reason":"\#(reason)"}"#, reason)
+            XCTAssertTrue(isCanonicalUUID(response.apnsId), "\(reason): \(response.apnsId)")
+            apnsIds.insert(response.apnsId)
         }
-        let covered = Set(cases.map(\.0)).union([.unregistered, .tooManyProviderTokenUpdates])
-        XCTAssertEqual(covered, Set(APNsReason.allCases))
+        XCTAssertEqual(apnsIds.count, cases.count, "each refusal has its own apns-id")
+        // Every reason the emulator can give is in the table or in its own test below.
+        let covered = Set(cases.map(\.reason)).union(["Unregistered", "TooManyProviderTokenUpdates"])
+        XCTAssertEqual(covered, Set(APNsReason.allCases.map(\.rawValue)))
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits: a canonical UUID, checked here without the validator's code.
+    private func isCanonicalUUID(_ text: String) -> Bool {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
     }
 
     func testUnregisteredCarriesTheTime() throws {
@@ -97,9 +109,20 @@ final class APNsRequestValidatorTests: XCTestCase {
 
     func testVoIPAllowsLargerPayloads() throws {
         let maker = try TokenMaker()
-        let request = try makeRequest(maker, headers: ["apns-push-type": "voip", "apns-topic": bundleId + ".voip"],
-                                      body: [UInt8](repeating: 0x20, count: 5120))
-        XCTAssertNoThrow(try validator(types: [.voIP]).validate(request, authenticator: try maker.authenticator(), now: now).get())
+        // Apple's limits: 4,096 bytes for a push in general, 5,120 for a VoIP push.
+        let voip: [String: String?] = ["apns-push-type": "voip", "apns-topic": bundleId + ".voip"]
+        let largest = try makeRequest(maker, headers: voip, body: [UInt8](repeating: 0x20, count: 5120))
+        let push = try validator(types: [.voIP]).validate(largest, authenticator: try maker.authenticator(), now: now).get()
+        XCTAssertEqual(push.pushType, .voip)
+        XCTAssertEqual(push.payload.count, 5120)
+        let tooLarge = try makeRequest(maker, headers: voip, body: [UInt8](repeating: 0x20, count: 5121))
+        guard case .failure(let response) = validator(types: [.voIP]).validate(tooLarge, authenticator: try maker.authenticator(), now: now) else {
+            return XCTFail("5,121 bytes of VoIP payload were accepted")
+        }
+        XCTAssertEqual(response.status, 413)
+        XCTAssertEqual(response.reason, "PayloadTooLarge")
+        let fileProviderLargest = try makeRequest(maker, body: [UInt8](repeating: 0x20, count: 4096))
+        XCTAssertEqual(try validator().validate(fileProviderLargest, authenticator: try maker.authenticator(), now: now).get().payload.count, 4096)
     }
 
     func testSyntaxHelpers() {

@@ -46,6 +46,68 @@ struct TokenMaker {
 final class ProviderTokenTests: XCTestCase {
     let now: Int64 = 1_800_000_000
 
+    // MARK: Vectors from outside WatchLink
+
+    /// RFC 7515 appendix A.3: the ES256 JWS example. Its public key (the JWK's x and y, written
+    /// as a PEM by Python's `cryptography`) verifies its signature, given as raw `R‖S`.
+    func testVerifiesTheES256ExampleOfRFC7515() throws {
+        let publicKey = try P256PublicKey(pem: """
+            -----BEGIN PUBLIC KEY-----
+            MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEf83OJ3D2xF1Bg8vub9tLe1gHMzV7
+            6e8Tus9uPHvRVEXH8UTNG72bfocs3+257rn0s2ldbqkLJK2KRiMohYjlrQ==
+            -----END PUBLIC KEY-----
+
+            """)
+        let signingInput = "eyJhbGciOiJFUzI1NiJ9"
+            + ".eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
+        let raw = try XCTUnwrap(Base64URL.decode(
+            "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"))
+        XCTAssertEqual(raw.count, 64)
+        let der = try XCTUnwrap(ECDSASignature.der(fromRaw: raw))
+        XCTAssertTrue(publicKey.verify(signature: der, message: Array(signingInput.utf8)))
+        var tampered = Array(signingInput.utf8)
+        tampered[tampered.count - 1] ^= 1
+        XCTAssertFalse(publicKey.verify(signature: der, message: tampered), "a changed message fails")
+        var flipped = raw
+        flipped[63] ^= 1
+        XCTAssertFalse(publicKey.verify(signature: try XCTUnwrap(ECDSASignature.der(fromRaw: flipped)), message: Array(signingInput.utf8)))
+    }
+
+    /// A provider token made by PyJWT 2.15.1 (`jwt.encode({"iss": "TEAM123456", "iat": 1800000000},
+    /// key, algorithm="ES256", headers={"kid": "PYJWTKEY01"})`) with a key from `cryptography`.
+    static let pyJWTPublicKey = """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE1sN/HyDL901+6zfd5+IQ2AKxbqJe
+        EhrrBGma/qnwy8EY7DqDpoy/94ovW7HNHkhxqzsPbsCCCS4VIJXvyLfi2A==
+        -----END PUBLIC KEY-----
+
+        """
+    static let pyJWTToken = "eyJhbGciOiJFUzI1NiIsImtpZCI6IlBZSldUS0VZMDEiLCJ0eXAiOiJKV1QifQ"
+        + ".eyJpc3MiOiJURUFNMTIzNDU2IiwiaWF0IjoxODAwMDAwMDAwfQ"
+        + ".55eErV6bay8hy3xNSet5oxfTaVgK4km4S87o7DrRp63_TtSFGaa_4LCI7heEFRvcTnnTVeubwbmDdzwYEFkavA"
+
+    func testAcceptsAProviderTokenMadeByPyJWT() throws {
+        let token = try ProviderToken.parse(Self.pyJWTToken).get()
+        XCTAssertEqual(token.keyId, "PYJWTKEY01")
+        XCTAssertEqual(token.issuer, "TEAM123456")
+        XCTAssertEqual(token.issuedAt, 1_800_000_000)
+        let authenticator = ProviderAuthenticator(teamId: "TEAM123456")
+        authenticator.updateIntervalSeconds = 0
+        authenticator.addKey(id: "PYJWTKEY01", try P256PublicKey(pem: Self.pyJWTPublicKey))
+        XCTAssertNil(authenticator.check(authorization: "bearer " + Self.pyJWTToken, now: now))
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + Self.pyJWTToken, now: now + 3601), .expiredProviderToken)
+        var parts = Self.pyJWTToken.split(separator: ".").map(String.init)
+        parts[2] = (parts[2].hasPrefix("A") ? "B" : "A") + parts[2].dropFirst()
+        XCTAssertEqual(authenticator.check(authorization: "bearer " + parts.joined(separator: "."), now: now), .invalidProviderToken,
+                       "a changed signature fails")
+        let otherTeam = ProviderAuthenticator(teamId: "OTHERTEAM1")
+        otherTeam.updateIntervalSeconds = 0
+        otherTeam.addKey(id: "PYJWTKEY01", try P256PublicKey(pem: Self.pyJWTPublicKey))
+        XCTAssertEqual(otherTeam.check(authorization: "bearer " + Self.pyJWTToken, now: now), .invalidProviderToken)
+    }
+
+    // MARK: Tokens made here (parsing and the rules, with signatures checked above)
+
     func testParsesHeaderAndClaims() throws {
         let maker = try TokenMaker()
         let token = try ProviderToken.parse(maker.token(iat: now)).get()
@@ -144,6 +206,8 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(again.publicKeyPEM, key.publicKeyPEM)
         let message = Array("hello".utf8)
         XCTAssertTrue(try P256PublicKey(pem: key.publicKeyPEM).verify(signature: key.sign(message), message: message))
-        XCTAssertThrowsError(try P256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"))
+        XCTAssertThrowsError(try P256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")) {
+            XCTAssertEqual(($0 as? OpenSSLError)?.operation, "reading the public key PEM", "\($0)")
+        }
     }
 }

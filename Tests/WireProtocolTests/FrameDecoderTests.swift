@@ -251,9 +251,13 @@ final class FrameDecoderTests: XCTestCase {
 
     // MARK: Hostile input
 
-    func testRandomBytesNeverCrashTheDecoder() {
-        var generator = SeededGenerator(seed: 7)
-        for _ in 0..<2_000 {
+    /// Random bytes give exactly what the framing rules say, worked out here frame by frame from
+    /// the length prefix and type byte: a frame, the error of its header or type, or a wait for more.
+    func testRandomBytesGiveWhatTheFramingRulesSay() {
+        let seed = testSeed(default: 7)
+        var generator = SeededGenerator(seed: seed)
+        let knownTypes = Set(FrameType.allCases.map(\.rawValue))
+        for round in 0..<2_000 {
             let count = Int.random(in: 0...64, using: &generator)
             var input = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if count >= 5 && Bool.random(using: &generator) {
@@ -265,7 +269,50 @@ final class FrameDecoderTests: XCTestCase {
             }
             var decoder = FrameDecoder(maximumFrameLength: 4096)
             decoder.append(input)
-            while (try? decoder.next()).flatMap({ $0 }) != nil {}
+            let context = "seed \(seed), round \(round), input \(input)"
+            var offset = 0
+            while true {
+                let outcome = Result { try decoder.next() }
+                guard input.count - offset >= 4 else {
+                    XCTAssertEqual(try outcome.get(), nil, "a partial header waits: \(context)")
+                    break
+                }
+                let declared = input[offset..<offset + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                if declared == 0 {
+                    XCTAssertThrowsError(try outcome.get(), context) { XCTAssertEqual($0 as? FrameDecodingError, .emptyFrame, context) }
+                    break
+                }
+                if declared > 4096 {
+                    XCTAssertThrowsError(try outcome.get(), context) {
+                        XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: declared, maximum: 4096), context)
+                    }
+                    break
+                }
+                guard input.count - offset - 4 >= Int(declared) else {
+                    XCTAssertEqual(try outcome.get(), nil, "a partial body waits: \(context)")
+                    break
+                }
+                let type = input[offset + 4]
+                let bytes = Array(input[offset..<offset + 4 + Int(declared)])
+                switch outcome {
+                case .success(let frame?):
+                    XCTAssertTrue(knownTypes.contains(type), context)
+                    XCTAssertEqual(frame.type.rawValue, type, context)
+                    XCTAssertEqual(FrameEncoder.encode(frame), bytes, "a decoded frame is its bytes: \(context)")
+                case .success(nil):
+                    XCTFail("a complete frame was not returned: \(context)")
+                case .failure(let error):
+                    let expected: FrameDecodingError? = knownTypes.contains(type) ? nil : .unknownFrameType(type)
+                    if let expected {
+                        XCTAssertEqual(error as? FrameDecodingError, expected, context)
+                    } else if case .malformed(type, _)? = error as? FrameDecodingError {
+                    } else {
+                        XCTFail("expected a malformed frame of type \(type), got \(error): \(context)")
+                    }
+                }
+                guard case .success(_?) = outcome else { break }
+                offset += 4 + Int(declared)
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ enum FrameDecoderVerifier {
         case failed(framesBefore: [Frame], FrameDecodingError)
     }
 
-    static let randomSplitSeeds: ClosedRange<UInt64> = 1...25
+    /// The seeds of the random splits: 1...25, or only WATCHLINK_SEED when it is set (printed once).
+    static let randomSplitSeeds = testSeeds(default: 1...25, test: "FrameDecoderVerifier random splits")
 
     /// Checks that every way of feeding `input` gives `expected`.
     static func verify(_ input: [UInt8], expected: Outcome,
@@ -30,7 +31,7 @@ enum FrameDecoderVerifier {
             XCTAssertEqual(decoded, expected, "strategy: \(name), through decode(_:_:)", file: file, line: line)
         }
         let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
-        XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer", file: file, line: line)
+        XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer, seed 99", file: file, line: line)
     }
 
     static func randomSplits(of input: [UInt8], seed: UInt64) -> [[UInt8]] {

@@ -109,8 +109,19 @@ final class PropertyListCodecTests: XCTestCase {
     }
 
     func testEncodingIsStable() throws {
-        let dictionary: [String: PropertyListValue] = ["zeta": .integer(1), "alpha": .string("a"), "mid": .boolean(false), "é": .real(2)]
-        XCTAssertEqual(try PropertyListCodec.encode(dictionary), try PropertyListCodec.encode(dictionary))
+        // plistlib.dumps({"zeta": 1, "alpha": "a", "mid": False, "é": 2.0}, fmt=plistlib.FMT_BINARY, sort_keys=True)
+        let expected = Fixtures.bytes("""
+            62706c6973743030d4010203040506070855616c706861536d6964547a657461\
+            6100e951610810012340000000000000000811171b2023252628000000000000\
+            0101000000000000000900000000000000000000000000000031
+            """)
+        let entries: [(String, PropertyListValue)] = [("zeta", .integer(1)), ("alpha", .string("a")), ("mid", .boolean(false)), ("é", .real(2))]
+        // Whatever order the dictionary is built in, the bytes are the same: keys sorted.
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+            var dictionary: [String: PropertyListValue] = [:]
+            for index in order { dictionary[entries[index].0] = entries[index].1 }
+            XCTAssertEqual(try PropertyListCodec.encode(dictionary), expected, "insertion order \(order)")
+        }
     }
 
     func testTheEncoderWritesWhatPythonsPlistlibWrites() throws {
@@ -285,6 +296,28 @@ final class PropertyListCodecTests: XCTestCase {
         assertDecodingFails(handMadePropertyList(objects), containing: "nest deeper than 64 levels")
     }
 
+    /// The reader's limit exactly: a dictionary holding 63 nested arrays (64 containers) is read,
+    /// one more array is refused.
+    func testTheReaderTakesSixtyFourLevelsAndRefusesSixtyFive() throws {
+        func nested(containers: Int) -> [UInt8] {
+            var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
+            for index in 2..<(containers + 1) {
+                objects.append([0xA1, UInt8(index + 1)])
+            }
+            objects.append([0x09])
+            return handMadePropertyList(objects)
+        }
+        var depth = 0
+        var value = try XCTUnwrap(PropertyListCodec.decodeDictionary(nested(containers: 64))["k"])
+        while case .array(let items) = value, let first = items.first {
+            depth += 1
+            value = first
+        }
+        XCTAssertEqual(depth, 63)
+        XCTAssertEqual(value, .boolean(true))
+        assertDecodingFails(nested(containers: 65), containing: "nest deeper than 64 levels")
+    }
+
     func testSharedReferencesCannotExpandWithoutBound() {
         var objects: [[UInt8]] = [[0xD1, 1, 2], [0x51, 0x6B]]
         for index in 2..<60 {
@@ -294,7 +327,7 @@ final class PropertyListCodecTests: XCTestCase {
         assertDecodingFails(handMadePropertyList(objects), containing: "expands to more than")
     }
 
-    func testRandomDamageNeverCrashesTheDecoder() throws {
+    func testCutAndDamagedFilesAreRefusedWithTheirReason() throws {
         let seeds: [[UInt8]] = [
             try PropertyListCodec.encode([
                 "s": .string("héllo"), "i": .integer(-1), "a": .array([.data([1, 2]), .date(Date(timeIntervalSinceReferenceDate: 5))]),
@@ -302,18 +335,45 @@ final class PropertyListCodecTests: XCTestCase {
             ]),
             Fixtures.pingPropertyList,
         ]
-        var generator = SeededGenerator(seed: 42)
-        for seed in seeds {
-            for length in 0..<seed.count {
-                _ = try? PropertyListCodec.decodeDictionary(Array(seed.prefix(length)))
+        let seed = testSeed(default: 42)
+        var generator = SeededGenerator(seed: seed)
+        for original in seeds {
+            // Every cut of a valid file is refused; the short ones with the reason their length gives.
+            for length in 0..<original.count {
+                let expected: String
+                switch length {
+                case 0..<6: expected = "the data does not start with \"bplist00\""
+                case 6..<8: expected = "not a binary property list of version 00"
+                case 8..<42: expected = "is too short (at least 42 are needed)"
+                default: expected = "damaged binary property list: "
+                }
+                assertDecodingFails(Array(original.prefix(length)), containing: expected)
             }
             for _ in 0..<5_000 {
-                var bytes = seed
+                var bytes = original
+                var damaged: [Int] = []
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
                     let index = Int.random(in: 0..<bytes.count, using: &generator)
                     bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                    damaged.append(index)
                 }
-                _ = try? PropertyListCodec.decodeDictionary(bytes)
+                do {
+                    // Damage the decoder accepts must still be a property list it can write and read back.
+                    let decoded = try PropertyListCodec.decodeDictionary(bytes)
+                    XCTAssertFalse(bytes[0..<8] != original[0..<8], "a damaged header was accepted (seed \(seed))")
+                    // (Compared as bytes: a damaged real may be NaN, which is not equal to itself.)
+                    let written = try PropertyListCodec.encode(decoded)
+                    XCTAssertEqual(try PropertyListCodec.encode(PropertyListCodec.decodeDictionary(written)), written,
+                                   "seed \(seed), damage at \(damaged)")
+                } catch let error as PropertyListError {
+                    XCTAssertFalse(error.message.isEmpty)
+                    if bytes[0..<8] != original[0..<8] {
+                        XCTAssertTrue(error.message.hasPrefix("not a binary property list"),
+                                      "a damaged header is named: \(error.message) (seed \(seed))")
+                    }
+                } catch {
+                    XCTFail("expected a PropertyListError, got \(error) (seed \(seed), damage at \(damaged))")
+                }
             }
         }
     }

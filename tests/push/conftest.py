@@ -82,6 +82,28 @@ class ControlError(Exception):
         self.error = error
 
 
+def daemon_environment():
+    """The environment of a spawned daemon: LSAN_OPTIONS from WATCHLINK_DAEMON_LSAN_OPTIONS when
+    set (scripts/test.sh --sanitize address checks the daemons for leaks)."""
+    environment = dict(os.environ)
+    if "WATCHLINK_DAEMON_LSAN_OPTIONS" in environment:
+        environment["LSAN_OPTIONS"] = environment["WATCHLINK_DAEMON_LSAN_OPTIONS"]
+    return environment
+
+
+def stop_process(process, timeout=30):
+    """SIGTERM to `process` (by its pid), SIGKILL if it is still running after `timeout` s;
+    returns its exit status (negative: the signal that ended it)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout)
+    return process.returncode
+
+
 class Phoned:
     def __init__(self, home, extra=()):
         self.home = home
@@ -90,12 +112,19 @@ class Phoned:
         self.log_path = os.path.join(home, "phoned.log")
 
     def start(self):
-        log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
-            [os.path.join(BIN_DIR, "phoned"), "--home", self.home, "--log-level", "debug", *self.extra],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
-        log.close()
-        deadline = time.monotonic() + 15
+        """Starts phoned and waits until it answers; stops it again if it never does."""
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [os.path.join(BIN_DIR, "phoned"), "--home", self.home, "--log-level", "debug", *self.extra],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=daemon_environment())
+        try:
+            return self._wait_until_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_until_ready(self):
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"phoned exited with {self.process.returncode}:\n{self.log()}")
@@ -122,13 +151,14 @@ class Phoned:
         return self.process is not None and self.process.poll() is None
 
     def stop(self):
-        if self.alive():
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        """Stops phoned (SIGTERM, then SIGKILL after 30 s); its exit status, None if never started."""
+        return None if self.process is None else stop_process(self.process)
+
+    def assert_clean_exit(self):
+        """Stops phoned and fails unless it exited 0: under a sanitizer a leak or error report
+        makes the exit status non-zero (the report is in the log)."""
+        status = self.stop()
+        assert status in (None, 0), f"phoned exited with {status}; log tail:\n{self.log()[-4000:]}"
 
 
 class Device:
@@ -187,11 +217,31 @@ def home():
 
 @pytest.fixture
 def phoned(home, request):
-    daemon = Phoned(home, getattr(request, "param", ())).start()
-    yield daemon
-    daemon.stop()
-    if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
-        print(daemon.log())
+    daemon = Phoned(home, getattr(request, "param", ()))
+    try:
+        daemon.start()
+        yield daemon
+    finally:
+        status = daemon.stop()
+        if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
+            print(daemon.log())
+    assert status in (None, 0), f"phoned exited with {status}; log tail:\n{daemon.log()[-4000:]}"
+
+
+@pytest.fixture
+def start_phoned(home):
+    """Starts a phoned in HOME, any number of times; each is stopped at the end and must have
+    exited 0."""
+    started = []
+
+    def start(extra=()):
+        daemon = Phoned(home, extra)
+        started.append(daemon)
+        return daemon.start()
+
+    yield start
+    statuses = [daemon.stop() for daemon in started]
+    assert all(status in (None, 0) for status in statuses), f"phoned exit statuses {statuses}"
 
 
 @pytest.fixture

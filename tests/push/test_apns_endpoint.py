@@ -135,7 +135,15 @@ def test_every_reason_for_a_request_with_that_fault(device, transport):
             results[reason] = (response.status_code, response.json().get("reason"), response.headers.get("apns-id"))
     for reason, (status, got, apns_id) in results.items():
         assert (status, got) == (STATUS.get(reason, 400), reason), f"{reason}: got {status} {got}"
-        assert apns_id
+        # Every answer names the notification: a canonical UUID, generated when the request's
+        # apns-id is missing or (BadMessageId) not one.
+        assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", apns_id or ""), f"{reason}: {apns_id!r}"
+    assert len({apns_id for _, _, apns_id in results.values()}) == len(results), "each answer has its own apns-id"
+    # Each rejection is reported as a push.rejected event with its status and reason.
+    rejected = [device.events.wait_event("push.rejected", timeout=30) for _ in CASES]
+    assert sorted((e["status"], e["reason"], e["injected"]) for e in rejected) == \
+        sorted((status, reason, False) for reason, (status, _, _) in results.items())
+    assert sorted(e["apnsId"] for e in rejected) == sorted(apns_id for _, _, apns_id in results.values())
     # A faulty request never reached the device.
     assert device.control.call("push.signals")["signals"] == []
     stats = device.control.call("push.stats")
@@ -193,15 +201,15 @@ def test_provider_token_refresh_rule(device):
         assert post(second).status_code == 200
 
 
-def test_token_and_keys_survive_a_restart(home):
+def test_token_and_keys_survive_a_restart(start_phoned):
     from conftest import Device
-    first = Phoned(home).start()
+    first = start_phoned()
     device = Device(first)
     token, key_id, pem = device.token, device.key_id, device.private_key_pem
     ca = open(device.ca_file).read()
     device.close()
-    first.stop()
-    second = Phoned(home).start()
+    assert first.stop() == 0
+    second = start_phoned()
     try:
         control = second.control()
         assert control.call("push.token") == {"token": token, "types": ["fileProvider"]}
@@ -223,6 +231,9 @@ def test_fault_injection_rejections_delay_and_goaway(device):
         statuses = [c.post(f"/3/device/{device.token}", headers=device.headers(), content=PAYLOAD) for _ in range(3)]
         assert [(r.status_code, r.json().get("reason") if r.content else None) for r in statuses] == \
             [(503, "ServiceUnavailable"), (503, "ServiceUnavailable"), (200, None)]
+        injected = [device.events.wait_event("push.rejected") for _ in range(2)]
+        assert [(e["status"], e["reason"], e["injected"]) for e in injected] == [(503, "ServiceUnavailable", True)] * 2
+        assert [e["apnsId"] for e in injected] == [r.headers["apns-id"] for r in statuses[:2]]
         device.control.call("push.delay", ms=300)
         started = time.monotonic()
         assert c.post(f"/3/device/{device.token}", headers=device.headers(), content=PAYLOAD).status_code == 200
@@ -256,3 +267,11 @@ def test_keys_add_with_a_providers_own_key(device):
     token = jwt.encode({"iss": TEAM_ID, "iat": int(time.time())}, pem, algorithm="ES256", headers={"kid": "OWNKEY0001"})
     with client(device, "h2c") as c:
         assert c.post(f"/3/device/{device.token}", headers=device.headers(authorization=f"bearer {token}"), content=PAYLOAD).status_code == 200
+        # Removed, the key signs nothing any more; removing it again names the unknown id.
+        assert device.control.call("push.keys.remove", keyId="OWNKEY0001") == {"keyId": "OWNKEY0001"}
+        assert "OWNKEY0001" not in device.control.call("push.keys.list")["keyIds"]
+        refused = c.post(f"/3/device/{device.token}", headers=device.headers(authorization=f"bearer {token}"), content=PAYLOAD)
+        assert (refused.status_code, refused.json()["reason"]) == (403, "InvalidProviderToken")
+    with pytest.raises(ControlError) as raised:
+        device.control.call("push.keys.remove", keyId="OWNKEY0001")
+    assert raised.value.error["name"] == "invalidArgument" and "OWNKEY0001" in raised.value.error["message"], raised.value.error

@@ -4,7 +4,7 @@ import json
 import ssl
 import uuid
 
-import httpx2
+import httpx
 from aioapns import APNs, NotificationRequest, PushType
 from aioapns.connection import APNsProductionClientProtocol
 from kalyke import ApnsClient, ApnsConfig, ApnsPushType
@@ -53,7 +53,7 @@ def test_kalyke_delivers_a_fileprovider_push(device, tmp_path):
         def _init_client(self, apns_config):
             headers = apns_config.make_headers()
             headers["authorization"] = f"bearer {self._make_authorization()}"
-            return httpx2.AsyncClient(headers=headers, http2=True, verify=context)
+            return httpx.AsyncClient(headers=headers, http2=True, verify=context)
 
     client = LocalClient(use_sandbox=True, team_id=TEAM_ID, auth_key_id=device.key_id, auth_key_filepath=key_file)
     config = ApnsConfig(topic=TOPIC, push_type=ApnsPushType.FILE_PROVIDER)

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from conftest import BIN_DIR, Device
+from conftest import BIN_DIR, Device, daemon_environment, stop_process
 
 PAYLOAD = json.dumps({"container-identifier": "NSFileProviderRootContainerItemIdentifier"}).encode()
 LIMITS = ["--apns-handshake-timeout-ms", "500", "--apns-idle-timeout-ms", "700", "--apns-max-connections", "8"]
@@ -36,6 +36,30 @@ def read_until_closed(sock, timeout=5):
     raise AssertionError(f"the server kept the connection open for {timeout} s (got {data[:80]!r})")
 
 
+def h2_frames(data):
+    """The HTTP/2 frames in `data` as (type, flags, stream, payload) (RFC 9113 section 4.1);
+    fails on a cut frame."""
+    frames = []
+    while data:
+        assert len(data) >= 9, f"a cut frame header: {data!r}"
+        length = int.from_bytes(data[:3], "big")
+        assert len(data) >= 9 + length, f"a cut frame: {data!r}"
+        frames.append((data[3], data[4], int.from_bytes(data[5:9], "big") & 0x7FFFFFFF, data[9:9 + length]))
+        data = data[9 + length:]
+    return frames
+
+
+SETTINGS, GOAWAY = 0x4, 0x7
+NO_ERROR, PROTOCOL_ERROR = 0x0, 0x1
+
+
+def goaway(frame):
+    """(last stream id, error code, debug data) of a GOAWAY frame (RFC 9113 section 6.8)."""
+    frame_type, _, stream, payload = frame
+    assert frame_type == GOAWAY and stream == 0, frame
+    return int.from_bytes(payload[:4], "big") & 0x7FFFFFFF, int.from_bytes(payload[4:8], "big"), payload[8:]
+
+
 def push_works(device):
     with httpx.Client(http2=True, http1=False, verify=ssl.create_default_context(cafile=device.ca_file), timeout=5) as c:
         response = c.post(f"{device.url}/3/device/{device.token}", headers=device.headers(), content=PAYLOAD)
@@ -44,19 +68,22 @@ def push_works(device):
 
 @pytest.fixture
 def watchd(phoned):
-    log = open(os.path.join(phoned.home, "watchd.log"), "ab")
-    process = subprocess.Popen([os.path.join(BIN_DIR, "watchd"), "--home", phoned.home], stdout=log, stderr=log,
-                               stdin=subprocess.DEVNULL)
-    log.close()
-    control = phoned.control()
-    deadline = time.monotonic() + 10
-    while not control.call("status")["link"]["connected"]:
-        assert time.monotonic() < deadline, "the link did not come up"
-        time.sleep(0.02)
-    control.close()
-    yield process
-    process.terminate()
-    process.wait(5)
+    with open(os.path.join(phoned.home, "watchd.log"), "ab") as log:
+        process = subprocess.Popen([os.path.join(BIN_DIR, "watchd"), "--home", phoned.home], stdout=log, stderr=log,
+                                   stdin=subprocess.DEVNULL, env=daemon_environment())
+    try:
+        control = phoned.control()
+        try:
+            deadline = time.monotonic() + 30
+            while not control.call("status")["link"]["connected"]:
+                assert time.monotonic() < deadline, "the link did not come up"
+                time.sleep(0.02)
+        finally:
+            control.close()
+        yield process
+    finally:
+        status = stop_process(process)
+    assert status == 0, f"watchd exited with {status} (a sanitizer's report is in watchd.log)"
 
 
 def link_is_up(device):
@@ -71,8 +98,17 @@ def test_garbage_gets_an_error_and_a_close(device, watchd):
         sock.sendall(garbage)
         answer = read_until_closed(sock)
         sock.close()
-        if garbage.startswith(b"GET") or garbage.startswith(b"\x00"):
-            assert answer.startswith(b"HTTP/1.1 505"), answer[:40]
+        if garbage.startswith(b"\x16"):
+            # A TLS record that is no ClientHello: a fatal unexpected_message alert (RFC 8446 section 6).
+            assert answer == bytes([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0A]), answer
+        elif garbage.startswith(b"PRI"):
+            # A wrong HTTP/2 preface is a connection error PROTOCOL_ERROR; the GOAWAY may be
+            # omitted (RFC 9113 section 3.4). After the server's SETTINGS, nothing else.
+            frames = h2_frames(answer)
+            assert frames[0][:3] == (SETTINGS, 0, 0), frames
+            assert all(goaway(frame)[1] == PROTOCOL_ERROR for frame in frames[1:]), frames
+        else:
+            assert answer.startswith(b"HTTP/1.1 505 HTTP Version Not Supported\r\n"), answer[:60]
         assert push_works(device)
     assert link_is_up(device) and watchd.poll() is None
     assert device.control.call("push.stats")["protocolErrors"] >= 2
@@ -85,9 +121,10 @@ def test_half_open_tls_handshake_and_silent_clients_are_timed_out(device, watchd
     silent = connect(device)
     started = time.monotonic()
     assert push_works(device)  # others are served meanwhile
-    read_until_closed(half_open, timeout=5)
-    read_until_closed(silent, timeout=5)
-    assert 0.4 <= time.monotonic() - started < 5
+    # Generous deadlines: how soon after the 500 ms they close is for scripts/bench.sh.
+    read_until_closed(half_open, timeout=60)
+    read_until_closed(silent, timeout=60)
+    assert time.monotonic() - started >= 0.45, "not closed before the 500 ms handshake timeout"
     half_open.close()
     silent.close()
     assert device.control.call("push.stats")["timedOutConnections"] >= 2
@@ -99,10 +136,14 @@ def test_idle_http2_connection_gets_goaway(device):
     sock = connect(device)
     sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
     started = time.monotonic()
-    data = read_until_closed(sock, timeout=5)
-    assert time.monotonic() - started >= 0.6
-    assert bytes([7]) in data[:200] or len(data) > 0  # SETTINGS and then GOAWAY (type 7)
+    data = read_until_closed(sock, timeout=60)
+    assert time.monotonic() - started >= 0.65, "not closed before the 700 ms idle timeout"
     sock.close()
+    frames = h2_frames(data)
+    # The server's SETTINGS, its ACK of ours, then GOAWAY NO_ERROR naming the idle timeout.
+    assert [(t, f) for t, f, _, _ in frames[:2]] == [(SETTINGS, 0), (SETTINGS, 1)], frames
+    assert len(frames) == 3, frames
+    assert goaway(frames[2]) == (0, NO_ERROR, b"idle timeout"), frames[2]
 
 
 @pytest.mark.parametrize("phoned", [LIMITS], indirect=True)
@@ -110,12 +151,14 @@ def test_huge_headers_get_an_error(device, watchd):
     context = ssl.create_default_context(cafile=device.ca_file)
     for size in (20_000, 200_000):
         try:
-            with httpx.Client(http2=True, http1=False, verify=context, timeout=5) as c:
+            with httpx.Client(http2=True, http1=False, verify=context, timeout=30) as c:
                 response = c.post(f"{device.url}/3/device/{device.token}", content=PAYLOAD,
                                   headers={**device.headers(), "x-padding": "a" * size})
-            assert response.status_code == 431
-        except httpx.HTTPError:
-            pass  # the connection was closed: also an acceptable answer
+            assert response.status_code == 431, response
+        except (httpx.WriteError, httpx.ReadError, httpx.RemoteProtocolError) as closed:
+            # Headers far over the limit may instead close the connection before they are all
+            # read; a timeout (httpx.TimeoutException) is neither answer and fails the test.
+            assert size == 200_000, f"{size} bytes of headers get a 431, not {closed!r}"
         assert push_works(device)
     assert link_is_up(device) and watchd.poll() is None
 

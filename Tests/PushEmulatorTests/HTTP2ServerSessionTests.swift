@@ -1,0 +1,181 @@
+import XCTest
+@testable import PushEmulator
+
+/// HTTP/2 frames and HPACK written here from RFC 9113 and RFC 7541 (not with nghttp2, which
+/// the session uses), fed to HTTP2ServerSession; its output is read frame by frame.
+enum H2 {
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    static let data: UInt8 = 0x0, headers: UInt8 = 0x1, rstStream: UInt8 = 0x3, settings: UInt8 = 0x4, goAway: UInt8 = 0x7
+    static let endStream: UInt8 = 0x1, ack: UInt8 = 0x1, endHeaders: UInt8 = 0x4
+
+    struct Frame: Equatable {
+        var type: UInt8
+        var flags: UInt8
+        var stream: UInt32
+        var payload: [UInt8]
+    }
+
+    /// RFC 9113 section 4.1: 24-bit length, type, flags, 31-bit stream identifier, payload.
+    static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8] = []) -> [UInt8] {
+        let length = UInt32(payload.count)
+        var bytes: [UInt8] = [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags]
+        bytes += [UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)]
+        return bytes + payload
+    }
+
+    static func frames(_ bytes: [UInt8]) -> [Frame] {
+        var frames: [Frame] = []
+        var index = 0
+        while bytes.count - index >= 9 {
+            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            guard bytes.count - index - 9 >= length else { break }
+            var stream = UInt32(bytes[index + 5] & 0x7F)
+            for offset in 6...8 { stream = stream << 8 | UInt32(bytes[index + offset]) }
+            frames.append(Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream,
+                                payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
+            index += 9 + length
+        }
+        return frames
+    }
+
+    /// RFC 7541 section 5.1: an integer with an N-bit prefix.
+    static func integer(_ value: Int, prefixBits: Int, first: UInt8) -> [UInt8] {
+        let limit = (1 << prefixBits) - 1
+        if value < limit { return [first | UInt8(value)] }
+        var bytes = [first | UInt8(limit)]
+        var rest = value - limit
+        while rest >= 128 {
+            bytes.append(UInt8(rest % 128 + 128))
+            rest /= 128
+        }
+        return bytes + [UInt8(rest)]
+    }
+
+    /// RFC 7541 section 6.2.2: literal header field without indexing, new name, no Huffman.
+    static func headerBlock(_ fields: [(String, String)]) -> [UInt8] {
+        var block: [UInt8] = []
+        for (name, value) in fields {
+            block.append(0x00)
+            block += integer(name.utf8.count, prefixBits: 7, first: 0)
+            block += Array(name.utf8)
+            block += integer(value.utf8.count, prefixBits: 7, first: 0)
+            block += Array(value.utf8)
+        }
+        return block
+    }
+}
+
+final class HTTP2ServerSessionTests: XCTestCase {
+    private let requestHeaders: [(String, String)] = [
+        (":method", "POST"), (":scheme", "https"), (":path", "/3/device/abcd"), (":authority", "localhost"),
+        ("apns-topic", "com.example.files.pushkit.fileprovider"), ("apns-push-type", "fileprovider"),
+    ]
+
+    private func feed(_ session: HTTP2ServerSession, _ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try session.receive($0) }
+    }
+
+    private func openingOfAClient(stream: UInt32 = 1, headers: [(String, String)], body: [UInt8]?) -> [UInt8] {
+        var bytes = H2.preface + H2.frame(H2.settings)
+        bytes += H2.frame(H2.headers, flags: H2.endHeaders | (body == nil ? H2.endStream : 0), stream: stream, H2.headerBlock(headers))
+        if let body { bytes += H2.frame(H2.data, flags: H2.endStream, stream: stream, body) }
+        return bytes
+    }
+
+    func testARequestArrivesWholeAndTheAnswersAreFramed() throws {
+        let session = try HTTP2ServerSession()
+        var requests: [(Int32, APNsRequest)] = []
+        session.onRequest = { requests.append(($0, $1)) }
+        let body = Array(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier"}"#.utf8)
+        try feed(session, openingOfAClient(headers: requestHeaders, body: body))
+        XCTAssertEqual(requests.count, 1)
+        let (stream, request) = try XCTUnwrap(requests.first)
+        XCTAssertEqual(stream, 1)
+        XCTAssertEqual(request.method, "POST")
+        XCTAssertEqual(request.path, "/3/device/abcd")
+        XCTAssertEqual(request.headers.filter { !$0.name.hasPrefix(":") }.map { "\($0.name): \($0.value)" },
+                       ["apns-topic: com.example.files.pushkit.fileprovider", "apns-push-type: fileprovider"])
+        XCTAssertEqual(request.body, body)
+        XCTAssertEqual(request.bodyLength, body.count)
+
+        // The server's SETTINGS (RFC 9113 6.5.2: MAX_CONCURRENT_STREAMS 0x3, MAX_HEADER_LIST_SIZE 0x6)
+        // and the ACK of the client's.
+        let opening = H2.frames(try session.takeOutput())
+        let settings = try XCTUnwrap(opening.first)
+        XCTAssertEqual([settings.type, settings.flags], [H2.settings, 0])
+        let entries = stride(from: 0, to: settings.payload.count, by: 6).map { offset -> (UInt16, UInt32) in
+            let p = settings.payload
+            let id = UInt16(p[offset]) << 8 | UInt16(p[offset + 1])
+            var value: UInt32 = 0
+            for index in (offset + 2)..<(offset + 6) { value = value << 8 | UInt32(p[index]) }
+            return (id, value)
+        }
+        XCTAssertTrue(entries.contains { $0 == (0x3, 1000) }, "\(entries)")
+        XCTAssertTrue(entries.contains { $0 == (0x6, 16_384) }, "\(entries)")
+        XCTAssertTrue(opening.contains { $0.type == H2.settings && $0.flags == H2.ack && $0.payload.isEmpty }, "the client's SETTINGS is acknowledged")
+
+        // 200 without a body: one HEADERS frame that ends the stream; ":status: 200" is entry 8 of
+        // HPACK's static table, sent indexed (0x88).
+        session.respond(streamId: 1, status: 200, headers: [("apns-id", "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D")], body: [])
+        let answer = H2.frames(try session.takeOutput())
+        XCTAssertEqual(answer.count, 1, "\(answer)")
+        XCTAssertEqual(answer.first?.type, H2.headers)
+        XCTAssertEqual(answer.first?.stream, 1)
+        XCTAssertEqual(answer.first?.flags, H2.endStream | H2.endHeaders)
+        XCTAssertEqual(answer.first?.payload.first, 0x88)
+        XCTAssertEqual(session.openStreamCount, 0)
+
+        // A refusal with a JSON body on stream 3: HEADERS (":status: 400" is entry 12, 0x8C), then
+        // DATA with the body that ends the stream.
+        try feed(session, H2.frame(H2.headers, flags: H2.endHeaders, stream: 3, H2.headerBlock(requestHeaders))
+                 + H2.frame(H2.data, flags: H2.endStream, stream: 3, body))
+        XCTAssertEqual(requests.map(\.0), [1, 3])
+        let reason = Array(#"{"reason":"BadTopic"}"#.utf8)
+        session.respond(streamId: 3, status: 400, headers: [], body: reason)
+        let refusal = H2.frames(try session.takeOutput()).filter { $0.stream == 3 }
+        XCTAssertEqual(refusal.map(\.type), [H2.headers, H2.data], "\(refusal)")
+        XCTAssertEqual(refusal.first?.flags, H2.endHeaders)
+        XCTAssertEqual(refusal.first?.payload.first, 0x8C)
+        XCTAssertEqual(refusal.last?.flags, H2.endStream)
+        XCTAssertEqual(refusal.last?.payload, reason)
+        XCTAssertEqual(session.requestCount, 2)
+        XCTAssertTrue(session.isAlive)
+    }
+
+    /// A header list over 16,384 bytes (as RFC 9113 counts it: name + value + 32 each), in a
+    /// HEADERS frame within the default 16,384-byte frame size.
+    func testHeadersOverTheLimitAreReportedNotDelivered() throws {
+        let session = try HTTP2ServerSession()
+        var requests = 0
+        var oversized: [Int32] = []
+        session.onRequest = { _, _ in requests += 1 }
+        session.onOversizedHeaders = { oversized.append($0) }
+        try feed(session, openingOfAClient(headers: requestHeaders + [("x-padding", String(repeating: "a", count: 16_100))],
+                                           body: [0x7B, 0x7D]))
+        XCTAssertEqual(oversized, [1])
+        XCTAssertEqual(requests, 0)
+    }
+
+    func testAWrongPrefaceIsAProtocolError() throws {
+        let session = try HTTP2ServerSession()
+        XCTAssertThrowsError(try feed(session, Array("PRI * HTTP/9.9\r\n\r\nnonsense".utf8))) {
+            let failure = $0 as? HTTP2ServerSession.Failure
+            XCTAssertNotNil(failure, "\($0)")
+            XCTAssertEqual(failure?.code, -903, "NGHTTP2_ERR_BAD_CLIENT_MAGIC: \($0)")
+        }
+    }
+
+    func testGoAwayAndResetAreFramedAsTheRFCSays() throws {
+        let session = try HTTP2ServerSession()
+        try feed(session, openingOfAClient(headers: requestHeaders, body: nil))
+        _ = try session.takeOutput()
+        session.reset(streamId: 1, errorCode: 0x8)
+        let reset = H2.frames(try session.takeOutput())
+        XCTAssertEqual(reset, [H2.Frame(type: H2.rstStream, flags: 0, stream: 1, payload: [0, 0, 0, 8])], "RST_STREAM CANCEL")
+        session.goAway(errorCode: 0, message: "maintenance")
+        let goAway = try XCTUnwrap(H2.frames(try session.takeOutput()).first { $0.type == H2.goAway })
+        XCTAssertEqual(goAway.stream, 0)
+        // Last stream id (1), error code NO_ERROR, then the debug data.
+        XCTAssertEqual(goAway.payload, [0, 0, 0, 1, 0, 0, 0, 0] + Array("maintenance".utf8))
+    }
+}

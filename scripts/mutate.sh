@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Breaks chosen lines of production code one at a time and shows that the tests notice: for
+# each mutation, the line is replaced, the tests are built, and the mutation's test filter is
+# run; the filter must fail. The source is restored after each mutation and on any exit,
+# Ctrl-C included (from a copy, so uncommitted edits of the file are kept).
+#
+# Usage: scripts/mutate.sh [NAME ...]    (no NAME: every mutation; --list: their names)
+# Exit status: 0 when every mutation was caught, 1 when one survived, 2 on a setup error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+names=() files=() filters=() originals=() replacements=()
+
+# One mutation: a name, the file, the test filter (swift test --filter), the exact original
+# line (whole line, indentation included; it must occur exactly once in the file) and the line
+# that replaces it. Add a mutation by adding a call.
+mutation() {
+    names+=("$1") files+=("$2") filters+=("$3") originals+=("$4") replacements+=("$5")
+}
+
+mutation fifo-order \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'QueuedDeliveryTests' \
+    '    func append(_ item: OutboundItem) { storage.append(item) }' \
+    '    func append(_ item: OutboundItem) { storage.insert(item, at: 0) }'
+
+mutation resume-from-acknowledgement \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'QueuedDeliveryTests' \
+    '            queue.sentUpTo = seq' \
+    '            queue.sentUpTo = seq + 1'
+
+mutation latest-context-wins \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'QueuedDeliveryTests' \
+    '        contextQueue.removeAll { $0.seq > sentUpTo }' \
+    '        contextQueue.removeAll { _ in false }'
+
+mutation reachability-phone-app-in-background \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.LinkSessionTests' \
+    '        case .watch: return peer.appState != .notRunning' \
+    '        case .watch: return peer.appState == .foreground'
+
+mutation pairing-proof-check \
+    Sources/WireProtocol/PairingProof.swift \
+    'LinkHandshakeTests|CryptoTests' \
+    '                CRYPTO_memcmp(proofBytes.baseAddress, expectedBytes.baseAddress, expected.count) == 0' \
+    '                CRYPTO_memcmp(proofBytes.baseAddress, expectedBytes.baseAddress, expected.count) == 0 || true'
+
+mutation frame-length-limit \
+    Sources/WireProtocol/FrameDecoder.swift \
+    'FrameDecoderTests' \
+    '                if declared > maximumFrameLength {' \
+    '                if declared > maximumFrameLength &* 2 {'
+
+mutation plist-nesting-limit \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests' \
+    '        guard openContainers.count < PropertyListCodec.maximumDepth else {' \
+    '        guard openContainers.count < PropertyListCodec.maximumDepth + 1 else {'
+
+mutation apns-payload-limit \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests' \
+    '        guard request.bodyLength <= pushType.maximumPayloadSize else { return refuse(.payloadTooLarge) }' \
+    '        guard request.bodyLength < pushType.maximumPayloadSize else { return refuse(.payloadTooLarge) }'
+
+mutation commit-before-answer \
+    Sources/Shared/LinkDaemon/Daemon.swift \
+    'DurableDeliveryTests/testInsufficientSpaceKeepsEverythingAnsweredAndNothingElse' \
+    '            if turnWrites {' \
+    '            if turnWrites && false {'
+
+mutation unknown-op-error \
+    Sources/Shared/LinkDaemon/ControlOps.swift \
+    'HostilePeerTests/testControlSocketAnswersBadInputAndKeepsServing|BenchOpsTests/testArgumentsAndReachabilityAreChecked' \
+    '            throw ControlError.control(.unknownOp,' \
+    '            throw ControlError.control(.invalidArgument,'
+
+if [ "${1:-}" = "--list" ]; then
+    printf '%s\n' "${names[@]}"
+    exit 0
+fi
+
+selected=()
+if [ $# -eq 0 ]; then
+    selected=("${!names[@]}")
+else
+    for wanted in "$@"; do
+        found=""
+        for index in "${!names[@]}"; do
+            if [ "${names[$index]}" = "$wanted" ]; then found=$index; fi
+        done
+        [ -n "$found" ] || { echo "mutate.sh: no mutation named '$wanted' (see --list)" >&2; exit 2; }
+        selected+=("$found")
+    done
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-mutate.XXXXXX")
+current_file=""
+restore() {
+    if [ -n "$current_file" ] && [ -f "$work/original" ]; then
+        cp "$work/original" "$current_file"
+        echo "mutate.sh: restored $current_file" >&2
+    fi
+    current_file=""
+}
+trap 'restore; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Replaces the one line of $1 equal to $2 by $3; fails unless there is exactly one.
+replace_line() {
+    python3 - "$1" "$2" "$3" <<'PYTHON'
+import sys
+path, original, replacement = sys.argv[1:]
+with open(path, encoding="utf-8") as f:
+    lines = f.read().split("\n")
+matches = [i for i, line in enumerate(lines) if line == original]
+if len(matches) != 1:
+    sys.exit(f"{path}: the original line occurs {len(matches)} times, not once: {original!r}")
+lines[matches[0]] = replacement
+with open(path, "w", encoding="utf-8") as f:
+    f.write("\n".join(lines))
+PYTHON
+}
+
+scripts/ensure-deps.sh
+swift build --build-tests >&2
+bin_dir=$(swift build --show-bin-path)
+export WATCHLINK_BIN_DIR="$bin_dir"
+
+survivors=()
+results=()
+for index in "${selected[@]}"; do
+    name=${names[$index]} file=${files[$index]} filter=${filters[$index]}
+    echo "==== mutation $name: $file" >&2
+    cp "$file" "$work/original"
+    current_file=$file
+    replace_line "$file" "${originals[$index]}" "${replacements[$index]}" || exit 2
+    log="$work/$name.log"
+    if ! swift build --build-tests >"$log" 2>&1; then
+        restore
+        echo "mutate.sh: $name does not compile; fix the mutation" >&2
+        tail -20 "$log" >&2
+        exit 2
+    fi
+    status=0
+    swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
+    restore
+    failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
+    if [ "$status" -ne 0 ]; then
+        results+=("caught    $name: ${failed:-the test run failed (exit $status)}")
+    else
+        results+=("SURVIVED  $name: every test of '$filter' passed")
+        survivors+=("$name")
+    fi
+    echo "${results[-1]}" >&2
+done
+
+# Back to the unmutated build, so the tree is left as it was found.
+swift build --build-tests >/dev/null 2>&1 || true
+
+echo
+echo "mutation results:"
+printf '  %s\n' "${results[@]}"
+if [ ${#survivors[@]} -gt 0 ]; then
+    echo "mutate.sh: ${#survivors[@]} mutation(s) survived: ${survivors[*]}" >&2
+    exit 1
+fi
+echo "mutate.sh: every mutation was caught"
