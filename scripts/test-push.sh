@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Runs the push tests (tests/push, pytest) against the built phoned: real HTTP/2 clients
-# (httpx with h2) and APNs client libraries, installed from tests/push/requirements.txt into
+# Runs the push tests (Tests/PushClients, pytest) against the built phoned: real HTTP/2 clients
+# (httpx with h2) and APNs client libraries, installed from Tests/PushClients/requirements.txt into
 # a virtual environment (.venv, or $WATCHLINK_VENV) that is reused while the pins are unchanged.
 # Usage: [WATCHLINK_BIN_DIR=DIR] scripts/test-push.sh [pytest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=${WATCHLINK_VENV:-.venv}
-requirements=tests/push/requirements.txt
+requirements=Tests/PushClients/requirements.txt
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
@@ -19,7 +19,7 @@ fi
 # gobiko.apns pins an old HTTP/2 stack (hyper 0.7, h2 2.6) that cannot share that
 # environment: it gets one of its own, which the test runs as a separate process.
 legacy="$venv-gobiko"
-legacy_requirements=tests/push/gobiko/requirements.txt
+legacy_requirements=Tests/PushClients/gobiko/requirements.txt
 if [ ! -x "$legacy/bin/python" ]; then
   python3 -m venv "$legacy"
 fi
@@ -34,4 +34,4 @@ if [ -z "${WATCHLINK_BIN_DIR:-}" ]; then
 fi
 export WATCHLINK_BIN_DIR
 export PYTHONDONTWRITEBYTECODE=1
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/push "$@"
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider Tests/PushClients "$@"

@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 /// phoned's push feature through its control ops and its TCP endpoint. HTTP/2 clients drive
-/// the endpoint in tests/push (pytest); here: the ops, restarts, options and a hostile socket.
+/// the endpoint in Tests/PushClients (pytest); here: the ops, restarts, options and a hostile socket.
 final class PushIntegrationTests: DaemonTestCase {
     func testRegisterInvalidateAndKeysThroughControlOps() throws {
         let phone = try daemon("phoned").startAndWait()
