@@ -45,8 +45,8 @@ mutation reachability-phone-app-in-background \
 mutation pairing-proof-check \
     Sources/WireProtocol/PairingProof.swift \
     'LinkHandshakeTests|CryptoTests' \
-    '                CRYPTO_memcmp(proofBytes.baseAddress, expectedBytes.baseAddress, expected.count) == 0' \
-    '                CRYPTO_memcmp(proofBytes.baseAddress, expectedBytes.baseAddress, expected.count) == 0 || true'
+    '        return ConstantTime.equal(proof, expected)' \
+    '        return ConstantTime.equal(proof, expected) || true'
 
 mutation frame-length-limit \
     Sources/WireProtocol/FrameDecoder.swift \
@@ -67,16 +67,22 @@ mutation apns-payload-limit \
     '        guard request.bodyLength < pushType.maximumPayloadSize else { return refuse(.payloadTooLarge) }'
 
 mutation commit-before-answer \
-    Sources/Shared/LinkDaemon/Daemon.swift \
-    'DurableDeliveryTests/testInsufficientSpaceKeepsEverythingAnsweredAndNothingElse' \
+    Sources/Shared/LinkDaemon/TurnCommitter.swift \
+    'DurableDeliveryTests/testInsufficientSpaceKeepsEverythingAnsweredAndNothingElse|TurnCommitterTests' \
     '            if turnWrites {' \
     '            if turnWrites && false {'
 
 mutation unknown-op-error \
-    Sources/Shared/LinkDaemon/ControlOps.swift \
-    'HostilePeerTests/testControlSocketAnswersBadInputAndKeepsServing|BenchOpsTests/testArgumentsAndReachabilityAreChecked' \
-    '            throw ControlError.control(.unknownOp,' \
-    '            throw ControlError.control(.invalidArgument,'
+    Sources/Shared/LinkDaemon/OperationTable.swift \
+    'HostilePeerTests/testControlSocketAnswersBadInputAndKeepsServing|BenchOpsTests/testArgumentsAndReachabilityAreChecked|OperationTableTests' \
+    '        throw ControlError.control(.unknownOp, "unknown op '\''\(name)'\'' (known: \(operations.map(\.name).joined(separator: ", ")))")' \
+    '        throw ControlError.control(.invalidArgument, "unknown op '\''\(name)'\'' (known: \(operations.map(\.name).joined(separator: ", ")))")'
+
+mutation kdf-index-placement \
+    Sources/Shared/PowerAuthServer/PowerAuthKDF.swift \
+    'ReferenceVectorTests' \
+    '        for i in 0..<8 { block[8 + i] = UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64(i))) }' \
+    '        for i in 0..<8 { block[i] = UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64(i))) }'
 
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
