@@ -25,28 +25,6 @@ func runLoop(
     XCTAssertFalse(timedOut, "loop was not stopped within \(limitMs) ms \(what)", file: file, line: line)
 }
 
-/// A private temporary directory with a short path, removed afterwards.
-func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
-    let directory = try FileSystem.makeTemporaryDirectory(prefix: "wlrt-", in: "/tmp")
-    defer { try? FileSystem.removeRecursively(directory) }
-    return try body(directory)
-}
-
-/// Deterministic, non-repeating-looking test bytes.
-func patternBytes(count: Int, seed: UInt32 = 1) -> [UInt8] {
-    var state = seed &* 2_654_435_761 | 1
-    return (0..<count).map { _ in
-        state ^= state << 13
-        state ^= state >> 17
-        state ^= state << 5
-        return UInt8(truncatingIfNeeded: state)
-    }
-}
-
-func fileMode(_ path: String) throws -> mode_t {
-    try FileSystem.permissions(path)
-}
-
 func isNonBlocking(_ fd: Int32) -> Bool {
     fcntl(fd, F_GETFL) & O_NONBLOCK != 0
 }

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import LinkRuntime
 import LinkSystem
+import TestSupport
 import XCTest
 
 final class UnixSocketTests: XCTestCase {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LinkSystem
+import TestSupport
 import XCTest
 
 final class ProcessAndSocketTests: XCTestCase {
