@@ -1,6 +1,7 @@
 """At --apns-max-connections, idle sockets and unfinished handshakes make room for clients
 with work: a legitimate push never fails while an idle connection holds a slot."""
 import json
+import os
 import socket
 
 import httpx
@@ -72,7 +73,10 @@ def test_a_thousand_half_open_tls_connections_shut_nobody_out(device):
                 assert response.status_code == 200, response.text
         after = rss_mib(pid)
         print(f"phoned RSS: {before:.1f} MiB before, {after:.1f} MiB with 1,000 half-open TLS connections")
-        assert after - before < 64, f"RSS grew {after - before:.1f} MiB"
+        # Under a sanitizer the RSS is mostly shadow memory, not phoned's own: the bound
+        # holds for a plain build only (the connection cap below is checked either way).
+        if not os.environ.get("WATCHLINK_SANITIZER"):
+            assert after - before < 64, f"RSS grew {after - before:.1f} MiB"
         assert device.control.call("push.stats")["connections"] <= 257
     finally:
         for s in sockets:
