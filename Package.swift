@@ -102,7 +102,8 @@ let package = Package(
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
                 path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
         .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore"],
-                    path: "Tests/PowerAuthServerTests"),
+                    path: "Tests/PowerAuthServerTests",
+                    exclude: ["Vectors"]),
     ],
     swiftLanguageModes: [.v6]
 )

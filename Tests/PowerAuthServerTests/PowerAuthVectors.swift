@@ -1,20 +1,36 @@
 import Foundation
 import XCTest
 
-/// The PowerAuth SDK's own test vectors, read from `../shared/reference/powerauth-test-vectors/`
-/// beside the package (copied unchanged from the mobile SDK's `TestData/pa2/`).
+/// The PowerAuth SDK's own test vectors (copied unchanged from the mobile SDK's
+/// `TestData/pa2/`, Apache License 2.0). A copy travels with the package in `Vectors/`, so a
+/// fresh clone runs them; when the reference folder `../shared/reference/powerauth-test-vectors/`
+/// stands beside the package, the cases are read from there and the copy must equal it byte
+/// for byte.
 enum PowerAuthVectors {
-    static var directory: URL {
+    static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/reference/powerauth-test-vectors").standardizedFileURL
+    }
+
+    /// The copy in the package.
+    static var bundled: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
+    }
+
+    /// The reference folder beside the package, when it is there.
+    static var reference: URL {
+        packageRoot.appendingPathComponent("../shared/reference/powerauth-test-vectors").standardizedFileURL
+    }
+
+    static var directory: URL {
+        FileManager.default.fileExists(atPath: reference.path) ? reference : bundled
     }
 
     /// The `data` cases of one file: each case's `input` and `output` as string dictionaries.
-    /// Skips (with the path in the message) only when the folder is absent.
+    /// Skips (with the path in the message) only when neither folder is there.
     static func cases(_ name: String) throws -> [(input: [String: String], output: [String: String])] {
         let folder = directory
         guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw XCTSkip("the PowerAuth test vectors are not at \(folder.path)")
+            throw XCTSkip("the PowerAuth test vectors are neither at \(reference.path) nor at \(bundled.path)")
         }
         let data = try Data(contentsOf: folder.appendingPathComponent(name))
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],

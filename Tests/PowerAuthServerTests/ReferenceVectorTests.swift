@@ -5,6 +5,21 @@ import XCTest
 /// Every case of the SDK's published vectors, through the code the emulated server and the
 /// emulated SDK use.
 final class ReferenceVectorTests: XCTestCase {
+    /// The copy in the package is the reference, unchanged: every file there, byte for byte
+    /// (checked wherever the reference folder stands beside the package).
+    func testTheBundledVectorsAreTheReferenceUnchanged() throws {
+        let names = ["activation-status-blob-data.json", "activation-status-blob-iv.json", "compute-derived-keys.json",
+                     "compute-master-secret-key.json", "signatures-offline.json", "signatures-v31.json"]
+        let bundled = try FileManager.default.contentsOfDirectory(atPath: PowerAuthVectors.bundled.path)
+        XCTAssertEqual(Set(bundled.filter { $0.hasSuffix(".json") }), Set(names))
+        guard FileManager.default.fileExists(atPath: PowerAuthVectors.reference.path) else { return }
+        for name in names {
+            let copy = try Data(contentsOf: PowerAuthVectors.bundled.appendingPathComponent(name))
+            let original = try Data(contentsOf: PowerAuthVectors.reference.appendingPathComponent(name))
+            XCTAssertEqual(copy, original, "\(name) differs from the reference")
+        }
+    }
+
     func testComputeDerivedKeys() throws {
         let cases = try PowerAuthVectors.cases("compute-derived-keys.json")
         XCTAssertEqual(cases.count, 20, "20 master secrets, five keys each")
