@@ -59,6 +59,24 @@ final class ProcessAndSocketTests: XCTestCase {
             }
         }
     }
+
+    func testAcceptPendingServesEveryConnectionOfThisUserAndReturnsWhenNoneIsLeft() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/s.sock"
+            let listener = try UnixSocket.listen(path: path)
+            defer { UnixSocket.close(listener) }
+            let clients = try (0..<3).map { _ in try UnixSocket.connectBlocking(path: path) }
+            defer { clients.forEach { Syscall.close($0) } }
+            var served: [Int32] = []
+            var refused = 0
+            try UnixSocket.acceptPending(listener, refuse: { _, _ in refused += 1 }, serve: { served.append($0) })
+            defer { served.forEach { Syscall.close($0) } }
+            XCTAssertEqual(served.count, 3, "each pending connection of this user is served")
+            XCTAssertEqual(refused, 0)
+            try UnixSocket.acceptPending(listener, refuse: { _, _ in refused += 1 }, serve: { served.append($0) })
+            XCTAssertEqual(served.count, 3, "nothing pending: nothing served, no wait")
+        }
+    }
 }
 
 private extension Result {

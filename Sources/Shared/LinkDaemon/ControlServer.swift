@@ -116,46 +116,38 @@ final class ControlServer {
     }
 
     private func acceptAll() {
-        while true {
-            let fd: Int32
-            do {
-                switch try UnixSocket.acceptCheckingUser(listener) {
-                case nil:
-                    return
-                case .sameUser(let accepted):
-                    fd = accepted
-                case .otherUser(let refused, let uid):
-                    logger.warning("control: refused a client of uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
-                    let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
-                        "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
-                    line.withUnsafeBytes { _ = SystemCalls.write(refused, $0) }
-                    _ = SystemCalls.close(refused)
-                    continue
-                }
-            } catch {
-                logger.warning("control: accept failed: \(error)")
-                return
+        do {
+            try UnixSocket.acceptPending(listener, refuse: { fd, uid in
+                logger.warning("control: refused a client of uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+                let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
+                    "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
+                line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
+            }, serve: serve)
+        } catch {
+            logger.warning("control: accept failed: \(error)")
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        do {
+            let connection = try Connection(loop: loop, fd: fd)
+            let client = ControlClientConnection(serial: nextSerial, connection: connection)
+            nextSerial += 1
+            clients[client.serial] = client
+            let serial = client.serial
+            connection.onRead = { [unowned self] bytes in
+                if let client = self.clients[serial] { self.read(client, bytes) }
             }
-            do {
-                let connection = try Connection(loop: loop, fd: fd)
-                let client = ControlClientConnection(serial: nextSerial, connection: connection)
-                nextSerial += 1
-                clients[client.serial] = client
-                let serial = client.serial
-                connection.onRead = { [unowned self] bytes in
-                    if let client = self.clients[serial] { self.read(client, bytes) }
+            connection.onClose = { [unowned self] _ in
+                if let client = self.clients.removeValue(forKey: serial) {
+                    if client.isSubscribed { self.subscriberCount -= 1 }
+                    self.onClientClosed?(client)
                 }
-                connection.onClose = { [unowned self] _ in
-                    if let client = self.clients.removeValue(forKey: serial) {
-                        if client.isSubscribed { self.subscriberCount -= 1 }
-                        self.onClientClosed?(client)
-                    }
-                }
-                logger.debug("control: client #\(client.serial) connected")
-            } catch {
-                logger.warning("control: could not serve a new client: \(error)")
-                _ = SystemCalls.close(fd)
             }
+            logger.debug("control: client #\(client.serial) connected")
+        } catch {
+            logger.warning("control: could not serve a new client: \(error)")
+            _ = SystemCalls.close(fd)
         }
     }
 

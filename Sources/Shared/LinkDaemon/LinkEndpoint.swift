@@ -114,37 +114,29 @@ final class LinkEndpoint {
     // MARK: - phoned: accepting
 
     private func acceptAll() {
-        while true {
-            let fd: Int32
-            do {
-                switch try UnixSocket.acceptCheckingUser(listener) {
-                case nil:
-                    return
-                case .sameUser(let accepted):
-                    fd = accepted
-                case .otherUser(let refused, let uid):
-                    logger.warning("link: refused a connection from uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
-                    _ = SystemCalls.close(refused)
-                    continue
-                }
-            } catch {
-                logger.warning("link: accept failed: \(error)")
-                return
+        do {
+            try UnixSocket.acceptPending(listener, refuse: { _, uid in
+                logger.warning("link: refused a connection from uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+            }, serve: serve)
+        } catch {
+            logger.warning("link: accept failed: \(error)")
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        do {
+            requestSendBuffer(fd)
+            let channel = makeChannel(try Connection(loop: loop, fd: fd))
+            if !isEnabled {
+                channel.goAway(.linkDisabled, "the link is down (link.set up=false on the phone)")
+            } else if loop.nowMilliseconds < heldUntil {
+                channel.goAway(.linkDisabled, "the phone is resynchronising after a failed write; try again shortly")
+            } else {
+                channel.start()
             }
-            do {
-                requestSendBuffer(fd)
-                let channel = makeChannel(try Connection(loop: loop, fd: fd))
-                if !isEnabled {
-                    channel.goAway(.linkDisabled, "the link is down (link.set up=false on the phone)")
-                } else if loop.nowMilliseconds < heldUntil {
-                    channel.goAway(.linkDisabled, "the phone is resynchronising after a failed write; try again shortly")
-                } else {
-                    channel.start()
-                }
-            } catch {
-                logger.warning("link: could not serve a new connection: \(error)")
-                _ = SystemCalls.close(fd)
-            }
+        } catch {
+            logger.warning("link: could not serve a new connection: \(error)")
+            _ = SystemCalls.close(fd)
         }
     }
 

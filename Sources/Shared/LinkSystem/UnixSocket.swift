@@ -108,6 +108,22 @@ public enum UnixSocket {
         return uid == SystemCalls.userID() ? .sameUser(fd) : .otherUser(fd: fd, uid: uid)
     }
 
+    /// Accepts every pending connection: `serve` gets each one of this process's user;
+    /// `refuse` may write a last word to another user's connection before it is closed here.
+    /// Returns when none is pending; throws (after serving the earlier ones) when accept fails.
+    public static func acceptPending(_ listener: Int32, refuse: (_ fd: Int32, _ uid: uid_t) -> Void,
+                                     serve: (_ fd: Int32) -> Void) throws {
+        while let accepted = try acceptCheckingUser(listener) {
+            switch accepted {
+            case .sameUser(let fd):
+                serve(fd)
+            case .otherUser(let fd, let uid):
+                refuse(fd, uid)
+                _ = SystemCalls.close(fd)
+            }
+        }
+    }
+
     /// The process, user and group on the other end of a connected Unix socket. The process
     /// id is `nil` where the platform does not report it.
     public static func peerCredentials(_ fd: Int32) throws -> (pid: Int32?, uid: uid_t, gid: gid_t) {
