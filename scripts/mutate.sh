@@ -84,6 +84,12 @@ mutation kdf-index-placement \
     '        for i in 0..<8 { block[8 + i] = UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64(i))) }' \
     '        for i in 0..<8 { block[i] = UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64(i))) }'
 
+mutation hash-counter-reduction \
+    Sources/Shared/PowerAuthServer/HashCounter.swift \
+    'CounterTests|ReferenceVectorTests' \
+    '        PowerAuthKDF.reduce(SHA256.hash(counterData))' \
+    '        Array(SHA256.hash(counterData).prefix(16))'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
