@@ -90,6 +90,12 @@ mutation hash-counter-reduction \
     '        PowerAuthKDF.reduce(SHA256.hash(counterData))' \
     '        Array(SHA256.hash(counterData).prefix(16))'
 
+mutation possession-counts-failures \
+    Sources/Shared/PowerAuthServer/SignatureFactor.swift \
+    'EmulatedServerTests|PowerAuthServerIntegrationTests' \
+    '    public var countsFailedAttempts: Bool { self != .possession }' \
+    '    public var countsFailedAttempts: Bool { true }'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
