@@ -101,7 +101,7 @@ let package = Package(
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
                 path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
-        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore"],
+        .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore", "TestSupport"],
                     path: "Tests/PowerAuthServerTests",
                     exclude: ["Vectors"]),
     ],

@@ -1,4 +1,5 @@
 import PowerAuthServer
+import TestSupport
 import XCTest
 
 final class CounterTests: XCTestCase {
@@ -8,8 +9,8 @@ final class CounterTests: XCTestCase {
     /// The SDK's `_NextCounterValue` (SHA-256 reduced by XORing its halves); the value was
     /// computed independently (Python: hashlib.sha256, halves XORed).
     func testNextIsSHA256ReducedByXOR() {
-        XCTAssertEqual(HashCounter.next(start), hex("fd835376a663d34066401dacf412796c"))
-        XCTAssertEqual(HashCounter.advance(start, by: 1), hex("fd835376a663d34066401dacf412796c"))
+        XCTAssertEqual(HashCounter.next(start), bytes(fromHex: "fd835376a663d34066401dacf412796c"))
+        XCTAssertEqual(HashCounter.advance(start, by: 1), bytes(fromHex: "fd835376a663d34066401dacf412796c"))
         XCTAssertEqual(HashCounter.advance(start, by: 0), start)
     }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import WireProtocol
 
 /// Values shared by the tests; the byte values match the vectors in docs/wire-protocol.md.
@@ -70,16 +71,5 @@ enum Fixtures {
         totalBytes: 0, sha256: bytes("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         transferId: "t2", name: "empty", metadata: [])
 
-    static func bytes(_ hex: String) -> [UInt8] {
-        let digits = hex.filter { $0.isHexDigit }
-        precondition(digits.count % 2 == 0, "odd number of hex digits")
-        var result: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            result.append(UInt8(digits[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
+    static func bytes(_ hex: String) -> [UInt8] { TestSupport.bytes(fromHex: hex) }
 }
