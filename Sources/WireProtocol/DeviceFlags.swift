@@ -14,7 +14,10 @@ public struct DeviceFlags: OptionSet, Sendable, Hashable {
     public static let isComplicationEnabled = DeviceFlags(rawValue: 1 << 2)
     /// The iOS companion app is installed on the phone.
     public static let isCompanionAppInstalled = DeviceFlags(rawValue: 1 << 3)
+    /// The watch app is a watch-only app (`WKWatchOnly`): it has no iOS counterpart to talk to.
+    public static let isWatchOnlyApp = DeviceFlags(rawValue: 1 << 4)
 
     /// Every flag this protocol version defines; other bits make a STATE frame malformed.
-    public static let all: DeviceFlags = [.isPaired, .isWatchAppInstalled, .isComplicationEnabled, .isCompanionAppInstalled]
+    public static let all: DeviceFlags = [.isPaired, .isWatchAppInstalled, .isComplicationEnabled, .isCompanionAppInstalled,
+                                         .isWatchOnlyApp]
 }

@@ -40,6 +40,9 @@ public enum Frame: Sendable, Hashable {
     case fileChunkAck(seq: UInt64, flags: FileChunkAckFlags, receivedOffset: UInt64, committedOffset: UInt64)
     /// The sender cancelled file item `seq`: the receiver discards what it has of it (type 0x44).
     case fileCancel(seq: UInt64)
+    /// The receiver refuses item `seq` of `channel` for good, with a WCError `code` (7015 when
+    /// it has no room): the sender drops the item and reports the error (type 0x45).
+    case itemError(channel: UInt8, seq: UInt64, code: UInt16, description: String)
 
     /// The type byte of this frame.
     public var type: FrameType {
@@ -60,6 +63,7 @@ public enum Frame: Sendable, Hashable {
         case .fileChunk: return .fileChunk
         case .fileChunkAck: return .fileChunkAck
         case .fileCancel: return .fileCancel
+        case .itemError: return .itemError
         }
     }
 }

@@ -96,6 +96,11 @@ public struct FrameEncoder: Sendable {
             buffer.appendBigEndian(committed)
         case .fileCancel(let seq):
             buffer.appendBigEndian(seq)
+        case .itemError(let channel, let seq, let code, let description):
+            buffer.append(channel)
+            buffer.appendBigEndian(seq)
+            buffer.appendBigEndian(code)
+            appendString(description, maximum: Int(UInt16.max), to: &buffer)
         }
     }
 
@@ -140,6 +145,8 @@ public struct FrameEncoder: Sendable {
             return 8 + 1 + 8 + 8
         case .fileCancel:
             return 8
+        case .itemError(_, _, _, let description):
+            return 1 + 8 + 2 + 2 + utf8PrefixLength(of: description, maximum: Int(UInt16.max))
         }
     }
 

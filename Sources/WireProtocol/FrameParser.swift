@@ -125,6 +125,13 @@ enum FrameParser {
             let seq = try reader.readInteger(UInt64.self, field: "seq")
             try reader.expectEnd(after: "seq")
             frame = .fileCancel(seq: seq)
+        case .itemError:
+            let channel = try readChannel(&reader)
+            let seq = try reader.readInteger(UInt64.self, field: "seq")
+            let code = try reader.readInteger(UInt16.self, field: "code")
+            let description = try reader.readString(field: "description")
+            try reader.expectEnd(after: "description")
+            frame = .itemError(channel: channel, seq: seq, code: code, description: description)
         }
         return frame
     }

@@ -16,6 +16,7 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     case fileChunk = 0x42
     case fileChunkAck = 0x43
     case fileCancel = 0x44
+    case itemError = 0x45
 
     /// The protocol name of the type, e.g. `"MESSAGE_ERROR"`.
     public var name: String {
@@ -36,6 +37,7 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         case .fileChunk: return "FILE_CHUNK"
         case .fileChunkAck: return "FILE_CHUNK_ACK"
         case .fileCancel: return "FILE_CANCEL"
+        case .itemError: return "ITEM_ERROR"
         }
     }
 
@@ -45,7 +47,7 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         switch self {
         case .hello, .auth, .ready, .goAway: return true
         case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack,
-             .fileChunk, .fileChunkAck, .fileCancel: return false
+             .fileChunk, .fileChunkAck, .fileCancel, .itemError: return false
         }
     }
 

@@ -254,35 +254,6 @@ final class FileTransferIntegrationTests: DurableTestCase {
         XCTAssertEqual(try sha256(of: try XCTUnwrap(received.data["path"]?.stringValue)), expected)
     }
 
-    func testAFullDiskOnTheReceiverKeepsTheFileToRetry() throws {
-        let phone = restartable("phoned", logLevel: "info")
-        let watch = restartable("watchd", logLevel: "info")
-        try phone.startAndWait()
-        // 16 MiB in the shell's 512-byte blocks.
-        try watch.startAndWait(fileSizeLimitBlocks: 32_768)
-        let p = try client(phone)
-        eventually("both sides reachable", timeout: 10) { try p.status("isReachable") == true }
-        let source = home + "/large.bin"
-        let expected = try writeRandomFile(source, size: 24 << 20)
-        let id = try transferFile(p, source)
-        eventually("the watch to report the full disk", timeout: 20) { watch.log.contains("insufficientSpace") }
-        XCTAssertTrue(watch.isRunning, "the watch keeps running")
-        XCTAssertEqual(try client(watch).status("role"), "watch", "and serving")
-        let outstanding = try p.call("file.outstanding")["transfers"]?.arrayValue ?? []
-        XCTAssertEqual(outstanding.map { $0["transferId"] }, [.string(id)], "the phone keeps the file to send it again")
-        let completed = outstanding.first?["completedBytes"]?.intValue ?? -1
-        XCTAssertGreaterThan(completed, 0, "what the watch committed before the disk filled up is kept")
-        XCTAssertLessThan(completed, 24 << 20)
-
-        watch.stop()
-        try watch.startAndWait()
-        let w = try client(watch)
-        eventually("the file to arrive once there is room", timeout: 30) { try Received.items(w, kind: "file").count == 1 }
-        let path = try XCTUnwrap(try Received.items(w, kind: "file").first?["path"]?.stringValue)
-        XCTAssertEqual(try sha256(of: path), expected)
-        eventually("the phone to finish", timeout: 10) { try p.call("file.outstanding")["transfers"] == [] }
-    }
-
     func testAKillDuringTheCopyLeavesNeitherACopyNorATransfer() throws {
         let (phone, _, _, _) = try startDurablePair()
         let source = home + "/slow.bin"

@@ -84,7 +84,7 @@ final class OperationTableTests: DaemonTestCase {
             XCTAssertEqual((error as? ControlError)?.message, "link.set: argument 'latencyMs' must be in 0...60000, got 70000")
         }
         XCTAssertThrowsError(try w.call("device.set", ["isPaired": true])) { error in
-            XCTAssertEqual((error as? ControlError)?.message, "device.set: unknown argument 'isPaired' (expected one of: isCompanionAppInstalled)")
+            XCTAssertEqual((error as? ControlError)?.message, "device.set: unknown argument 'isPaired' (expected one of: isCompanionAppInstalled, isWatchOnlyApp)")
         }
         XCTAssertThrowsError(try p.call("message.send", [:])) { error in
             XCTAssertEqual((error as? ControlError)?.message, "message.send: missing required argument 'message'")

@@ -38,7 +38,9 @@ final class LinkSessionTests: XCTestCase {
             Row(watchApp: .background, phoneReachable: false, watchReachable: true),
             Row(watchApp: .notRunning, phoneReachable: false, watchReachable: true),
             Row(phoneApp: .background, phoneReachable: true, watchReachable: true),
-            Row(phoneApp: .notRunning, phoneReachable: true, watchReachable: false),
+            // sendMessage: "calling this method from your WatchKit extension while it is active
+            // and running wakes up the corresponding iOS app in the background and makes it reachable".
+            Row(phoneApp: .notRunning, phoneReachable: true, watchReachable: true),
             Row(paired: false, phoneReachable: false, watchReachable: false),
             Row(appInstalled: false, phoneReachable: false, watchReachable: false),
             Row(companion: false, phoneReachable: false, watchReachable: false),

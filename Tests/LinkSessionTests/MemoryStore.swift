@@ -35,6 +35,11 @@ struct MemoryStore {
             raise(channel) { $0.lastAcknowledged = max($0.lastAcknowledged, upTo) }
         case .removeOutbound(let channel, let seq):
             state.outbox.removeAll { $0.channel == channel && $0.seq == seq }
+        case .shiftOutbound(let channel, let from, let lastAssigned):
+            for index in state.outbox.indices where state.outbox[index].channel == channel && state.outbox[index].seq >= from {
+                state.outbox[index].seq += 1
+            }
+            raise(channel) { $0.lastAssigned = max($0.lastAssigned, lastAssigned) }
         case .setFlags(let channel, let seq, let flags):
             if let index = state.outbox.firstIndex(where: { $0.channel == channel && $0.seq == seq }) {
                 state.outbox[index].flags = flags

@@ -99,9 +99,14 @@ final class QueuedDeliveryTests: XCTestCase {
 
     func testComplicationBudgetAndFallback() {
         let pair = activatedPair()
-        let off = pair.command(.phone, .transferComplicationUserInfo(payload([:])))
-        guard case .failure(.wc(.genericError, _))? = pair.phone.responses[off] else { return XCTFail() }
+        // WCSession.h: "Count will be 0 whenever the complication is not enabled"; "if this is 0,
+        // the complicationUserInfo will be transferred as regular userInfos".
+        XCTAssertEqual(pair.phone.session.status().remainingComplicationUserInfoTransfers, 0)
+        let off = pair.command(.phone, .transferComplicationUserInfo(payload(["off": true])))
+        guard case .success(.transfer(_, 0))? = pair.phone.responses[off] else { return XCTFail("\(String(describing: pair.phone.responses[off]))") }
+        pair.pump()
         pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        XCTAssertEqual(pair.phone.session.status().remainingComplicationUserInfoTransfers, 50)
         for expected in stride(from: 49, through: 0, by: -1) {
             let token = pair.command(.phone, .transferComplicationUserInfo(payload([:])))
             guard case .success(.transfer(_, let remaining))? = pair.phone.responses[token] else { return XCTFail() }
@@ -111,7 +116,7 @@ final class QueuedDeliveryTests: XCTestCase {
         pair.command(.phone, .transferComplicationUserInfo(payload(["late": true])))
         pair.pump()
         let tags = pair.watch.store.delivered.map { $0.flags.contains(.currentComplication) }
-        XCTAssertEqual(tags, Array(repeating: true, count: 50) + [false])
+        XCTAssertEqual(tags, [false] + Array(repeating: true, count: 50) + [false])
         XCTAssertEqual(pair.phone.session.status().remainingComplicationUserInfoTransfers, 0)
     }
 
@@ -124,6 +129,29 @@ final class QueuedDeliveryTests: XCTestCase {
         let token = pair.command(.phone, .outstandingTransfers)
         guard case .success(.outstanding(let list))? = pair.phone.responses[token] else { return XCTFail() }
         XCTAssertEqual(list.map(\.isCurrentComplicationInfo), [false, true])
+        XCTAssertEqual(list.map { try? PropertyListCodec.decodeDictionary($0.payload) }, [["n": 1], ["n": 2]],
+                       "the older one, a plain userInfo now, keeps its place: never an older value after a newer one")
+    }
+
+    /// WCSession: transferCurrentComplicationUserInfo "has a higher priority and is transmitted
+    /// right away": ahead of plain userInfo items not yet sent, never ahead of one on the link.
+    func testTheCurrentComplicationItemGoesAheadOfUnsentItemsAcrossARestart() {
+        let pair = activatedPair()
+        pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        pair.command(.phone, .transferUserInfo(payload(["n": 1])))
+        pair.pump()
+        pair.setLink(up: false)
+        for n in 2...4 { pair.command(.phone, .transferUserInfo(payload(["n": .integer(Int64(n))]))) }
+        pair.command(.phone, .transferComplicationUserInfo(payload(["complication": true])))
+        pair.command(.phone, .transferUserInfo(payload(["n": 5])))
+        pair.command(.phone, .transferComplicationUserInfo(payload(["complication": 2])))
+        pair.crash(.phone)
+        pair.command(.phone, .activate)
+        pair.setLink(up: true)
+        pair.pump()
+        let delivered = pair.deliveredUserInfo(.watch)
+        XCTAssertEqual(delivered, [["n": 1], ["complication": true], ["complication": 2], ["n": 2], ["n": 3], ["n": 4], ["n": 5]])
+        XCTAssertEqual(pair.watch.store.delivered.map { $0.flags.contains(.currentComplication) }, [false, false, true, false, false, false, false])
     }
 
     /// Random transfers both ways, random frame delivery, random crashes of either side and

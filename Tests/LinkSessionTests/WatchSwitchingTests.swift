@@ -16,37 +16,31 @@ final class WatchSwitchingTests: XCTestCase {
         }
     }
 
-    func testQueuedItemsKeepTheSessionInactiveUntilTheirWatchHasThem() {
+    /// WCSession.h, sessionDidBecomeInactive: "the session can no longer be used to modify or
+    /// add any new transfers"; what was queued for the old watch waits for it.
+    func testQueuedItemsStayForTheOldWatchAndDoNotHoldTheSessionInactive() {
         let pair = activatedPair()
         pair.setLink(up: false)
         for n in 1...3 { pair.command(.phone, .transferUserInfo(payload(["n": .integer(Int64(n))]))) }
         pair.phone.notifications.removeAll()
 
         pair.event(.phone) { $0.becomeInactive(now: 0) }
-        XCTAssertEqual(pair.phone.session.activationState, .inactive)
-        XCTAssertEqual(pair.phone.notifications, [.didBecomeInactive])
-        assertError(pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": 4])))], .sessionInactive)
-        assertError(pair.phone.responses[pair.command(.phone, .updateApplicationContext(payload(["c": 1])))], .sessionInactive)
-        assertError(pair.phone.responses[pair.command(.phone, .sendMessage(.dictionary(payload([:])), wantsReply: false,
-                                                                            timeoutMilliseconds: nil))], .sessionInactive)
+        XCTAssertEqual(pair.phone.notifications, [.didBecomeInactive, .didDeactivate], "nothing received waits for the app")
+        XCTAssertEqual(pair.phone.session.activationState, .notActivated)
+        assertError(pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": 4])))], .sessionNotActivated)
+
+        pair.setLink(up: true)
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch), [], "the old watch is not the active one: its queue waits")
         guard case .success(.outstanding(let outstanding))? = pair.phone.responses[pair.command(.phone, .outstandingTransfers)] else {
             return XCTFail("outstanding transfers are still readable")
         }
         XCTAssertEqual(outstanding.count, 3)
-        XCTAssertTrue(pair.phone.session.hasPendingDelivery)
 
-        pair.phone.notifications.removeAll()
-        pair.setLink(up: true)
+        pair.event(.phone) { $0.setActiveWatch(true, now: 0) }
         pair.pump()
-        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(1), .integer(2), .integer(3)])
-        XCTAssertEqual(pair.phone.session.activationState, .notActivated)
-        let finished = pair.phone.notifications.filter { if case .userInfoDidFinish = $0 { return true }; return false }
-        XCTAssertEqual(finished.count, 3)
-        XCTAssertEqual(pair.phone.notifications.last, .didDeactivate, "deactivation comes after the last didFinish")
-        XCTAssertEqual(pair.phone.notifications.filter { $0 == .didDeactivate }.count, 1)
-
-        let token = pair.command(.phone, .activate)
-        XCTAssertEqual(pair.phone.responses[token], .success(.activationState(.activated)))
+        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(1), .integer(2), .integer(3)],
+                       "switched back: the watch gets its items, in order")
     }
 
     func testNothingPendingDeactivatesAtOnceAndTheWatchSeesThePhoneUnreachable() {
@@ -84,28 +78,41 @@ final class WatchSwitchingTests: XCTestCase {
         if let received, let deactivated { XCTAssertLessThan(received, deactivated) }
     }
 
-    func testActivatingWhileInactiveCompletesAsInactive() {
+    /// The small amount of time to deliver what was received is bounded: with the app not
+    /// running the session deactivates when it ends, and the item waits for the app.
+    func testTheInactivePeriodEndsWhetherOrNotTheAppTookWhatWasReceived() {
         let pair = activatedPair()
-        pair.setLink(up: false)
-        pair.command(.phone, .transferUserInfo(payload(["n": 1])))
+        pair.command(.phone, .setAppState(.notRunning))
+        pair.command(.watch, .transferUserInfo(payload(["from": "watch"])))
+        pair.pump()
         pair.event(.phone) { $0.becomeInactive(now: 0) }
-        pair.phone.notifications.removeAll()
-        let token = pair.command(.phone, .activate)
-        XCTAssertEqual(pair.phone.responses[token], .success(.activationState(.inactive)))
-        XCTAssertEqual(pair.phone.notifications, [.activationDidComplete(.inactive)])
         XCTAssertEqual(pair.phone.session.activationState, .inactive)
+        let token = pair.command(.phone, .activate)
+        XCTAssertEqual(pair.phone.responses[token], .success(.activationState(.inactive)), "activating while inactive completes as inactive")
+
+        pair.phone.notifications.removeAll()
+        pair.event(.phone) { $0.timerFired(.inactiveDelivery, now: 2_000) }
+        XCTAssertEqual(pair.phone.session.activationState, .notActivated)
+        XCTAssertEqual(lifecycle(pair.phone.notifications), [.didDeactivate])
+        XCTAssertTrue(pair.phone.session.status().hasContentPending, "the item is kept for the next activation")
+        XCTAssertEqual(pair.deliveredUserInfo(.phone), [])
     }
 
-    func testCancellingTheLastQueuedItemDeactivates() {
+    /// WCSession.h: "all interactive messages will be cancelled".
+    func testMessagesInFlightAreCancelledBothWays() {
         let pair = activatedPair()
-        pair.setLink(up: false)
-        let token = pair.command(.phone, .transferUserInfo(payload(["n": 1])))
-        guard case .success(.transfer(let transferId, _))? = pair.phone.responses[token] else { return XCTFail() }
+        pair.command(.phone, .setReplies(ReplyConfiguration(mode: .manual)))
+        pair.command(.watch, .setReplies(ReplyConfiguration(mode: .manual)))
+        let fromPhone = pair.command(.phone, .sendMessage(.dictionary(payload(["q": 1])), wantsReply: true, timeoutMilliseconds: nil))
+        let fromWatch = pair.command(.watch, .sendMessage(.dictionary(payload(["q": 2])), wantsReply: true, timeoutMilliseconds: nil))
+        pair.pump()
+        XCTAssertNil(pair.phone.responses[fromPhone])
+        XCTAssertNil(pair.watch.responses[fromWatch])
+
         pair.event(.phone) { $0.becomeInactive(now: 0) }
-        XCTAssertEqual(pair.phone.session.activationState, .inactive)
-        XCTAssertEqual(pair.phone.responses[pair.command(.phone, .cancelTransfer(transferId: transferId))], .success(.cancelled(true)))
-        XCTAssertEqual(pair.phone.session.activationState, .notActivated)
-        XCTAssertEqual(lifecycle(pair.phone.notifications).suffix(2), [.didBecomeInactive, .didDeactivate])
+        assertError(pair.phone.responses[fromPhone], .sessionInactive)
+        pair.pump()
+        assertError(pair.watch.responses[fromWatch], .notReachable)
     }
 
     func testBecomingInactiveNeedsAnActivatedSession() {

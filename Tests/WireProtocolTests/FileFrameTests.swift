@@ -37,6 +37,15 @@ final class FileFrameTests: XCTestCase {
         assertMalformed(.fileCancel, seq + [0], "1 trailing byte after seq")
     }
 
+    func testMalformedItemError() {
+        let code: [UInt8] = [0x1B, 0x67]
+        assertMalformed(.itemError, [0] + seq + code + [0, 0], "channel is 0, must be 1...255")
+        assertMalformed(.itemError, [1] + seq + [0x1B], "body ends inside code: needs 2 bytes, 1 left")
+        assertMalformed(.itemError, [1] + seq + code + [0, 2, 0x41], "body ends inside description: needs 2 bytes, 1 left")
+        assertMalformed(.itemError, [1] + seq + code + [0, 0, 9], "1 trailing byte after description")
+        XCTAssertFalse(FrameType.itemError.isAllowedBeforeHandshake)
+    }
+
     func testFileFramesAreRefusedBeforeTheHandshake() {
         XCTAssertFalse(FrameType.fileChunk.isAllowedBeforeHandshake)
         XCTAssertFalse(FrameType.fileChunkAck.isAllowedBeforeHandshake)

@@ -60,6 +60,8 @@ enum Fixtures {
         .fileChunkAck(seq: .max, flags: [.resume, .rejected], receivedOffset: UInt64(Int64.max), committedOffset: UInt64(Int64.max)),
         .fileCancel(seq: 0),
         .fileCancel(seq: .max),
+        .itemError(channel: 1, seq: 1, code: 7015, description: ""),
+        .itemError(channel: 3, seq: .max, code: 7017, description: String(repeating: "é", count: 300)),
     ]
 
     /// The header of the `file-item` vector: "hello" as x.bin with the metadata {ok: true}.

@@ -173,7 +173,7 @@ final class FrameDecoderTests: XCTestCase {
         assertMalformed(.state, [2, 2, 0, 0], "1 trailing byte after flags")
         assertMalformed(.state, [3, 2, 0], "activationState is 3, expected 0...2")
         assertMalformed(.state, [2, 9, 0], "appState is 9, expected 0...2")
-        assertMalformed(.state, [2, 2, 0x1F], "flags has unknown bits 0x10")
+        assertMalformed(.state, [2, 2, 0x3F], "flags has unknown bits 0x20")
         assertMalformed(.state, [2, 2, 0x80], "flags has unknown bits 0x80")
     }
 
@@ -242,8 +242,8 @@ final class FrameDecoderTests: XCTestCase {
     }
 
     func testErrorDescriptionsNameTheProblem() {
-        XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "flags has unknown bits 0x10").description,
-                       "malformed STATE frame: flags has unknown bits 0x10")
+        XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "flags has unknown bits 0x20").description,
+                       "malformed STATE frame: flags has unknown bits 0x20")
         XCTAssertEqual(FrameDecodingError.frameTooLarge(declared: 5000, maximum: 4096).description,
                        "frame length 5000 exceeds the maximum of 4096 bytes")
         XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "x").goAwayCode, .malformedFrame)

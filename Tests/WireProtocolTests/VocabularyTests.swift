@@ -28,7 +28,7 @@ final class VocabularyTests: XCTestCase {
         XCTAssertEqual(DeviceFlags.isWatchAppInstalled.rawValue, 2)
         XCTAssertEqual(DeviceFlags.isComplicationEnabled.rawValue, 4)
         XCTAssertEqual(DeviceFlags.isCompanionAppInstalled.rawValue, 8)
-        XCTAssertEqual(DeviceFlags.all.rawValue, 0x0F)
+        XCTAssertEqual(DeviceFlags.all.rawValue, 0x1F)
     }
 
     func testRoles() {
@@ -45,13 +45,15 @@ final class VocabularyTests: XCTestCase {
     }
 
     func testFrameTypes() {
-        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44])
+        XCTAssertEqual(FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45])
         XCTAssertEqual(FrameType.item.name, "ITEM")
         XCTAssertEqual(FrameType.ack.name, "ACK")
         XCTAssertEqual(FrameType.fileChunk.name, "FILE_CHUNK")
         XCTAssertEqual(FrameType.fileChunkAck.name, "FILE_CHUNK_ACK")
         XCTAssertEqual(FrameType.fileCancel.name, "FILE_CANCEL")
         XCTAssertEqual(Frame.fileCancel(seq: 1).type, .fileCancel)
+        XCTAssertEqual(FrameType.itemError.name, "ITEM_ERROR")
+        XCTAssertEqual(Frame.itemError(channel: 1, seq: 1, code: 7015, description: "").type, .itemError)
         XCTAssertEqual(FrameType.allCases.filter(\.isAllowedBeforeHandshake), [.hello, .auth, .ready, .goAway])
         XCTAssertEqual(Frame.messageError(id: 1, code: 7001, description: "").type, .messageError)
         XCTAssertEqual(Frame.item(channel: 1, seq: 1, flags: 0, payload: []).type, .item)

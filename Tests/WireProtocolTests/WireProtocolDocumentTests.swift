@@ -37,6 +37,7 @@ final class WireProtocolDocumentTests: XCTestCase {
         "file-chunk-ack": .fileChunkAck(seq: 1, flags: [], receivedOffset: 5, committedOffset: 0),
         "file-chunk-ack-resume": .fileChunkAck(seq: 7, flags: .resume, receivedOffset: 8_388_608, committedOffset: 8_388_608),
         "file-cancel": .fileCancel(seq: 1),
+        "item-error": .itemError(channel: 1, seq: 4, code: UInt16(WCErrorCode.insufficientSpace.rawValue), description: "no room"),
     ]
 
     static func documentURL(filePath: String = #filePath) -> URL {

@@ -59,6 +59,8 @@ final class ActionPerformer {
         if case .userInfoReceived = notification { directory.noteDelivery(peer) }
         // The app hears from its own session only (a delegate belongs to one session).
         guard peer === directory.appPeer || peer === directory.formerAppPeer else { return }
+        // A watch's message launched the app in the background: every watch's session sees it.
+        if case .appStateDidChange = notification, peer === directory.appPeer { directory.shareSettings(of: peer) }
         for feature in features { feature.observe(notification) }
         // Rendering costs (base64, property lists): only for someone listening.
         guard control.hasSubscribers else { return }

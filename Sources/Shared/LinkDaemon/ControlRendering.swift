@@ -38,6 +38,8 @@ enum ControlRendering {
             return object
         case .cancelled(let cancelled):
             return ["cancelled": .bool(cancelled)]
+        case .timedOut(let timedOut):
+            return ["timedOut": .bool(timedOut)]
         case .outstanding(let transfers):
             return ["transfers": .array(transfers.map { transfer in
                 .object([

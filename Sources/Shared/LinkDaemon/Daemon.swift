@@ -71,6 +71,11 @@ public final class Daemon {
         committer.afterPerform = { [unowned self] in self.directory.followActiveWatchIfDeactivated($0) }
         committer.storeFailed = { [unowned self] peer, error in
             self.logger.error("store: a write failed and this turn was rolled back: \(error)")
+            let failure = TurnCommitter.writeFailure(error)
+            if case .wc(.insufficientSpace, _) = failure {
+                // What the peer sent in that turn cannot be kept: the peer learns it (7015).
+                self.committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
+            }
             do { try self.directory.reloadCommittedState(of: peer) } catch {
                 self.logger.error("store: cannot reload the committed state: \(error); stopping")
                 return self.stop()

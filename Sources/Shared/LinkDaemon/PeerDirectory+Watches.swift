@@ -10,10 +10,10 @@ import WireProtocol
 ///
 /// Each paired watch has its own session and store (`phone/phone.db` for the first watch,
 /// `phone/watches/<name>/phone.db` for the others), so what is queued for a watch goes to
-/// that watch only. The app works with one session at a time (`appPeer`): the active
-/// watch's, or while a switch is under way the previous watch's, which is inactive until
-/// everything of that watch is delivered and then deactivates; the app's next
-/// `session.activate` is with the new watch.
+/// that watch only, and only while it is the active watch. The app works with one session at
+/// a time (`appPeer`): the active watch's, or while a switch is under way the previous
+/// watch's, which is inactive until what it received is delivered (or a short while has
+/// passed) and then deactivates; the app's next `session.activate` is with the new watch.
 extension PeerDirectory {
     var pairedWatchesPath: String { options.stateDirectory + "/" + PairedWatches.fileName }
 
@@ -72,11 +72,12 @@ extension PeerDirectory {
         }
         pairedWatches = updated
         peer.deviceId = hello.deviceId
+        let active = updated.activeDeviceId == hello.deviceId
         if isNew {
             add(peer)
             committer.perform(peer.session.adoptSettings(from: appPeer.session), from: peer)
+            committer.perform(peer.session.setActiveWatch(active, now: loop.turnMilliseconds), from: peer)
         }
-        let active = updated.activeDeviceId == hello.deviceId
         logger.info("paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")")
         return peer
     }
@@ -94,7 +95,12 @@ extension PeerDirectory {
             }
             pairedWatches = updated
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
-            // An activated session follows the active watch once it has deactivated (`perform`).
+            // Only the active watch's queue goes out; what waits for another watch stays stored
+            // for it. An activated session follows the active watch once it has deactivated
+            // (`perform`).
+            for peer in peers {
+                committer.perform(peer.session.setActiveWatch(peer.deviceId == deviceId, now: loop.turnMilliseconds), from: peer)
+            }
             let app = appPeer
             committer.perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
             if let previous { result["previousWatchDeviceId"] = .string(previous) }
@@ -122,6 +128,14 @@ extension PeerDirectory {
         if peer === appPeer, role == .phone, peer.session.activationState == .notActivated,
            peer.deviceId != pairedWatches.activeDeviceId {
             followActiveWatch()
+        }
+    }
+
+    /// The app's state, the device flags and the reply behaviour belong to the phone, not to
+    /// one watch: every watch's session takes those of the app's session `app`.
+    func shareSettings(of app: PeerSession) {
+        for peer in peers where peer !== app {
+            committer.perform(peer.session.adoptSettings(from: app.session), from: peer)
         }
     }
 

@@ -67,6 +67,8 @@ final class PeerDirectory {
             let peer = watch.deviceId == pairedWatches.activeDeviceId ? appPeer : makePeer()
             peer.deviceId = watch.deviceId
             try openStore(of: peer, in: peerDirectory(watch.directory))
+            let actions = peer.session.setActiveWatch(watch.deviceId == pairedWatches.activeDeviceId, now: loop.nowMilliseconds)
+            assert(actions.isEmpty, "no link is up while the stores open: nothing to send")
             peers.append(peer)
         }
     }

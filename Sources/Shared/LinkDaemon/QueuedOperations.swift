@@ -23,6 +23,10 @@ struct QueuedOperations {
                       arguments: [.required("transferId", .string)]) { call in
                 context.submit(.cancelTransfer(transferId: try call.args.string("transferId")), answering: call)
             },
+            ControlOperation("transfer.timeOut", summary: "fault: a userInfo or file transfer not yet on the link fails with 7017",
+                      arguments: [.required("transferId", .string)]) { call in
+                context.submit(.timeOutTransfer(transferId: try call.args.string("transferId")), answering: call)
+            },
             ControlOperation("context.update", summary: "updateApplicationContext: the latest value wins",
                       arguments: [.required("context", .object)]) { call in
                 context.submit(.updateApplicationContext(try call.args.dictionaryPayload("context")), answering: call)

@@ -32,11 +32,7 @@ final class SessionGateway {
         committer.perform(app.session.handle(command, token: token, now: loop()), from: app)
         switch command {
         case .setAppState, .setDeviceFlags, .setReplies:
-            // The app's state, the device flags and the reply behaviour belong to the phone,
-            // not to one watch: every watch's session takes them.
-            for peer in directory.peers where peer !== app {
-                committer.perform(peer.session.adoptSettings(from: app.session), from: peer)
-            }
+            directory.shareSettings(of: app)
         default:
             break
         }

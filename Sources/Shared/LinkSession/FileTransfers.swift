@@ -28,7 +28,7 @@ extension LinkSession {
     }
 
     private func startFileTransfer(path: String, metadata: [UInt8], token: RequestToken) {
-        if let failure = activationFailure() {
+        if let failure = activationFailure() ?? pairingFailure() {
             actions.append(.respond(token, .failure(failure)))
             return
         }
@@ -88,6 +88,14 @@ extension LinkSession {
         pumpFiles()
     }
 
+    /// Fails a queued file whose bytes are not all on the link yet; false when there is none.
+    func failUnsentFile(_ transferId: String, error: SessionError) -> Bool {
+        guard let item = queue(.file).items.first(where: { $0.transferId == transferId }),
+              !files.fullySent.contains(item.seq) else { return false }
+        fileRefused(item, error: error)
+        return true
+    }
+
     /// Drops a queued file for good: its row, its outbox copy, and what the receiver has of it.
     private func removeOutboundFile(_ item: OutboundItem) {
         queue(.file).removeAll { $0.seq == item.seq }
@@ -110,7 +118,7 @@ extension LinkSession {
     /// bytes while the window has room.
     func pumpFiles() {
         let queue = queue(.file)
-        guard isLinkUp, queue.isResumed, let head = queue.items.first else { return }
+        guard isLinkUp, queue.isResumed, isWithActiveWatch, let head = queue.items.first else { return }
         guard var stream = files.stream, stream.seq == head.seq else {
             guard let header = files.headers[head.seq] else { return }
             files.stream = FileTransferState.Stream(seq: head.seq, transferId: head.transferId, totalBytes: header.totalBytes)
@@ -195,6 +203,13 @@ extension LinkSession {
         return drain()
     }
 
+    /// The receiver refused the file (ITEM_ERROR): it leaves the queue with `error`.
+    func fileRefused(_ item: OutboundItem, error: SessionError) {
+        removeOutboundFile(item)
+        actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: error))))
+        pumpFiles()
+    }
+
     // MARK: - Receiving
 
     /// The ITEM of a file: its header. The answer is a FILE_CHUNK_ACK with `resume`, once
@@ -221,6 +236,7 @@ extension LinkSession {
             acknowledgementsDue.insert(.file)
             return
         }
+        turnReceipts.append(ItemReceipt(channel: .file, seq: seq))
         if let existing = files.incoming[seq] {
             if existing.header == header {
                 actions.append(.send(.fileChunkAck(seq: seq, flags: .resume, receivedOffset: existing.receivedOffset,
@@ -247,6 +263,7 @@ extension LinkSession {
         }
         let path = filePaths.partial(file.header.transferId)
         actions.append(.file(.write(path: path, offset: offset, data: data)))
+        if turnReceipts.last != ItemReceipt(channel: .file, seq: seq) { turnReceipts.append(ItemReceipt(channel: .file, seq: seq)) }
         file.receivedOffset += UInt64(data.count)
         files.acknowledgementsDue.insert(seq)
         if file.receivedOffset == file.header.totalBytes {
@@ -315,6 +332,7 @@ extension LinkSession {
                              flags: [], receivedAt: configuration.wallClock(), delivered: false)
         actions.append(.persist(.receive(item)))
         undelivered.append(item)
+        turnReceipts.append(ItemReceipt(channel: .file, seq: seq))
         acknowledgementsDue.insert(.file)
         deliverPending()
         return drain()

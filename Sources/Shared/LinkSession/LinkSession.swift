@@ -55,6 +55,9 @@ public final class LinkSession {
         public var fileCommitInterval: UInt64 = 8 << 20
         /// Checksum mismatches of one file before the receiver gives it up.
         public var fileMismatchLimit: Int = 3
+        /// Phone: how long an inactive session (after a watch switch) keeps delivering what it
+        /// received from the previous watch before it deactivates anyway.
+        public var inactiveDeliveryMilliseconds: Int64 = 2_000
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = 10_000,
@@ -97,6 +100,9 @@ public final class LinkSession {
     public private(set) var isLinkUp = false
     public private(set) var peerState: SessionState?
     public private(set) var isReachable = false
+    /// Phone: whether this session's watch is the active watch (see `setActiveWatch`); its
+    /// queued items go out only then.
+    public internal(set) var isWithActiveWatch = true
 
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
@@ -118,6 +124,10 @@ public final class LinkSession {
     var cursors: [QueueChannel: ChannelCursor] = [:]
     var undelivered: [InboxItem] = []
     var acknowledgementsDue: Set<QueueChannel> = []
+    /// Items of the peer (userInfo, files) this turn wrote, and those of the turn being
+    /// committed: refused with ITEM_ERROR when that commit finds the disk full.
+    var turnReceipts: [ItemReceipt] = []
+    var committingReceipts: [ItemReceipt] = []
     var durableContexts: (application: [UInt8]?, received: [UInt8]?) = (nil, nil)
     var complicationBudget: (day: Int64, used: Int) = (0, 0)
     var reservedSeq: UInt64 = 0
@@ -179,16 +189,10 @@ public final class LinkSession {
             armedDeadline = nil
             actions.append(.cancelTimer(.replyTimeouts))
         }
-        for (_, pending) in pendingSends.sorted(by: { $0.key < $1.key }) {
-            actions.append(.respond(pending.token, .failure(.wc(.notReachable,
-                "the link to the \(peerName) dropped before the \(pending.wantsReply ? "reply" : "delivery acknowledgement") arrived"))))
+        failPendingSends { pending in
+            .wc(.notReachable, "the link to the \(peerName) dropped before the \(pending.wantsReply ? "reply" : "delivery acknowledgement") arrived")
         }
-        pendingSends.removeAll()
-        for (replyId, awaiting) in awaitingReplies where awaiting.scheduled != nil {
-            actions.append(.cancelTimer(.delayedReply(replyId: replyId)))
-        }
-        awaitingReplies.removeAll()
-        awaitingReplyOrder.removeAll()
+        forgetAwaitingReplies(answering: nil)
         queuedLinkDown()
         filesLinkDown()
         updateReachability()
@@ -220,6 +224,8 @@ public final class LinkSession {
             receiveItem(channel: channel, seq: seq, flags: ItemFlags(rawValue: flags), payload: payload)
         case .ack(let channel, let seq):
             receiveAcknowledgement(channel: channel, seq: seq)
+        case .itemError(let channel, let seq, let code, let description):
+            receiveItemError(channel: channel, seq: seq, code: code, description: description)
         case .fileChunk, .fileChunkAck, .fileCancel:
             receiveFileFrame(frame, now: now)
         case .hello, .auth, .ready, .pong, .goAway:
@@ -244,6 +250,8 @@ public final class LinkSession {
                 }
             }
             armNextDeadline()
+        case .inactiveDelivery:
+            inactiveDeliveryEnded()
         case .delayedReply(let replyId):
             guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
             forgetAwaitingReply(replyId)
@@ -292,6 +300,8 @@ public final class LinkSession {
             transferUserInfo(payload, complication: true, token: token)
         case .cancelTransfer(let transferId):
             cancelTransfer(transferId, token: token)
+        case .timeOutTransfer(let transferId):
+            timeOutTransfer(transferId, token: token)
         case .outstandingTransfers:
             actions.append(.respond(token, .success(.outstanding(outstandingTransfers()))))
         case .updateApplicationContext(let payload):
@@ -352,20 +362,22 @@ public final class LinkSession {
         updateReachability()
     }
 
-    /// Reachability by the WatchConnectivity rules: the link is up, both sessions are
-    /// activated, the pair is usable (paired, watch app and companion app installed) and the
-    /// counterpart app runs: in the foreground for the watch app, at all for the phone app
-    /// (a watch message wakes the phone app in the background).
+    /// Reachability by the WatchConnectivity rules (`WCSession` `isReachable`): the link is up,
+    /// both sessions are activated, the pair is usable (paired, watch app and companion app
+    /// installed) and, seen from the phone, the watch app runs in the foreground. Seen from the
+    /// watch the phone app's state does not matter: "calling this method from your WatchKit
+    /// extension while it is active and running wakes up the corresponding iOS app in the
+    /// background and makes it reachable" (`sendMessage`).
     private func computeReachability() -> Bool {
         guard isLinkUp, activationState == .activated, let peer = peerState,
               peer.activationState == .activated else { return false }
         let phoneFlags = role == .phone ? flags : peer.flags
         let watchFlags = role == .watch ? flags : peer.flags
         guard phoneFlags.contains(.isPaired), phoneFlags.contains(.isWatchAppInstalled),
-              watchFlags.contains(.isCompanionAppInstalled) else { return false }
+              watchFlags.contains(.isCompanionAppInstalled), !watchFlags.contains(.isWatchOnlyApp) else { return false }
         switch role {
         case .phone: return peer.appState == .foreground
-        case .watch: return peer.appState != .notRunning
+        case .watch: return true   // a message from the watch app wakes the phone app
         }
     }
 
@@ -382,23 +394,15 @@ public final class LinkSession {
     /// The first reason this side cannot send an immediate message, in the order
     /// WatchConnectivity checks them.
     private func sendPrecondition(payloadLength: Int) -> SessionError? {
-        if let error = activationFailure() { return error }
-        switch role {
-        case .phone:
-            if !flags.contains(.isPaired) {
-                return .wc(.deviceNotPaired, "no Apple Watch is paired with this phone (device.set isPaired)")
-            }
-            if !flags.contains(.isWatchAppInstalled) {
-                return .wc(.watchAppNotInstalled, "the watch app is not installed (device.set isWatchAppInstalled)")
-            }
-        case .watch:
-            if !flags.contains(.isCompanionAppInstalled) {
-                return .wc(.companionAppNotInstalled, "the companion iOS app is not installed (device.set isCompanionAppInstalled)")
-            }
-        }
+        if let error = activationFailure() ?? pairingFailure() { return error }
         if payloadLength > configuration.maximumMessagePayloadLength {
             return .wc(.payloadTooLarge,
                        "the payload is \(payloadLength) bytes; messages are limited to \(configuration.maximumMessagePayloadLength) bytes")
+        }
+        if role == .watch, appState != .foreground {
+            // "Messages can only be sent while the sending app is running", and only the
+            // active, running watch app wakes the phone app (WCSession.h, sendMessage).
+            return .wc(.notReachable, "the watch app is \(appState.name): only the watch app running in the foreground sends messages (app.setState foreground)")
         }
         if !isReachable {
             return .wc(.notReachable, "the \(peerName) is not reachable (\(unreachableReason))")
@@ -469,6 +473,13 @@ public final class LinkSession {
                                                description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
+        if role == .phone, appState == .notRunning {
+            // The watch app's message launches the phone app in the background (sendMessage).
+            appState = .background
+            actions.append(.notify(.appStateDidChange(.background)))
+            stateChanged()
+            deliverPending()
+        }
         let seq = allocateReceivedSeq()
         if let isSystem = configuration.isSystemMessage, isSystem(payload) {
             if wantsReply {
@@ -487,6 +498,10 @@ public final class LinkSession {
             return
         }
         switch replies.mode {
+        case .noReplyHandler:
+            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                description: "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage:replyHandler:) (replies.set noReplyHandler)")))
+            return
         case .manual:
             item.replyId = seq
             rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
@@ -564,6 +579,37 @@ public final class LinkSession {
         }
     }
 
+    /// Every message this side sent and still waits on fails with `error`.
+    private func failPendingSends(_ error: (PendingSend) -> SessionError) {
+        for (_, pending) in pendingSends.sorted(by: { $0.key < $1.key }) {
+            actions.append(.respond(pending.token, .failure(error(pending))))
+        }
+        pendingSends.removeAll()
+    }
+
+    /// Forgets every received message still waiting for this side's reply; with `error`, its
+    /// sender learns that no reply will come.
+    private func forgetAwaitingReplies(answering error: (code: WCErrorCode, description: String)?) {
+        for replyId in awaitingReplyOrder {
+            guard let awaiting = awaitingReplies[replyId] else { continue }
+            if awaiting.scheduled != nil { actions.append(.cancelTimer(.delayedReply(replyId: replyId))) }
+            if let error, isLinkUp, awaiting.linkGeneration == linkGeneration {
+                actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(error.code.rawValue),
+                                                   description: error.description)))
+            }
+        }
+        awaitingReplies.removeAll()
+        awaitingReplyOrder.removeAll()
+    }
+
+    /// `sessionDidBecomeInactive`: "all interactive messages will be cancelled" (WCSession.h).
+    func cancelInteractiveMessages() {
+        failPendingSends { _ in
+            .wc(.sessionInactive, "the session became inactive (the phone switched to another watch) before the \(peerName) answered; interactive messages are cancelled")
+        }
+        forgetAwaitingReplies(answering: (.notReachable, "the phone switched to another watch before its app replied"))
+    }
+
     private func forgetAwaitingReply(_ replyId: UInt64) {
         awaitingReplies[replyId] = nil
         if awaitingReplies.isEmpty { awaitingReplyOrder.removeAll(keepingCapacity: true) }
@@ -624,10 +670,10 @@ public final class LinkSession {
         let watchFlags = role == .watch ? flags : peer.flags
         if !phoneFlags.contains(.isPaired) { return "the devices are not paired" }
         if !phoneFlags.contains(.isWatchAppInstalled) { return "the watch app is not installed" }
+        if watchFlags.contains(.isWatchOnlyApp) { return "the watch app is a watch-only app" }
         if !watchFlags.contains(.isCompanionAppInstalled) { return "the companion app is not installed" }
         switch role {
         case .phone where peer.appState != .foreground: return "the watch app is \(peer.appState.name), not in the foreground"
-        case .watch where peer.appState == .notRunning: return "the phone app is not running"
         default: return "reachable"
         }
     }

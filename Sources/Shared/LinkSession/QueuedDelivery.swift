@@ -1,6 +1,12 @@
 import LinkStore
 import WireProtocol
 
+/// An item of the peer that this side wrote in a turn (see `refuseUncommittedItems`).
+struct ItemReceipt: Hashable {
+    var channel: QueueChannel
+    var seq: UInt64
+}
+
 /// The outbound side of one queued channel: what waits for the peer's acknowledgement.
 /// A class, so that the hot path mutates it in place instead of copying its items.
 final class OutboundQueue {
@@ -11,6 +17,10 @@ final class OutboundQueue {
     var isResumed = false
     /// The highest seq sent on the current link.
     var sentUpTo: UInt64 = 0
+    /// The highest seq that may have reached the peer on any link: items above it were never
+    /// sent, so they may still be renumbered (a current complication item goes ahead of them).
+    /// After a restore every stored item counts as possibly sent.
+    var mayHaveSentUpTo: UInt64 = 0
 
     var count: Int { storage.count - head }
     var isEmpty: Bool { count == 0 }
@@ -40,6 +50,16 @@ final class OutboundQueue {
         storage.removeSubrange(0..<head)
         head = 0
         storage.removeAll(where: predicate)
+    }
+
+    /// Makes room at `seq` for an item that goes ahead: the items from `seq` on, never sent,
+    /// move one number up, and `item` takes `seq`.
+    func insertAhead(_ item: OutboundItem) {
+        storage.removeSubrange(0..<head)
+        head = 0
+        let index = storage.firstIndex { $0.seq >= item.seq } ?? storage.count
+        for later in index..<storage.count { storage[later].seq += 1 }
+        storage.insert(item, at: index)
     }
 
     func sort() {
@@ -77,7 +97,10 @@ extension LinkSession {
         queues = [:]
         for channel in QueueChannel.allCases { queues[channel] = OutboundQueue() }
         for item in state.outbox { queue(item.channel).append(item) }
-        for channel in QueueChannel.allCases { queue(channel).sort() }
+        for channel in QueueChannel.allCases {
+            queue(channel).sort()
+            queue(channel).mayHaveSentUpTo = cursor(channel).lastAssigned
+        }
         undelivered = state.undelivered.sorted { $0.seq < $1.seq }
         durableContexts = (state.applicationContext, state.receivedApplicationContext)
         complicationBudget = (state.complicationDay, state.complicationTransfersUsed)
@@ -90,6 +113,8 @@ extension LinkSession {
     /// The cumulative acknowledgements of this turn, one per channel: the runtime asks for
     /// them at the end of each loop turn, before it commits, and sends them after.
     public func flushAcknowledgements() -> [SessionAction] {
+        swap(&turnReceipts, &committingReceipts)
+        turnReceipts.removeAll(keepingCapacity: true)
         if isLinkUp && !acknowledgementsDue.isEmpty {
             for channel in acknowledgementsDue.sorted() {
                 actions.append(.send(.ack(channel: channel.rawValue, seq: cursor(channel).lastReceived)))
@@ -133,20 +158,17 @@ extension LinkSession {
 
     // MARK: - Sending
 
+    /// `transferUserInfo` and `transferCurrentComplicationUserInfo`. A current complication item
+    /// has "a higher priority and is transmitted right away" (WCSession): it goes ahead of the
+    /// plain items not yet sent. With the complication not enabled, or its daily budget spent,
+    /// it is "transferred as regular userInfos" (WCSession.h).
     func transferUserInfo(_ payload: [UInt8], complication: Bool, token: RequestToken) {
-        if complication {
-            guard role == .phone else {
-                actions.append(.respond(token, .failure(.wc(.sessionNotSupported,
-                    "transferCurrentComplicationUserInfo is a phone API"))))
-                return
-            }
-            guard flags.contains(.isComplicationEnabled) else {
-                actions.append(.respond(token, .failure(.wc(.genericError,
-                    "the complication is not enabled on the watch face (device.set isComplicationEnabled)"))))
-                return
-            }
+        if complication, role != .phone {
+            actions.append(.respond(token, .failure(.wc(.sessionNotSupported,
+                "transferCurrentComplicationUserInfo is a phone API"))))
+            return
         }
-        if let error = activationFailure() {
+        if let error = activationFailure() ?? pairingFailure() {
             actions.append(.respond(token, .failure(error)))
             return
         }
@@ -155,35 +177,59 @@ extension LinkSession {
                 "the userInfo is \(payload.count) bytes; transfers are limited to \(configuration.maximumUserInfoLength) bytes"))))
             return
         }
-        var itemFlags: ItemFlags = []
         var remaining: Int?
-        if complication {
+        let item: OutboundItem
+        if complication, flags.contains(.isComplicationEnabled), remainingComplicationTransfers() > 0 {
             let today = currentDay()
             if complicationBudget.day != today { complicationBudget = (today, 0) }
-            if complicationBudget.used < configuration.complicationTransfersPerDay {
-                complicationBudget.used += 1
-                itemFlags = .currentComplication
-                actions.append(.persist(.setComplicationBudget(day: today, used: complicationBudget.used)))
-                retagOlderComplicationItems()
-            }
-            remaining = configuration.complicationTransfersPerDay - complicationBudget.used
+            complicationBudget.used += 1
+            actions.append(.persist(.setComplicationBudget(day: today, used: complicationBudget.used)))
+            let previous = retagOlderComplicationItems()
+            item = enqueueAhead(.userInfo, after: previous, payload: payload, flags: .currentComplication)
+        } else {
+            item = enqueue(.userInfo, payload: payload, flags: [])
         }
-        let item = enqueue(.userInfo, payload: payload, flags: itemFlags)
+        if complication { remaining = remainingComplicationTransfers() }
         actions.append(.respond(token, .success(.transfer(transferId: item.transferId, remainingComplicationTransfers: remaining))))
         pump(.userInfo)
     }
 
+    /// Queues an item ahead of every item never sent (or last, when every item may have been),
+    /// but behind `previous`: the former current complication item keeps its place before it,
+    /// so that the watch never gets an older complication value after a newer one.
+    private func enqueueAhead(_ channel: QueueChannel, after previous: UInt64?, payload: [UInt8], flags: ItemFlags) -> OutboundItem {
+        let queue = queue(channel)
+        let floor = max(queue.mayHaveSentUpTo, previous ?? 0)
+        guard let first = queue.items.first(where: { $0.seq > floor }) else {
+            return enqueue(channel, payload: payload, flags: flags)
+        }
+        var cursor = cursor(channel)
+        cursor.lastAssigned += 1
+        cursors[channel] = cursor
+        actions.append(.persist(.shiftOutbound(channel, from: first.seq, lastAssigned: cursor.lastAssigned)))
+        let item = OutboundItem(channel: channel, seq: first.seq,
+                                transferId: configuration.makeTransferId?() ?? transferIds.next(),
+                                payload: payload, flags: flags, createdAt: configuration.wallClock())
+        queue.insertAhead(item)
+        actions.append(.persist(.enqueue(item)))
+        return item
+    }
+
     /// Only one queued item is the current complication info: a newer one takes the tag.
-    private func retagOlderComplicationItems() {
+    /// Returns the seq of the last item untagged, if any.
+    private func retagOlderComplicationItems() -> UInt64? {
         let queue = queue(.userInfo)
+        var untagged: UInt64?
         for offset in 0..<queue.count where queue[offset].flags.contains(.currentComplication) && queue[offset].seq > queue.sentUpTo {
             queue[offset].flags.remove(.currentComplication)
             actions.append(.persist(.setFlags(.userInfo, seq: queue[offset].seq, queue[offset].flags)))
+            untagged = queue[offset].seq
         }
+        return untagged
     }
 
     func updateApplicationContext(_ payload: [UInt8], token: RequestToken) {
-        if let error = activationFailure() {
+        if let error = activationFailure() ?? pairingFailure() {
             actions.append(.respond(token, .failure(error)))
             return
         }
@@ -227,31 +273,43 @@ extension LinkSession {
     func pump(_ channel: QueueChannel) {
         if channel == .file { return pumpFiles() }
         let queue = queue(channel)
-        guard isLinkUp, queue.isResumed else { return }
+        guard isLinkUp, queue.isResumed, isWithActiveWatch else { return }
         var next = queue.inFlightCount()
         while next < queue.count, next < configuration.maximumItemsInFlight {
             let item = queue[next]
             actions.append(.send(.item(channel: channel.rawValue, seq: item.seq,
                                        flags: item.flags.subtracting(.system).rawValue, payload: item.payload)))
             queue.sentUpTo = item.seq
+            if item.seq > queue.mayHaveSentUpTo { queue.mayHaveSentUpTo = item.seq }
             next += 1
         }
     }
 
     func cancelTransfer(_ transferId: String, token: RequestToken) {
+        let removed = removeUnsentUserInfo(transferId)
+        actions.append(.respond(token, .success(.cancelled(removed != nil))))
+    }
+
+    /// Removes a userInfo transfer still queued and not on the link (an item on the link may
+    /// arrive, so it stays); nil when there is none.
+    private func removeUnsentUserInfo(_ transferId: String) -> OutboundItem? {
         let queue = queue(.userInfo)
-        guard let item = queue.items.first(where: { $0.transferId == transferId }) else {
-            actions.append(.respond(token, .success(.cancelled(false))))
-            return
-        }
-        if isLinkUp, queue.isResumed, item.seq <= queue.sentUpTo {
-            // On the link already: it may arrive, so it is not cancelled.
-            actions.append(.respond(token, .success(.cancelled(false))))
-            return
-        }
+        guard let item = queue.items.first(where: { $0.transferId == transferId }) else { return nil }
+        if isLinkUp, queue.isResumed, item.seq <= queue.sentUpTo { return nil }
         queue.removeAll { $0.seq == item.seq }
         actions.append(.persist(.removeOutbound(.userInfo, seq: item.seq)))
-        actions.append(.respond(token, .success(.cancelled(true))))
+        return item
+    }
+
+    /// `transfer.timeOut`: the fault of a transfer the system gave up on (7017).
+    func timeOutTransfer(_ transferId: String, token: RequestToken) {
+        let error = SessionError.wc(.transferTimedOut, "the transfer timed out before it completed (transfer.timeOut)")
+        if let item = removeUnsentUserInfo(transferId) {
+            actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: error)))
+            actions.append(.respond(token, .success(.timedOut(true))))
+        } else {
+            actions.append(.respond(token, .success(.timedOut(failUnsentFile(transferId, error: error)))))
+        }
     }
 
     func outstandingTransfers() -> [OutstandingTransfer] {
@@ -263,8 +321,11 @@ extension LinkSession {
         }
     }
 
+    /// "0 whenever the complication is not enabled" (WCSession.h), else what is left of the
+    /// day's budget.
     func remainingComplicationTransfers() -> Int {
-        complicationBudget.day == currentDay()
+        guard flags.contains(.isComplicationEnabled) else { return 0 }
+        return complicationBudget.day == currentDay()
             ? max(0, configuration.complicationTransfersPerDay - complicationBudget.used)
             : configuration.complicationTransfersPerDay
     }
@@ -305,6 +366,37 @@ extension LinkSession {
         pump(channel)
     }
 
+    // MARK: - Refusals
+
+    /// The turn that received items of the peer could not be committed because the disk is
+    /// full: each userInfo and file item of it is refused with `error` (7015), so that the
+    /// sender reports it in `didFinish` instead of sending it again and again ("not enough
+    /// space on the receiving side", WCError). Call before the session reloads its state.
+    /// An application context is not refused: the next one replaces it, and it is sent again.
+    public func refuseUncommittedItems(_ error: SessionError) -> [SessionAction] {
+        guard isLinkUp, case .wc(let code, let reason) = error else { return drain() }
+        var refused = Set<ItemReceipt>()
+        for receipt in committingReceipts where refused.insert(receipt).inserted {
+            actions.append(.send(.itemError(channel: receipt.channel.rawValue, seq: receipt.seq, code: UInt16(code.rawValue),
+                                            description: "the \(role == .phone ? "phone" : "watch") has no room for it: \(reason)")))
+        }
+        committingReceipts.removeAll()
+        return drain()
+    }
+
+    /// The peer refused one of our items for good: it leaves the queue and its `didFinish`
+    /// reports the peer's error.
+    func receiveItemError(channel rawChannel: UInt8, seq: UInt64, code: UInt16, description: String) {
+        guard let channel = QueueChannel(rawValue: rawChannel), channel != .applicationContext,
+              let item = queue(channel).items.first(where: { $0.seq == seq }) else { return }
+        let error = SessionError.wc(WCErrorCode(rawValue: Int(code)) ?? .genericError, description)
+        if channel == .file { return fileRefused(item, error: error) }
+        queue(channel).removeAll { $0.seq == seq }
+        actions.append(.persist(.removeOutbound(channel, seq: seq)))
+        actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: error)))
+        pump(channel)
+    }
+
     // MARK: - Items from the peer
 
     func receiveItem(channel rawChannel: UInt8, seq: UInt64, flags: ItemFlags, payload: [UInt8]) {
@@ -329,6 +421,7 @@ extension LinkSession {
                                  flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
+            turnReceipts.append(ItemReceipt(channel: .userInfo, seq: seq))
         case .applicationContext:
             let pending = undelivered.last { $0.channel == .applicationContext }
             if payload == (pending?.payload ?? durableContexts.received) {

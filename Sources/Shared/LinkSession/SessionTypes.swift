@@ -44,6 +44,10 @@ public enum ReplyMode: String, Sendable, CaseIterable {
     case none
     /// A control client answers with `message.reply`.
     case manual
+    /// The app implements only `session(_:didReceiveMessage:)` (no reply handler): a message
+    /// that wants a reply is not delivered and fails on the sender with 7014 `deliveryFailed`;
+    /// one that wants none is delivered.
+    case noReplyHandler
 }
 
 /// The receiving side's reply behaviour (`replies.set`).
@@ -82,6 +86,7 @@ public enum DeviceFlagName: String, Sendable, CaseIterable {
     case isWatchAppInstalled
     case isComplicationEnabled
     case isCompanionAppInstalled
+    case isWatchOnlyApp
 
     public var flag: DeviceFlags {
         switch self {
@@ -89,6 +94,7 @@ public enum DeviceFlagName: String, Sendable, CaseIterable {
         case .isWatchAppInstalled: return .isWatchAppInstalled
         case .isComplicationEnabled: return .isComplicationEnabled
         case .isCompanionAppInstalled: return .isCompanionAppInstalled
+        case .isWatchOnlyApp: return .isWatchOnlyApp
         }
     }
 
@@ -96,7 +102,7 @@ public enum DeviceFlagName: String, Sendable, CaseIterable {
     public static func owned(by role: Role) -> [DeviceFlagName] {
         switch role {
         case .phone: return [.isPaired, .isWatchAppInstalled, .isComplicationEnabled]
-        case .watch: return [.isCompanionAppInstalled]
+        case .watch: return [.isCompanionAppInstalled, .isWatchOnlyApp]
         }
     }
 }
@@ -115,6 +121,9 @@ public enum SessionCommand: Sendable {
     /// `transferCurrentComplicationUserInfo` (phone).
     case transferComplicationUserInfo([UInt8])
     case cancelTransfer(transferId: String)
+    /// A fault: a userInfo or file transfer not yet on the link fails with 7017
+    /// `transferTimedOut` in its `didFinish`, as when the system gives up on it.
+    case timeOutTransfer(transferId: String)
     case outstandingTransfers
     /// `updateApplicationContext`: the encoded dictionary.
     case updateApplicationContext([UInt8])
@@ -143,6 +152,7 @@ public enum CommandResult: Hashable, Sendable {
     /// A queued transfer was accepted and committed.
     case transfer(transferId: String, remainingComplicationTransfers: Int?)
     case cancelled(Bool)
+    case timedOut(Bool)
     case outstanding([OutstandingTransfer])
     case contextUpdated
     case contexts(applicationContext: [UInt8]?, received: [UInt8]?)
@@ -155,7 +165,7 @@ extension CommandResult {
     public var isDurable: Bool {
         switch self {
         case .transfer, .contextUpdated: return true
-        case .cancelled(let cancelled): return cancelled
+        case .cancelled(let done), .timedOut(let done): return done
         default: return false
         }
     }
@@ -211,6 +221,9 @@ public enum SessionTimer: Hashable, Sendable {
     /// The earliest reply deadline of the pending messages.
     case replyTimeouts
     case delayedReply(replyId: UInt64)
+    /// Phone: the end of the short while an inactive session has to deliver what it received
+    /// from the previous watch; it then deactivates.
+    case inactiveDelivery
 }
 
 /// The effects the runtime performs for the session.

@@ -11,6 +11,9 @@ final class DeliveryStatements {
     let deleteOutboxUpTo: SQLiteStatement
     let deleteOutbox: SQLiteStatement
     let updateOutboxFlags: SQLiteStatement
+    /// Two steps, so that no row ever takes a number another row still has (the primary key).
+    let shiftOutboxAway: SQLiteStatement
+    let shiftOutboxBack: SQLiteStatement
     let insertInbox: SQLiteStatement
     let markDelivered: SQLiteStatement
     let deleteInbox: SQLiteStatement
@@ -51,6 +54,8 @@ final class DeliveryStatements {
         deleteOutboxUpTo = try statement("DELETE FROM outbox WHERE channel = ?1 AND seq <= ?2")
         deleteOutbox = try statement("DELETE FROM outbox WHERE channel = ?1 AND seq = ?2")
         updateOutboxFlags = try statement("UPDATE outbox SET flags = ?3 WHERE channel = ?1 AND seq = ?2")
+        shiftOutboxAway = try statement("UPDATE outbox SET seq = -(seq + 1) WHERE channel = ?1 AND seq >= ?2")
+        shiftOutboxBack = try statement("UPDATE outbox SET seq = -seq WHERE channel = ?1 AND seq < 0")
         insertInbox = try statement("""
             INSERT INTO inbox (seq, channel, channel_seq, payload, flags, received_at, delivered)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)

@@ -115,6 +115,17 @@ public final class DeliveryStore {
             try update.bind(Int64(flags.rawValue), at: 3)
             try update.run()
 
+        case .shiftOutbound(let channel, let from, let lastAssigned):
+            let away = statements.shiftOutboxAway
+            try away.bind(Int64(channel.rawValue), at: 1)
+            try away.bind(try storable(from, "seq"), at: 2)
+            try away.run()
+            let back = statements.shiftOutboxBack
+            try back.bind(Int64(channel.rawValue), at: 1)
+            try back.run()
+            _ = try storable(lastAssigned, "lastAssigned")
+            cursors.raiseLastAssigned(channel, to: lastAssigned)
+
         case .receive(let item):
             let insert = statements.insertInbox
             try insert.bind(try storable(item.seq, "seq"), at: 1)

@@ -120,6 +120,10 @@ public enum DurableOperation: Hashable, Sendable {
     case removeOutbound(QueueChannel, seq: UInt64)
     /// Change an outbound item's flags (a newer complication item re-tags the older one).
     case setFlags(QueueChannel, seq: UInt64, ItemFlags)
+    /// Renumber the outbound items with `seq >= from` one higher and raise `lastAssigned` to
+    /// `lastAssigned`: room for an item that goes ahead of them (the current complication
+    /// userInfo). Only for items never sent: the receiver knows no number above `from - 1`.
+    case shiftOutbound(QueueChannel, from: UInt64, lastAssigned: UInt64)
     /// Insert a received item and raise the channel's `lastReceived` to its channelSeq.
     case receive(InboxItem)
     /// Raise `lastReceived` without storing an item (a context equal to the last one).
