@@ -36,11 +36,35 @@ mutation latest-context-wins \
     '        contextQueue.removeAll { $0.seq > sentUpTo }' \
     '        contextQueue.removeAll { _ in false }'
 
-mutation reachability-phone-app-in-background \
+mutation reachability-watch-wakes-phone-app \
     Sources/Shared/LinkSession/LinkSession.swift \
-    'LinkSessionTests.LinkSessionTests' \
-    '        case .watch: return peer.appState != .notRunning' \
-    '        case .watch: return peer.appState == .foreground'
+    'LinkSessionTests.LinkSessionTests|DeviceRulesTests/testAWatchMessageWakes' \
+    '        case .watch: return true   // a message from the watch app wakes the phone app' \
+    '        case .watch: return peer.appState != .notRunning'
+
+mutation pairing-gates-file-transfers \
+    Sources/Shared/LinkSession/FileTransfers.swift \
+    'DeviceRulesTests/testPairingAndInstallation' \
+    '        if let failure = activationFailure() ?? pairingFailure() {' \
+    '        if let failure = activationFailure() {'
+
+mutation only-the-active-watch-gets-its-queue \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'LinkSessionTests.WatchSwitchingTests|WatchSwitchingTests/testTheOldWatchsQueueWaitsForIt' \
+    '        guard isLinkUp, queue.isResumed, isWithActiveWatch else { return }' \
+    '        guard isLinkUp, queue.isResumed else { return }'
+
+mutation complication-goes-ahead \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'QueuedDeliveryTests|DeviceRulesTests/testTheCurrentComplicationItemGoesAhead' \
+    '        let floor = max(queue.mayHaveSentUpTo, previous ?? 0)' \
+    '        let floor = UInt64.max'
+
+mutation receiver-refuses-on-full-disk \
+    Sources/Shared/LinkDaemon/Daemon.swift \
+    'DeviceRulesTests/testAReceiversFullDisk' \
+    '            if case .wc(.insufficientSpace, _) = failure {' \
+    '            if case .wc(.insufficientSpace, _) = failure, false {'
 
 mutation pairing-proof-check \
     Sources/WireProtocol/PairingProof.swift \

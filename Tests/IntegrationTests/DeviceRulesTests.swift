@@ -177,6 +177,26 @@ final class DeviceRulesTests: DurableTestCase {
         XCTAssertEqual(try sha256(of: try XCTUnwrap(received.data["path"]?.stringValue)), expected)
     }
 
+    // MARK: - Rule 6: received files
+
+    /// WCSession.h, `session(_:didReceive:)`: "The system will remove any content that has not
+    /// been moved when this delegate method returns." Without an app attached there is no
+    /// delegate that returns: the file stays in the inbox until removed (docs/control-protocol.md).
+    func testWithoutAnAppAReceivedFileStaysInTheInbox() throws {
+        let (_, watch, p, w) = try startActivatedPair()
+        let source = home + "/kept.bin"
+        let expected = try writeRandomFile(source, size: 20_000)
+        let events = try subscribed(watch)
+        _ = try p.call("file.transfer", ["path": .string(source)])
+        let path = try XCTUnwrap(events.waitForEvent("file.received", timeoutSeconds: 10).data["path"]?.stringValue)
+        _ = try p.call("message.send", ["message": ["barrier": true]])   // later turns of the watch ran
+        _ = try w.call("status")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path), "kept after delivery")
+        XCTAssertEqual(try sha256(of: path), expected)
+        try FileManager.default.removeItem(atPath: path)
+        XCTAssertEqual(try Received.items(w, kind: "file").first?["path"], .string(path), "still listed, by path")
+    }
+
     // MARK: - Rule 7: errors a device produces
 
     /// 7014 `WCErrorCodeDeliveryFailed` ("the system can't deliver the payload") when the

@@ -118,6 +118,23 @@ final class DeliveryStoreTests: DirectoryTestCase {
         XCTAssertEqual(cursor(later, .userInfo), ChannelCursor(lastAssigned: 4, lastAcknowledged: 3))
     }
 
+    func testShiftingMakesRoomAheadOfUnsentItemsAndSurvivesAReopen() throws {
+        try commitTurn([
+            .enqueue(outbound(.userInfo, 1)), .enqueue(outbound(.userInfo, 2)), .enqueue(outbound(.userInfo, 3)),
+            .enqueue(outbound(.applicationContext, 2)),
+        ])
+        var ahead = outbound(.userInfo, 2, flags: .currentComplication)
+        ahead.transferId = "T-ahead"
+        try commitTurn([.shiftOutbound(.userInfo, from: 2, lastAssigned: 4), .enqueue(ahead)])
+        let state = try reopenAndLoad()
+        var second = outbound(.userInfo, 2), third = outbound(.userInfo, 3)
+        second.seq = 3
+        third.seq = 4
+        XCTAssertEqual(state.outbox, [outbound(.userInfo, 1), ahead, second, third, outbound(.applicationContext, 2)],
+                       "the later items moved one up, the other channel untouched")
+        XCTAssertEqual(cursor(state, .userInfo), ChannelCursor(lastAssigned: 4))
+    }
+
     func testInboundOperationsSurviveAReopen() throws {
         try commitTurn([
             .receive(inbound(1, .userInfo, channelSeq: 1, flags: .currentComplication)),
