@@ -34,6 +34,7 @@ public final class Daemon {
     let control: ControlServer
     let table: OperationTable
     let features: [DaemonFeature]
+    let app = AppAttachment()
     private var stopping = false
 
     public init(options: DaemonOptions, features: [DaemonFeature] = []) throws {
@@ -89,8 +90,10 @@ public final class Daemon {
                                                                link: self.link, features: self.features)
                                          },
                                          subscribe: { [unowned self] in self.control.subscribe($0) },
+                                         app: app,
                                          shutdown: { [unowned self] in self.stop() }).operations)
         table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
+        table.register(AppOperations(context: context, attachment: app, subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
         table.register(MessageOperations(context: context, directory: directory).operations)
         table.register(QueuedOperations(context: context).operations)
         table.register(FileOperations(context: context).operations)
@@ -119,6 +122,10 @@ public final class Daemon {
         control.onClientClosed = { [unowned self] client in
             // Answers to its requests have nowhere to go; the session still completes them.
             self.logger.debug("control: client #\(client.serial) disconnected")
+            if self.app.detach(client) {
+                self.logger.info("app: the attached app (control connection #\(client.serial)) is gone: not running")
+                self.gateway.submit(.detachApp) { _ in }
+            }
         }
         loop.afterTurn { [unowned self] in
             self.committer.endOfTurn()

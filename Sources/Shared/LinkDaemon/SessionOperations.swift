@@ -10,6 +10,7 @@ struct SessionOperations {
     let table: OperationTable
     let status: () -> JSONObject
     let subscribe: (ControlClientConnection) -> Void
+    let app: AppAttachment
     let shutdown: () -> Void
 
     var operations: [ControlOperation] {
@@ -25,6 +26,9 @@ struct SessionOperations {
                 let name = try call.args.string("state")
                 guard let state = AppState(name: name) else {
                     throw call.args.invalid("'state' must be one of foreground, background, notRunning; got '\(name)'")
+                }
+                guard !app.isHeld(byAnotherThan: call.client) else {
+                    throw ControlError.control(.busy, "app.setState: an app is attached (control connection #\(app.client?.serial ?? 0)); its state follows it")
                 }
                 context.submit(.setAppState(state), answering: call)
             },

@@ -103,6 +103,11 @@ public final class LinkSession {
     /// Phone: whether this session's watch is the active watch (see `setActiveWatch`); its
     /// queued items go out only then.
     public internal(set) var isWithActiveWatch = true
+    /// The app process attached to this side (`app.attach`) and the delegate methods it has;
+    /// nil when none is (AppAttachment.swift).
+    public internal(set) var attachedApp: AppHandles?
+    /// The newest received item handed to the attached app and not yet acknowledged.
+    var handedUpTo: UInt64 = 0
 
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
@@ -269,12 +274,8 @@ public final class LinkSession {
         case .activate:
             activate(token: token)
         case .setAppState(let state):
-            let previous = appState
-            appState = state
-            if previous != state { actions.append(.notify(.appStateDidChange(state))) }
-            stateChanged()
+            changeAppState(to: state)
             actions.append(.respond(token, .success(.appState(state))))
-            deliverPending()
         case .setDeviceFlags(let changes):
             setDeviceFlags(changes, token: token)
         case .sendMessage(let payload, let wantsReply, let timeout):
@@ -302,6 +303,14 @@ public final class LinkSession {
             cancelTransfer(transferId, token: token)
         case .timeOutTransfer(let transferId):
             timeOutTransfer(transferId, token: token)
+        case .attachApp(let state, let handles):
+            attachApp(state: state, handles: handles, token: token)
+        case .detachApp:
+            detachApp(token: token)
+        case .acknowledgeDelivery(let seq):
+            acknowledgeDelivery(upTo: seq, token: token)
+        case .declineMessage(let replyId):
+            declineMessage(replyId: replyId, token: token)
         case .outstandingTransfers:
             actions.append(.respond(token, .success(.outstanding(outstandingTransfers()))))
         case .updateApplicationContext(let payload):
@@ -473,12 +482,10 @@ public final class LinkSession {
                                                description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
-        if role == .phone, appState == .notRunning {
+        if role == .phone, appState == .notRunning, attachedApp == nil {
             // The watch app's message launches the phone app in the background (sendMessage).
-            appState = .background
-            actions.append(.notify(.appStateDidChange(.background)))
-            stateChanged()
-            deliverPending()
+            // An attached app process that quit is relaunched by its test, not by the daemon.
+            changeAppState(to: .background)
         }
         let seq = allocateReceivedSeq()
         if let isSystem = configuration.isSystemMessage, isSystem(payload) {
@@ -492,6 +499,23 @@ public final class LinkSession {
             return
         }
         var item = ReceivedItem(seq: seq, kind: payload.isData ? .messageData : .message, content: content, replyId: nil)
+        if let app = attachedApp {
+            let method: AppHandles = wantsReply ? (payload.isData ? .messageDataWithReply : .messageWithReply)
+                                                : (payload.isData ? .messageData : .message)
+            guard app.contains(method) else {
+                actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                    description: "the \(role == .phone ? "phone" : "watch") app has no delegate method for \(wantsReply ? "a message with a reply handler" : "a message without a reply handler")")))
+                return
+            }
+            if wantsReply {
+                // The attached app answers through its reply handler (`message.reply`).
+                item.replyId = seq
+                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
+                                                         linkGeneration: linkGeneration, scheduled: nil))
+                record(item)
+                return
+            }
+        }
         guard wantsReply else {
             record(item)
             actions.append(.send(.messageAck(id: id)))
@@ -538,11 +562,7 @@ public final class LinkSession {
     }
 
     private func replyManually(replyId: UInt64, payload: MessagePayload, token: RequestToken) {
-        guard let awaiting = awaitingReplies[replyId], awaiting.scheduled == nil else {
-            actions.append(.respond(token, .failure(.invalidArgument(
-                "message.reply: no message is waiting for a reply with replyId \(replyId) (already answered, never asked for one, or the link dropped since)"))))
-            return
-        }
+        guard let awaiting = awaitingReply(replyId, op: "message.reply", token: token) else { return }
         guard awaiting.isData == payload.isData else {
             actions.append(.respond(token, .failure(.invalidArgument(awaiting.isData
                 ? "message.reply: message \(replyId) came from sendMessageData: answer with replyData"
@@ -562,6 +582,28 @@ public final class LinkSession {
             return
         }
         actions.append(.send(.reply(id: awaiting.messageId, payload: payload)))
+        actions.append(.respond(token, .success(.empty)))
+    }
+
+    /// The message waiting for this side's answer under `replyId`, or nil after answering
+    /// `token` with what was wrong.
+    private func awaitingReply(_ replyId: UInt64, op: String, token: RequestToken) -> AwaitingReply? {
+        guard let awaiting = awaitingReplies[replyId], awaiting.scheduled == nil else {
+            actions.append(.respond(token, .failure(.invalidArgument(
+                "\(op): no message is waiting for a reply with replyId \(replyId) (already answered, never asked for one, or the link dropped since)"))))
+            return nil
+        }
+        return awaiting
+    }
+
+    /// `message.decline`: the app has no delegate method with a reply handler (7014).
+    func declineMessage(replyId: UInt64, token: RequestToken) {
+        guard let awaiting = awaitingReply(replyId, op: "message.decline", token: token) else { return }
+        forgetAwaitingReply(replyId)
+        if isLinkUp, awaiting.linkGeneration == linkGeneration {
+            actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                description: "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage\(awaiting.isData ? "Data" : ""):replyHandler:)")))
+        }
         actions.append(.respond(token, .success(.empty)))
     }
 

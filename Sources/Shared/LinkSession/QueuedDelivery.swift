@@ -444,27 +444,40 @@ extension LinkSession {
 
     /// Hands received items to the app once its session is activated (or inactive, still
     /// delivering the previous watch's data) and it runs, in order (WatchConnectivity
-    /// delivers them at launch).
+    /// delivers them at launch). An attached app gets them to acknowledge (AppAttachment.swift).
     func deliverPending() {
         guard !undelivered.isEmpty, activationState != .notActivated, appState != .notRunning else { return }
+        if attachedApp != nil { return handPendingToApp() }
         for item in undelivered {
-            actions.append(.persist(.markDelivered(seq: item.seq)))
-            switch item.channel {
-            case .userInfo where item.flags.contains(.system):
-                actions.append(.notify(.systemUserInfoReceived(seq: item.seq, userInfo: item.payload)))
-            case .userInfo:
-                actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: item.payload,
-                                                         isCurrentComplicationInfo: item.flags.contains(.currentComplication))))
-            case .applicationContext:
-                durableContexts.received = item.payload
-                actions.append(.persist(.setReceivedApplicationContext(item.payload)))
-                actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
-            case .file:
-                if let file = ReceivedFile(seq: item.seq, payload: item.payload) {
-                    actions.append(.notify(.file(.received(file))))
-                }
-            }
+            markDelivered(item)
+            notifyDelivery(item)
         }
         undelivered.removeAll()
+    }
+
+    /// The item is the app's now: committed as delivered (a context becomes the received one).
+    func markDelivered(_ item: InboxItem) {
+        actions.append(.persist(.markDelivered(seq: item.seq)))
+        if item.channel == .applicationContext {
+            durableContexts.received = item.payload
+            actions.append(.persist(.setReceivedApplicationContext(item.payload)))
+        }
+    }
+
+    /// Tells the app (and the frameworks on this side) about a received item.
+    func notifyDelivery(_ item: InboxItem) {
+        switch item.channel {
+        case .userInfo where item.flags.contains(.system):
+            actions.append(.notify(.systemUserInfoReceived(seq: item.seq, userInfo: item.payload)))
+        case .userInfo:
+            actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: item.payload,
+                                                     isCurrentComplicationInfo: item.flags.contains(.currentComplication))))
+        case .applicationContext:
+            actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
+        case .file:
+            if let file = ReceivedFile(seq: item.seq, payload: item.payload) {
+                actions.append(.notify(.file(.received(file))))
+            }
+        }
     }
 }

@@ -50,6 +50,27 @@ public enum ReplyMode: String, Sendable, CaseIterable {
     case noReplyHandler
 }
 
+/// The `WCSessionDelegate` methods an attached app implements (`app.attach` `handles`).
+public struct AppHandles: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// `session(_:didReceiveMessage:)`
+    public static let message = AppHandles(rawValue: 1 << 0)
+    /// `session(_:didReceiveMessage:replyHandler:)`
+    public static let messageWithReply = AppHandles(rawValue: 1 << 1)
+    /// `session(_:didReceiveMessageData:)`
+    public static let messageData = AppHandles(rawValue: 1 << 2)
+    /// `session(_:didReceiveMessageData:replyHandler:)`
+    public static let messageDataWithReply = AppHandles(rawValue: 1 << 3)
+    public static let all: AppHandles = [.message, .messageWithReply, .messageData, .messageDataWithReply]
+
+    /// The names `app.attach` takes, as the delegate methods are known.
+    public static let names: [(String, AppHandles)] = [
+        ("message", .message), ("messageWithReply", .messageWithReply),
+        ("messageData", .messageData), ("messageDataWithReply", .messageDataWithReply),
+    ]
+}
+
 /// The receiving side's reply behaviour (`replies.set`).
 public struct ReplyConfiguration: Hashable, Sendable {
     public var mode: ReplyMode
@@ -124,6 +145,14 @@ public enum SessionCommand: Sendable {
     /// A fault: a userInfo or file transfer not yet on the link fails with 7017
     /// `transferTimedOut` in its `didFinish`, as when the system gives up on it.
     case timeOutTransfer(transferId: String)
+    /// An app process attached itself (`app.attach`): it runs in `state` and has `handles`.
+    case attachApp(AppState, AppHandles)
+    /// The attached app's connection closed: the app is not running.
+    case detachApp
+    /// The attached app's delegate returned for every item handed to it up to `seq`.
+    case acknowledgeDelivery(upTo: UInt64)
+    /// The receiving app has no delegate method with a reply handler: the sender gets 7014.
+    case declineMessage(replyId: UInt64)
     case outstandingTransfers
     /// `updateApplicationContext`: the encoded dictionary.
     case updateApplicationContext([UInt8])

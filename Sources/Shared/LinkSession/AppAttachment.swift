@@ -1,0 +1,81 @@
+import LinkStore
+import WireProtocol
+
+/// An app process attached to this side (`app.attach`): the app half of WatchConnectivity,
+/// running against the daemon as an app runs against the system's daemon.
+///
+/// While an app is attached, `appState` is its state and closing its connection makes it
+/// `notRunning`. Messages go to its delegate methods: one that wants a reply waits for the
+/// app's reply handler (`message.reply`), whatever `replies.set` says, and one for a method
+/// the app does not have fails on the sender with 7014. Received queued items (userInfo,
+/// contexts, files) are handed to the app in order and count as delivered only once the app
+/// acknowledges them, after its delegate method returned: until then they stay in the store
+/// as undelivered, so an app killed before it acknowledged gets them again at its next attach.
+/// Delivered means "the app's delegate returned", the moment Apple's framework considers a
+/// transfer done on the receiving side.
+extension LinkSession {
+    func attachApp(state: AppState, handles: AppHandles, token: RequestToken) {
+        setAttachedApp(handles)
+        changeAppState(to: state)
+        actions.append(.respond(token, .success(.appState(appState))))
+        deliverPending()
+    }
+
+    func detachApp(token: RequestToken) {
+        setAttachedApp(nil)
+        changeAppState(to: .notRunning)
+        actions.append(.respond(token, .success(.appState(appState))))
+    }
+
+    /// Every attachment starts afresh: what was handed to a previous app process and not
+    /// acknowledged is handed again.
+    func setAttachedApp(_ handles: AppHandles?) {
+        attachedApp = handles
+        handedUpTo = 0
+    }
+
+    func changeAppState(to state: AppState) {
+        guard state != appState else { return }
+        appState = state
+        actions.append(.notify(.appStateDidChange(state)))
+        stateChanged()
+        deliverPending()
+    }
+
+    /// Hands the attached app what it has not been handed yet, in order. Items for a framework
+    /// on this side (PowerAuth) are not the app's: they are delivered at once.
+    func handPendingToApp() {
+        var frameworkItems: Set<UInt64> = []
+        for item in undelivered where item.seq > handedUpTo {
+            if item.channel == .userInfo, item.flags.contains(.system) {
+                markDelivered(item)
+                frameworkItems.insert(item.seq)
+            }
+            notifyDelivery(item)
+            handedUpTo = item.seq
+        }
+        if !frameworkItems.isEmpty { undelivered.removeAll { frameworkItems.contains($0.seq) } }
+    }
+
+    /// `app.acknowledge`: the app's delegate returned for every item handed to it up to `seq`.
+    /// A received file the app did not move out of the inbox is removed, as WatchConnectivity
+    /// removes it "when this delegate method returns".
+    func acknowledgeDelivery(upTo seq: UInt64, token: RequestToken) {
+        guard attachedApp != nil else {
+            actions.append(.respond(token, .failure(.invalidArgument("app.acknowledge: no app is attached"))))
+            return
+        }
+        let limit = min(seq, handedUpTo)
+        var count = 0
+        while count < undelivered.count, undelivered[count].seq <= limit {
+            let item = undelivered[count]
+            markDelivered(item)
+            if item.channel == .file, let file = ReceivedFile(seq: item.seq, payload: item.payload) {
+                actions.append(.file(.removeFile(path: file.path)))
+            }
+            count += 1
+        }
+        undelivered.removeFirst(count)
+        actions.append(.respond(token, .success(.empty)))
+    }
+}
