@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "phoned", targets: ["phoned"]),
         .executable(name: "watchd", targets: ["watchd"]),
         .executable(name: "linkctl", targets: ["linkctl"]),
+        // The app side: a test fixture that starts the daemons.
+        .library(name: "WatchLinkTesting", targets: ["WatchLinkTesting"]),
     ],
     targets: [
         // C libraries of the system, found by pkg-config.
@@ -55,6 +57,9 @@ let package = Package(
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),
 
+        // The app side: start a phone and its watches from this package's daemons for a test.
+        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON"], path: "Sources/AppSide/WatchLinkTesting"),
+
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", dependencies: ["LinkSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
@@ -69,7 +74,8 @@ let package = Package(
                     path: "Tests/LinkDaemonTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "TestSupport"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer"],
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer",
+                                                            "WatchLinkTesting"],
                     path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.
         .systemLibrary(name: "CNGHTTP2", path: "Sources/Shared/CNGHTTP2", pkgConfig: "libnghttp2",

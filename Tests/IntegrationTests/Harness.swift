@@ -3,6 +3,7 @@ import LinkClient
 import LinkControl
 import LinkJSON
 import TestSupport
+import WatchLinkTesting
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -10,42 +11,17 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the built daemons are: `WATCHLINK_BIN_DIR`, else next to the test bundle.
+/// Where the built daemons are (WatchLinkTesting finds them).
 enum Binaries {
-    static let directory: URL = {
-        if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
-            return URL(fileURLWithPath: dir)
-        }
-        var url = Bundle.main.bundleURL
-        while url.path != "/" {
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("phoned").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        for bundle in Bundle.allBundles {
-            let dir = bundle.bundleURL.deletingLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("phoned").path) { return dir }
-        }
-        return URL(fileURLWithPath: ".build/debug")
-    }()
-
-    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    static var directory: URL { DaemonBinaries.directory }
+    static func path(_ name: String) -> String { DaemonBinaries.path(name) }
 }
 
-/// A short temporary directory (Unix socket paths are limited to 108 bytes), removed at the end.
-final class TemporaryDirectory {
-    let path: String
+/// The project's tests start daemons with the fixture the package offers its users.
+typealias TemporaryDirectory = TemporaryHome
+typealias DaemonProcess = WatchLinkDaemon
 
-    init() {
-        var template = Array("/tmp/wl-XXXXXX".utf8CString)
-        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(result != nil, "mkdtemp failed")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
+extension WatchLinkDaemon: ControlEndpoint {}
 
 /// The environment of a spawned daemon: the tests' own, with `LSAN_OPTIONS` set to
 /// `WATCHLINK_DAEMON_LSAN_OPTIONS` when that is set. `scripts/test.sh --sanitize address` checks
@@ -81,104 +57,6 @@ func eventually(_ what: String, timeout: Double = 5, file: StaticString = #fileP
 /// Something with a control socket that tests connect to.
 protocol ControlEndpoint {
     func client(timeout: Double) throws -> ControlClient
-}
-
-/// One spawned daemon process.
-final class DaemonProcess: ControlEndpoint {
-    let name: String
-    let home: String
-    let arguments: [String]
-    let logPath: String
-    private(set) var process: Process?
-
-    init(_ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil) {
-        self.name = name
-        self.home = home
-        arguments = ["--home", home, "--log-level", "debug"] + extraArguments
-        self.logPath = logPath ?? home + "/" + name + ".log"
-    }
-
-    var pid: Int32 { process?.processIdentifier ?? 0 }
-    var controlPath: String { home + (name == "phoned" ? "/phone.ctl" : "/watch.ctl") }
-
-    @discardableResult
-    func start() throws -> DaemonProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.path(name))
-        process.arguments = arguments
-        process.environment = daemonEnvironment()
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
-        try? log.close()
-        self.process = process
-        return self
-    }
-
-    /// Starts the daemon and waits until its control socket answers `status`.
-    @discardableResult
-    func startAndWait(timeout: Double = 10) throws -> DaemonProcess {
-        try start()
-        try waitUntilReady(timeout: timeout)
-        return self
-    }
-
-    func waitUntilReady(timeout: Double = 10) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let process, !process.isRunning {
-                throw NSError(domain: "harness", code: 1, userInfo: [NSLocalizedDescriptionKey:
-                    "\(name) exited with \(process.terminationStatus) before it was ready:\n\(log)"])
-            }
-            if let client = try? ControlClient(socketPath: controlPath, timeoutSeconds: 2) {
-                defer { client.close() }
-                if (try? client.call("status")) != nil { return }
-            }
-            usleep(5_000)
-        }
-        throw NSError(domain: "harness", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(name) not ready after \(timeout) s:\n\(log)"])
-    }
-
-    func client(timeout: Double = 10) throws -> ControlClient {
-        try ControlClient(socketPath: controlPath, timeoutSeconds: timeout)
-    }
-
-    var log: String { readTextFile(logPath) ?? "" }
-
-    func signal(_ signal: Int32) {
-        guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, signal)
-    }
-
-    /// Waits for the process to exit; returns its status, or nil on timeout.
-    @discardableResult
-    func waitForExit(timeout: Double = 5) -> Int32? {
-        guard let process else { return nil }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
-        return process.isRunning ? nil : process.terminationStatus
-    }
-
-    /// Kills the process by pid (SIGKILL) and reaps it.
-    func kill9() {
-        signal(SIGKILL)
-        waitForExit(timeout: 5)
-    }
-
-    /// SIGTERM, then SIGKILL if it has not stopped within 30 s (a sanitizer's exit checks take
-    /// time). Returns the exit status of a daemon it stopped, nil if it was not running.
-    @discardableResult
-    func stop() -> Int32? {
-        guard let process, process.isRunning else { return nil }
-        signal(SIGTERM)
-        if waitForExit(timeout: 30) == nil { kill9() }
-        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
-    }
 }
 
 /// The lines of a daemon's log where a sanitizer reported an error, a leak or a race.
@@ -261,7 +139,8 @@ class DaemonTestCase: XCTestCase {
     }
 
     func daemon(_ name: String, home: String? = nil, _ extra: [String] = [], logPath: String? = nil) -> DaemonProcess {
-        let daemon = DaemonProcess(name, home: home ?? self.home, extraArguments: extra, logPath: logPath)
+        let daemon = DaemonProcess(name, home: home ?? self.home, extraArguments: extra, logPath: logPath,
+                                   environment: daemonEnvironment())
         daemons.append(daemon)
         return daemon
     }

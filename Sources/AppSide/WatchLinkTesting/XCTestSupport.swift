@@ -1,0 +1,17 @@
+#if canImport(XCTest)
+import XCTest
+
+extension XCTestCase {
+    /// Starts a pair for this test and stops it when the test ends, keeping the daemons' logs
+    /// (and saying where) when the test failed.
+    public func startWatchLinkPair(watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
+                                   watchArguments: [String] = []) throws -> WatchLinkPair {
+        let pair = try WatchLinkPair.start(watchCount: watchCount, activate: activate, phoneArguments: phoneArguments,
+                                           watchArguments: watchArguments)
+        addTeardownBlock { [weak self] in
+            pair.stop(keepingLogs: self?.testRun.map { !$0.hasSucceeded } ?? true)
+        }
+        return pair
+    }
+}
+#endif
