@@ -12,6 +12,8 @@ let package = Package(
         .executable(name: "phoned", targets: ["phoned"]),
         .executable(name: "watchd", targets: ["watchd"]),
         .executable(name: "linkctl", targets: ["linkctl"]),
+        .library(name: "WatchLinkClient", targets: ["WatchLinkClient"]),
+        .library(name: "WatchConnectivity", targets: ["WatchConnectivity"]),
         // The app side: a test fixture that starts the daemons.
         .library(name: "WatchLinkTesting", targets: ["WatchLinkTesting"]),
     ],
@@ -52,13 +54,28 @@ let package = Package(
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
+        // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
+        .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
+        .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "LinkControl", "LinkJSON"], path: "Sources/AppSide/WatchConnectivity"),
+        .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport"],
+                    path: "Tests/WatchLinkClientTests"),
+        // A source file written for Apple's framework, compiled unchanged against WatchConnectivity.
+        .testTarget(name: "WatchConnectivityAPITests", dependencies: ["WatchConnectivity", "TestSupport"], path: "Tests/WatchConnectivityAPITests"),
+
         // The executables: flag parsing and wiring only.
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),
 
         // The app side: start a phone and its watches from this package's daemons for a test.
-        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON"], path: "Sources/AppSide/WatchLinkTesting"),
+        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkTesting"),
+        // Two example apps written only against the WatchConnectivity API.
+        .executableTarget(name: "WatchLinkExamplePhone", dependencies: ["WatchConnectivity"], path: "Examples/PhoneApp"),
+        .executableTarget(name: "WatchLinkExampleWatch", dependencies: ["WatchConnectivity"], path: "Examples/WatchApp"),
+        // The app process the app-side tests drive: every delegate callback as a JSON line.
+        .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity"], path: "Tests/AppProbe"),
+        .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkJSON", "TestSupport"],
+                    path: "Tests/AppSideTests"),
 
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", dependencies: ["LinkSystem"], path: "Tests/TestSupport"),

@@ -1,9 +1,4 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LinkSystem
 
 /// A short temporary directory under /tmp (a Unix socket path has at most 108 bytes), removed
 /// by ``remove()``.
@@ -11,13 +6,14 @@ public final class TemporaryHome: @unchecked Sendable {
     public let path: String
 
     public init() {
-        var template = Array("/tmp/wl-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        precondition(made != nil, "mkdtemp in /tmp failed: \(String(cString: strerror(errno)))")
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        do {
+            path = try FileSystem.makeTemporaryDirectory(prefix: "wl-")
+        } catch {
+            preconditionFailure("cannot make a temporary directory in /tmp: \(error)")
+        }
     }
 
     public func remove() {
-        try? FileManager.default.removeItem(atPath: path)
+        try? FileSystem.removeRecursively(path)
     }
 }

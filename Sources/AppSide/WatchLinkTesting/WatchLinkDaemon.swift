@@ -1,10 +1,6 @@
 import Foundation
 import LinkClient
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LinkSystem
 
 /// One spawned daemon (`phoned` or `watchd`) of the package's build, in a home of its own or
 /// shared: started, waited for, signalled and stopped by its pid, its output kept in a log file.
@@ -71,7 +67,7 @@ public final class WatchLinkDaemon: @unchecked Sendable {
                 defer { client.close() }
                 if (try? client.call("status")) != nil { return }
             }
-            usleep(5_000)
+            Thread.sleep(forTimeInterval: 0.005)
         }
         throw WatchLinkTestingError("\(name) not ready after \(timeout) s:\n\(log)")
     }
@@ -88,7 +84,7 @@ public final class WatchLinkDaemon: @unchecked Sendable {
 
     public func signal(_ signal: Int32) {
         guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, signal)
+        SystemCalls.signal(process.processIdentifier, signal)
     }
 
     /// Waits for the process to exit; its status, or nil on timeout.
@@ -96,7 +92,7 @@ public final class WatchLinkDaemon: @unchecked Sendable {
     public func waitForExit(timeout: Double = 5) -> Int32? {
         guard let process else { return nil }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(2_000) }
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
         return process.isRunning ? nil : process.terminationStatus
     }
 

@@ -68,7 +68,7 @@ public final class WatchLinkPair: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if (try? client.call("status"))?["link"]?["connected"]?.boolValue == true { return }
-            usleep(5_000)
+            Thread.sleep(forTimeInterval: 0.005)
         }
         throw WatchLinkTestingError("\(watch.name) (\(watch.home)) did not link with phoned within \(timeout) s:\n\(watch.log)\n\(phone.log)")
     }
@@ -100,7 +100,7 @@ public final class WatchLinkPair: @unchecked Sendable {
 
     private func keepLogs() -> String? {
         let base = ProcessInfo.processInfo.environment["WATCHLINK_KEEP_DIR"] ?? NSTemporaryDirectory()
-        let directory = (base as NSString).appendingPathComponent("watchlink-logs-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let directory = (base as NSString).appendingPathComponent("watchlink-logs-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for (index, daemon) in ([phone] + watches).enumerated() {

@@ -482,6 +482,14 @@ public final class LinkSession {
                                                description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
+        if role == .watch, appState != .foreground {
+            // Sent while the watch app was still reachable, arriving once it is not: "the
+            // counterpart is unreachable (or becomes unreachable before the message is
+            // delivered)" (sendMessage).
+            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.notReachable.rawValue),
+                description: "the watch app is \(appState.name), not in the foreground, as the message arrived")))
+            return
+        }
         if role == .phone, appState == .notRunning, attachedApp == nil {
             // The watch app's message launches the phone app in the background (sendMessage).
             // An attached app process that quit is relaunched by its test, not by the daemon.

@@ -97,6 +97,7 @@ let socketFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     send(fd, buffer, count, 0)
     #endif
 }
+@inline(__always) func system_kill(_ pid: Int32, _ signo: Int32) -> Int32 { kill(pid, signo) }
 @inline(__always) func system_shutdown(_ fd: Int32, _ how: Int32) -> Int32 { shutdown(fd, how) }
 @inline(__always) func system_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRawPointer, _ length: socklen_t) -> Int32 {
     setsockopt(fd, level, name, value, length)

@@ -78,6 +78,12 @@ public enum Syscall {
         try retryingUnlessWouldBlock("write") { system_write(fd, buffer, count) }
     }
 
+    /// `send(2)` on a non-blocking socket: `nil` when it cannot take anything; a closed peer
+    /// is `EPIPE`, never SIGPIPE (for processes that cannot ignore SIGPIPE, such as an app).
+    public static func send(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) throws(SystemError) -> Int? {
+        try retryingUnlessWouldBlock("send") { system_send(fd, buffer, count) }
+    }
+
     /// `writev(2)` on a non-blocking descriptor: `nil` when it cannot take anything.
     public static func writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("writev") { system_writev(fd, vectors, count) }

@@ -67,6 +67,12 @@ extension SystemCalls {
         UInt32(system_getuid())
     }
 
+    /// Sends `signo` to process `pid` (`kill(2)`); false when there is no such process.
+    @discardableResult
+    public static func signal(_ pid: Int32, _ signo: Int32) -> Bool {
+        system_kill(pid, signo) == 0
+    }
+
     /// Ignores `signo` from now on (`SIG_IGN`), for instance `SIGXFSZ`, so that the failure
     /// shows up as an error of the call that caused it.
     public static func ignoreSignal(_ signo: Int32) {

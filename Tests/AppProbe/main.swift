@@ -1,0 +1,186 @@
+import Foundation
+@_spi(Testing) import WatchConnectivity
+
+// An app process for the app-side tests, written only against the WatchConnectivity API as
+// Apple documents it: it reads commands from standard input (one JSON object a line) and
+// writes every delegate callback and handler call to standard output (one JSON object a
+// line, flushed), so a test can drive it and see what its delegate saw, in order. The one
+// call outside Apple's API is the testing hook that moves the app to the background and back
+// (`setApplicationState`), which a device's app lifecycle does.
+//
+//   --no-reply-handler   a delegate without session(_:didReceiveMessage:replyHandler:)
+//   --work-ms N          each didReceiveUserInfo works N ms before it returns
+
+let workMicroseconds: UInt32 = {
+    guard let index = CommandLine.arguments.firstIndex(of: "--work-ms"), index + 1 < CommandLine.arguments.count,
+          let milliseconds = UInt32(CommandLine.arguments[index + 1]) else { return 0 }
+    return milliseconds * 1_000
+}()
+
+func emit(_ object: [String: Any]) {
+    let clean = jsonSafe(object)
+    guard let data = try? JSONSerialization.data(withJSONObject: clean, options: [.sortedKeys]) else { return }
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+/// Property-list values as JSON: Data as {"$data": base64}, Date as {"$date": seconds}.
+func jsonSafe(_ value: Any) -> Any {
+    switch value {
+    case let data as Data: return ["$data": data.base64EncodedString()]
+    case let date as Date: return ["$date": date.timeIntervalSince1970]
+    case let dictionary as [String: Any]: return dictionary.mapValues(jsonSafe)
+    case let array as [Any]: return array.map(jsonSafe)
+    default: return value
+    }
+}
+
+func errorCode(_ error: Error?) -> Any {
+    guard let error else { return NSNull() }
+    return (error as NSError).code
+}
+
+/// The delegate methods both probes have. The conformance is declared by each subclass, so
+/// that the one with a reply handler has it as its witness (a protocol's default
+/// implementation would otherwise win for the base class and its subclasses alike).
+class ProbeDelegate: NSObject {
+    var reply: [String: Any] = ["ok": true]
+    var replyDelay: Double = 0
+
+    func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
+        emit(["cb": "activationDidComplete", "state": activationState.rawValue, "error": errorCode(error),
+              "isReachable": session.isReachable, "hasContentPending": session.hasContentPending])
+    }
+    func sessionDidBecomeInactive(_ session: WCSession) { emit(["cb": "didBecomeInactive"]) }
+    func sessionDidDeactivate(_ session: WCSession) { emit(["cb": "didDeactivate"]) }
+    func sessionReachabilityDidChange(_ session: WCSession) { emit(["cb": "reachabilityDidChange", "isReachable": session.isReachable]) }
+    func sessionWatchStateDidChange(_ session: WCSession) {
+        emit(["cb": "watchStateDidChange", "isPaired": session.isPaired, "isWatchAppInstalled": session.isWatchAppInstalled,
+              "isComplicationEnabled": session.isComplicationEnabled])
+    }
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {
+        emit(["cb": "didReceiveMessage", "message": message])
+    }
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data) {
+        emit(["cb": "didReceiveMessageData", "data": messageData])
+    }
+    func session(_ session: WCSession, didReceiveMessageData messageData: Data, replyHandler: @escaping (Data) -> Void) {
+        emit(["cb": "didReceiveMessageDataWithReply", "data": messageData])
+        replyHandler(Data(messageData.reversed()))
+    }
+    func session(_ session: WCSession, didReceiveApplicationContext applicationContext: [String: Any]) {
+        emit(["cb": "didReceiveApplicationContext", "context": applicationContext])
+    }
+    func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any] = [:]) {
+        emit(["cb": "didReceiveUserInfo", "userInfo": userInfo])
+        if workMicroseconds > 0 { usleep(workMicroseconds) }   // the app's work on the item
+    }
+    func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {
+        emit(["cb": "didFinishUserInfo", "userInfo": userInfoTransfer.userInfo, "error": errorCode(error),
+              "isCurrentComplicationInfo": userInfoTransfer.isCurrentComplicationInfo])
+    }
+    func session(_ session: WCSession, didReceive file: WCSessionFile) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.fileURL.path)[.size] as? Int) ?? -1
+        emit(["cb": "didReceiveFile", "name": file.fileURL.lastPathComponent, "size": size, "metadata": file.metadata ?? [:]])
+    }
+    func session(_ session: WCSession, didFinish fileTransfer: WCSessionFileTransfer, error: Error?) {
+        emit(["cb": "didFinishFile", "name": fileTransfer.file.fileURL.lastPathComponent, "error": errorCode(error),
+              "completed": fileTransfer.progress.completedUnitCount, "total": fileTransfer.progress.totalUnitCount])
+    }
+}
+
+/// Without a reply handler.
+final class PlainDelegate: ProbeDelegate, WCSessionDelegate {}
+
+/// With a reply handler: answers with `reply`.
+final class ReplyingDelegate: ProbeDelegate, WCSessionDelegate {
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
+        emit(["cb": "didReceiveMessageWithReply", "message": message])
+        let reply = self.reply
+        if replyDelay > 0 {
+            // Apple's reply handler is not Sendable; the probe answers it once, later.
+            let late = UncheckedBox { replyHandler(reply) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + replyDelay) { late.value() }
+        } else {
+            replyHandler(reply)
+        }
+    }
+}
+
+let delegate: ProbeDelegate & WCSessionDelegate = CommandLine.arguments.contains("--no-reply-handler") ? PlainDelegate() : ReplyingDelegate()
+var lastFileTransfer: WCSessionFileTransfer?
+
+/// Carries a value to a queue that calls it once; the probe knows it is not shared.
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+@MainActor
+func run(_ command: [String: Any]) {
+    let session = WCSession.default
+    switch command["cmd"] as? String ?? "" {
+    case "activate":
+        session.delegate = delegate
+        session.activate()
+    case "sendMessage":
+        let message = command["message"] as? [String: Any] ?? [:]
+        if command["wantsReply"] as? Bool == true {
+            session.sendMessage(message, replyHandler: { emit(["cb": "replyHandler", "reply": $0]) },
+                                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+        } else {
+            session.sendMessage(message, replyHandler: nil, errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+        }
+    case "sendMessageData":
+        let data = Data(base64Encoded: command["data"] as? String ?? "") ?? Data()
+        session.sendMessageData(data, replyHandler: { emit(["cb": "replyDataHandler", "data": $0]) },
+                                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+    case "updateApplicationContext":
+        do {
+            try session.updateApplicationContext(command["context"] as? [String: Any] ?? [:])
+            emit(["cb": "contextUpdated"])
+        } catch {
+            emit(["cb": "contextError", "code": errorCode(error)])
+        }
+    case "transferUserInfo":
+        _ = session.transferUserInfo(command["userInfo"] as? [String: Any] ?? [:])
+    case "transferUserInfos":
+        for n in 0..<(command["count"] as? Int ?? 0) { _ = session.transferUserInfo(["n": n]) }
+        emit(["cb": "queued", "outstanding": session.outstandingUserInfoTransfers.count])
+    case "transferCurrentComplicationUserInfo":
+        let transfer = session.transferCurrentComplicationUserInfo(command["userInfo"] as? [String: Any] ?? [:])
+        emit(["cb": "complicationQueued", "isCurrentComplicationInfo": transfer.isCurrentComplicationInfo])
+    case "transferFile":
+        lastFileTransfer = session.transferFile(URL(fileURLWithPath: command["path"] as? String ?? ""),
+                                                metadata: command["metadata"] as? [String: Any])
+    case "cancelFile":
+        lastFileTransfer?.cancel()
+        emit(["cb": "cancelled", "outstanding": session.outstandingFileTransfers.count])
+    case "setReply":
+        delegate.reply = command["reply"] as? [String: Any] ?? [:]
+        delegate.replyDelay = command["delaySeconds"] as? Double ?? 0
+    case "status":
+        emit(["cb": "status", "activationState": session.activationState.rawValue, "isReachable": session.isReachable,
+              "hasContentPending": session.hasContentPending,
+              "remainingComplicationUserInfoTransfers": session.remainingComplicationUserInfoTransfers,
+              "applicationContext": session.applicationContext, "receivedApplicationContext": session.receivedApplicationContext,
+              "outstandingUserInfoTransfers": session.outstandingUserInfoTransfers.count])
+    case "appState":
+        emit(["cb": "appState", "changed": session.setApplicationState(command["state"] as? String ?? "")])
+    case "exit":
+        exit(0)
+    default:
+        emit(["cb": "unknownCommand", "command": command])
+    }
+}
+
+emit(["cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier)])
+while let line = readLine() {
+    guard let data = line.data(using: .utf8),
+          let command = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        emit(["cb": "badCommand", "line": line])
+        continue
+    }
+    run(command)
+}
+// Standard input closed: the app keeps running until killed, as an app does.
+while true { sleep(60) }

@@ -1,0 +1,185 @@
+import Foundation
+import LinkClient
+import LinkJSON
+import WatchLinkTesting
+import XCTest
+
+/// Two real app processes, written against the WatchConnectivity API only, attached to the
+/// two daemons: what each delegate sees, with Apple's arguments, in Apple's order.
+class AppSideTestCase: XCTestCase {
+    private(set) var apps: [AppProcess] = []
+    private var outputDirectory = ""
+
+    override func setUp() {
+        super.setUp()
+        outputDirectory = TemporaryHome().path
+    }
+
+    override func tearDown() {
+        for app in apps { app.stop() }
+        if testRun.map({ !$0.hasSucceeded }) ?? false {
+            for app in apps { print("---- \(app.name) (pid \(app.pid)):\n\(app.output)") }
+        }
+        apps.removeAll()
+        try? FileManager.default.removeItem(atPath: outputDirectory)
+        super.tearDown()
+    }
+
+    /// Launches an app process (the probe, unless `program` names another) on `daemon`'s side.
+    func launch(_ name: String, program: String = "WatchLinkAppProbe", on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
+                arguments: [String] = []) throws -> AppProcess {
+        let app = AppProcess(name, program: program, environment: pair.environment(for: daemon), directory: outputDirectory,
+                             arguments: arguments)
+        try app.start()
+        apps.append(app)
+        if program == "WatchLinkAppProbe" { try app.waitFor("launched") }
+        return app
+    }
+
+    /// Launches the app and activates its session; returns once activation completed.
+    func launchActivated(_ name: String, on daemon: WatchLinkDaemon, of pair: WatchLinkPair, arguments: [String] = []) throws -> AppProcess {
+        let app = try launch(name, on: daemon, of: pair, arguments: arguments)
+        app.send(["cmd": "activate"])
+        let completed = try app.waitFor("activationDidComplete")[0]
+        XCTAssertEqual(completed["state"] as? Int, 2, "activated")
+        XCTAssertTrue(completed["error"] is NSNull, "\(completed)")
+        return app
+    }
+
+    func control(_ daemon: WatchLinkDaemon, _ op: String, _ args: JSONObject = [:]) throws -> JSONObject {
+        let client = try daemon.client()
+        defer { client.close() }
+        return try client.call(op, args)
+    }
+}
+
+final class AppSideTests: AppSideTestCase {
+    /// WCSession: activate() → `session(_:activationDidCompleteWith:error:)` with `.activated`
+    /// and no error; then `sessionReachabilityDidChange` as the counterpart comes and goes:
+    /// the link down and up, the watch app quitting.
+    func testActivationAndReachabilityCallbacks() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        XCTAssertEqual(phone.callbacks.last?["isReachable"] as? Bool, false, "no watch app runs yet")
+        let watch = try launchActivated("watch-app", on: pair.watch, of: pair)
+        try phone.waitFor("reachabilityDidChange")
+        try watch.waitFor("reachabilityDidChange")
+
+        _ = try control(pair.phone, "link.set", ["up": false])
+        try phone.waitFor("reachabilityDidChange", count: 2)
+        try watch.waitFor("reachabilityDidChange", count: 2)
+        _ = try control(pair.phone, "link.set", ["up": true])
+        try phone.waitFor("reachabilityDidChange", count: 3)
+        try watch.waitFor("reachabilityDidChange", count: 3)
+
+        // The watch app in the background: the phone loses it; the watch still reaches the phone.
+        watch.send(["cmd": "appState", "state": "background"])
+        XCTAssertEqual(try watch.waitFor("appState")[0]["changed"] as? Bool, true)
+        try phone.waitFor("reachabilityDidChange", count: 4)
+        watch.send(["cmd": "sendMessage", "message": ["from": "background"], "wantsReply": true])
+        XCTAssertEqual(try watch.waitFor("errorHandler")[0]["code"] as? Int, 7007, "only a foreground watch app sends messages")
+        watch.send(["cmd": "appState", "state": "foreground"])
+        try phone.waitFor("reachabilityDidChange", count: 5)
+        watch.kill9()
+        try phone.waitFor("reachabilityDidChange", count: 6)
+
+        let reachability = phone.callbacks.filter { $0["cb"] as? String == "reachabilityDidChange" }.map { $0["isReachable"] as? Bool }
+        XCTAssertEqual(reachability, [true, false, true, false, true, false])
+        let fromWatch = watch.callbacks.filter { $0["cb"] as? String == "reachabilityDidChange" }.map { $0["isReachable"] as? Bool }
+        XCTAssertEqual(fromWatch, [true, false, true])
+        XCTAssertEqual(phone.names.filter { $0 != "launched" }.prefix(2), ["activationDidComplete", "reachabilityDidChange"],
+                       "activation completes before the first reachability change")
+    }
+
+    /// sendMessage with a reply handler: the counterpart's `session(_:didReceiveMessage:replyHandler:)`
+    /// and the sender's replyHandler; without one: `session(_:didReceiveMessage:)`;
+    /// sendMessageData likewise; the errors 7004, 7007, 7012 and 7014 in the errorHandler.
+    func testMessagesRepliesAndTheirErrors() throws {
+        let pair = try startWatchLinkPair(phoneArguments: ["--reply-timeout-ms", "1000"])
+        let early = try launch("early-app", on: pair.phone, of: pair)
+        early.send(["cmd": "sendMessage", "message": ["too": "early"], "wantsReply": true])
+        XCTAssertEqual(try early.waitFor("errorHandler")[0]["code"] as? Int, 7004, "sessionNotActivated before activate()")
+        early.stop()
+
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        phone.send(["cmd": "sendMessage", "message": ["to": "nobody"], "wantsReply": true])
+        XCTAssertEqual(try phone.waitFor("errorHandler")[0]["code"] as? Int, 7007, "notReachable: no watch app runs")
+
+        let watch = try launchActivated("watch-app", on: pair.watch, of: pair)
+        try phone.waitFor("reachabilityDidChange")
+        phone.send(["cmd": "sendMessage", "message": ["ping": 1], "wantsReply": true])
+        XCTAssertEqual(try phone.waitFor("replyHandler")[0]["reply"] as? [String: Bool], ["ok": true])
+        XCTAssertEqual(try watch.waitFor("didReceiveMessageWithReply")[0]["message"] as? [String: Int], ["ping": 1])
+        phone.send(["cmd": "sendMessage", "message": ["fire": "and forget"]])
+        XCTAssertEqual(try watch.waitFor("didReceiveMessage")[0]["message"] as? [String: String], ["fire": "and forget"])
+        phone.send(["cmd": "sendMessageData", "data": Data([1, 2, 3]).base64EncodedString()])
+        XCTAssertEqual(try watch.waitFor("didReceiveMessageDataWithReply")[0]["data"] as? [String: String],
+                       ["$data": Data([1, 2, 3]).base64EncodedString()])
+        XCTAssertEqual(try phone.waitFor("replyDataHandler")[0]["data"] as? [String: String],
+                       ["$data": Data([3, 2, 1]).base64EncodedString()])
+
+        watch.send(["cmd": "setReply", "reply": ["late": true], "delaySeconds": 3.0])
+        phone.send(["cmd": "sendMessage", "message": ["slow": 1], "wantsReply": true])
+        XCTAssertEqual(try phone.waitFor("errorHandler", count: 2)[1]["code"] as? Int, 7012, "messageReplyTimedOut")
+
+        watch.stop()
+        try phone.waitFor("reachabilityDidChange", count: 2)
+        let plain = try launchActivated("plain-watch-app", on: pair.watch, of: pair, arguments: ["--no-reply-handler"])
+        try phone.waitFor("reachabilityDidChange", count: 3)
+        phone.send(["cmd": "sendMessage", "message": ["needs": "a reply handler"], "wantsReply": true])
+        XCTAssertEqual(try phone.waitFor("errorHandler", count: 3)[2]["code"] as? Int, 7014, "deliveryFailed without a reply handler")
+        XCTAssertFalse(plain.names.contains("didReceiveMessageWithReply"))
+    }
+
+    /// updateApplicationContext: latest wins, delivered at launch; transferCurrentComplicationUserInfo
+    /// arrives as userInfo with the sender's didFinish saying it was the current complication info.
+    func testContextLatestWinsAndComplicationUserInfo() throws {
+        let pair = try startWatchLinkPair()
+        _ = try control(pair.phone, "device.set", ["isComplicationEnabled": true])
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        for n in 1...3 {
+            phone.send(["cmd": "updateApplicationContext", "context": ["n": n]])
+            try phone.waitFor("contextUpdated", count: n)
+        }
+        phone.send(["cmd": "transferCurrentComplicationUserInfo", "userInfo": ["temperature": 21]])
+        let watch = try launchActivated("watch-app", on: pair.watch, of: pair)
+        XCTAssertEqual(try watch.waitFor("didReceiveApplicationContext")[0]["context"] as? [String: Int], ["n": 3])
+        XCTAssertEqual(try watch.waitFor("didReceiveUserInfo")[0]["userInfo"] as? [String: Int], ["temperature": 21])
+        let finished = try phone.waitFor("didFinishUserInfo")[0]
+        XCTAssertTrue(finished["error"] is NSNull, "\(finished)")
+        XCTAssertEqual(finished["isCurrentComplicationInfo"] as? Bool, true)
+        phone.send(["cmd": "updateApplicationContext", "context": ["n": 4]])
+        XCTAssertEqual(try watch.waitFor("didReceiveApplicationContext", count: 2)[1]["context"] as? [String: Int], ["n": 4])
+        XCTAssertEqual(watch.names.filter { $0 == "didReceiveApplicationContext" }.count, 2, "1 and 2 never arrived")
+    }
+
+    /// transferFile: the receiver's `session(_:didReceive:)` with the file and its metadata,
+    /// the sender's progress and `session(_:didFinish:error:)`; cancel() of a queued file.
+    func testFilesWithProgressAndCancel() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        let watch = try launchActivated("watch-app", on: pair.watch, of: pair)
+        let source = pair.phone.home + "/photo.jpg"
+        try Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: source))
+        phone.send(["cmd": "transferFile", "path": source, "metadata": ["kind": "photo"]])
+        let received = try watch.waitFor("didReceiveFile", timeout: 30)[0]
+        // The inbox keeps the sender's name after the transfer's id, so names never collide.
+        XCTAssertEqual((received["name"] as? String).map { $0.hasSuffix("-photo.jpg") }, true, "\(received)")
+        XCTAssertEqual(received["size"] as? Int, 3_000_000)
+        XCTAssertEqual(received["metadata"] as? [String: String], ["kind": "photo"])
+        let finished = try phone.waitFor("didFinishFile", timeout: 30)[0]
+        XCTAssertTrue(finished["error"] is NSNull, "\(finished)")
+        XCTAssertEqual(finished["completed"] as? Int, finished["total"] as? Int)
+        XCTAssertEqual(finished["total"] as? Int, 3_000_000)
+
+        _ = try control(pair.phone, "link.set", ["up": false])
+        phone.send(["cmd": "transferFile", "path": source, "metadata": ["kind": "cancelled"]])
+        phone.send(["cmd": "cancelFile"])
+        XCTAssertEqual(try phone.waitFor("cancelled")[0]["outstanding"] as? Int, 0)
+        _ = try control(pair.phone, "link.set", ["up": true])
+        try phone.waitFor("reachabilityDidChange", count: 3)
+        phone.send(["cmd": "sendMessage", "message": ["barrier": true], "wantsReply": true])
+        try phone.waitFor("replyHandler", timeout: 15)
+        XCTAssertEqual(watch.names.filter { $0 == "didReceiveFile" }.count, 1, "the cancelled file never arrives")
+    }
+}

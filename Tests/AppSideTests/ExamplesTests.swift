@@ -1,0 +1,33 @@
+import Foundation
+import WatchLinkTesting
+import XCTest
+
+/// The example apps (Examples/PhoneApp, Examples/WatchApp) against a pair, as README shows.
+final class ExamplesTests: AppSideTestCase {
+    func testThePhoneAndWatchExamplesPingCountAndDeliverTodosAcrossAWatchAppKill() throws {
+        let pair = try startWatchLinkPair()
+        let slow = ["--ms-per-todo", "10"]
+        let firstWatch = try launch("watch-example-1", program: "WatchLinkExampleWatch", on: pair.watch, of: pair, arguments: slow)
+        try firstWatch.waitForLine("activated") { $0.hasPrefix("watch: activated") }
+        let phone = try launch("phone-example", program: "WatchLinkExamplePhone", on: pair.phone, of: pair,
+                               arguments: ["--counter", "5", "--todos", "200"])
+        try firstWatch.waitForLine("a todo") { $0.hasPrefix("watch: todo") }
+        firstWatch.kill9()
+        XCTAssertFalse(firstWatch.output.contains("watch: todo 200"), "killed while the todos streamed")
+        let secondWatch = try launch("watch-example-2", program: "WatchLinkExampleWatch", on: pair.watch, of: pair, arguments: slow)
+        XCTAssertEqual(try phone.waitForExit(timeout: 60), 0, phone.output)
+        XCTAssertTrue(phone.output.contains("phone: all 200 todos delivered"))
+        XCTAssertTrue(phone.output.contains("phone: reply pong"), "the watch app answered the ping")
+        try secondWatch.waitForLine("the last todo") { $0 == "watch: todo 200" }
+
+        let lines = (firstWatch.output + secondWatch.output).split(separator: "\n")
+        let todos = lines.compactMap { $0.hasPrefix("watch: todo ") ? Int($0.dropFirst("watch: todo ".count)) : nil }
+        var firstSeen: [Int] = []
+        var seen = Set<Int>()
+        for todo in todos where seen.insert(todo).inserted { firstSeen.append(todo) }
+        XCTAssertEqual(firstSeen, Array(1...200), "every todo, in order, across the kill")
+        let counters = lines.filter { $0.hasPrefix("watch: counter") }
+        XCTAssertEqual(counters.last, "watch: counter 5", "the latest counter wins")
+        XCTAssertTrue(lines.contains("watch: ping"))
+    }
+}
