@@ -60,6 +60,12 @@ mutation complication-goes-ahead \
     '        let floor = max(queue.mayHaveSentUpTo, previous ?? 0)' \
     '        let floor = UInt64.max'
 
+mutation unacknowledged-items-go-again \
+    Sources/Shared/LinkSession/AppAttachment.swift \
+    'AppAttachmentTests|AppAttachTests/testQueuedItems' \
+    '        handedUpTo = 0' \
+    '        handedUpTo = max(handedUpTo, 0)'
+
 mutation receiver-refuses-on-full-disk \
     Sources/Shared/LinkDaemon/Daemon.swift \
     'DeviceRulesTests/testAReceiversFullDisk' \

@@ -2,6 +2,7 @@ import Foundation
 import LinkClient
 import LinkControl
 import LinkJSON
+import WatchLinkTesting
 import XCTest
 
 /// `app.attach`: a control connection that is the running app, spoken raw (the
@@ -92,6 +93,27 @@ final class AppAttachTests: DurableTestCase {
         eventually("nothing left for the app") { try p.status("hasContentPending") == false }
         XCTAssertEqual(try Received.userInfos(p), [["n": 1], ["n": 2], ["n": 3]], "each delivered once")
         XCTAssertEqual(try p.call("context.get")["receivedApplicationContext"], ["v": 1])
+    }
+
+    /// The app belongs to the phone, not to one watch: after a switch its session with the new
+    /// watch hands it the new watch's messages.
+    func testTheAttachedAppFollowsTheSessionToTheNewWatch() throws {
+        let pair = try startWatchLinkPair(watchCount: 2, activate: true)
+        let app = try client(pair.phone)
+        _ = try app.call("app.attach")
+        _ = try app.call("device.switchWatch", ["deviceId": "watch-2"])
+        eventually("the session to move to watch-2") { try app.call("status")["sessionWatchDeviceId"] == "watch-2" }
+        _ = try app.call("session.activate")
+        let second = try client(pair.watches[1])
+        eventually("watch-2 to reach the phone") { try second.status("isReachable") == true }
+        let answer = AsyncResult<JSONObject>()
+        DispatchQueue.global().async {
+            answer.set(Result { try second.call("message.send", ["message": ["from": "watch-2"], "wantsReply": true], timeoutSeconds: 20) })
+        }
+        let received = try app.waitForEvent("message.received", timeoutSeconds: 10) { $0.data["message"] == ["from": "watch-2"] }
+        _ = try app.call("message.reply", ["replyId": try XCTUnwrap(received.data["replyId"], "the app's reply handler answers"),
+                                           "reply": ["to": "watch-2"]])
+        XCTAssertEqual(try answer.wait(timeout: 10)["reply"], ["to": "watch-2"])
     }
 
     /// WCSession.h, `session(_:didReceive:)`: "The system will remove any content that has not

@@ -31,7 +31,7 @@ final class SessionGateway {
         }
         committer.perform(app.session.handle(command, token: token, now: loop()), from: app)
         switch command {
-        case .setAppState, .setDeviceFlags, .setReplies:
+        case .setAppState, .setDeviceFlags, .setReplies, .attachApp, .detachApp:
             directory.shareSettings(of: app)
         default:
             break
