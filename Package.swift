@@ -57,7 +57,8 @@ let package = Package(
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
         .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
         .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "LinkControl", "LinkJSON"], path: "Sources/AppSide/WatchConnectivity"),
-        .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport"],
+        .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport",
+                                                                  "WireProtocol", "LinkSession"],
                     path: "Tests/WatchLinkClientTests"),
         // A source file written for Apple's framework, compiled unchanged against WatchConnectivity.
         .testTarget(name: "WatchConnectivityAPITests", dependencies: ["WatchConnectivity", "TestSupport"], path: "Tests/WatchConnectivityAPITests"),

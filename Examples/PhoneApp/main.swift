@@ -52,6 +52,7 @@ final class PhoneApp: NSObject, WCSessionDelegate {
         }, errorHandler: { error in
             say("phone: ping failed: \(error)")
             self.pinged = false
+            if session.isReachable { self.ping(session) }   // else when it is reachable again
         })
     }
 

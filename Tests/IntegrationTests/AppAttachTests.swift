@@ -65,6 +65,29 @@ final class AppAttachTests: DurableTestCase {
         }
     }
 
+    /// An app that quits with a message unanswered: its sender learns at once (7007), not
+    /// after its reply timeout.
+    func testAnAppThatQuitsFailsTheMessagesItDidNotAnswer() throws {
+        let (phone, _, _, w) = try startDurablePair()
+        let app = try client(phone)
+        _ = try app.call("app.attach")
+        eventually("the watch to reach the phone app") { try w.status("isReachable") == true }
+        let answer = AsyncResult<JSONObject>()
+        DispatchQueue.global().async {
+            answer.set(Result { try w.call("message.send", ["message": ["q": 1], "wantsReply": true, "timeoutMs": 60_000], timeoutSeconds: 90) })
+        }
+        _ = try app.waitForEvent("message.received", timeoutSeconds: 10)
+        let quit = Date()
+        app.close()
+        do {
+            _ = try answer.wait(timeout: 10)
+            XCTFail("the message of an app that quit is not answered")
+        } catch let error as ControlError {
+            XCTAssertEqual(error.code, 7007, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(quit), 5, "at once, not after the 60 s timeout")
+    }
+
     /// Delivered means acknowledged by the app: an app that quits before it acknowledged gets
     /// the items again at its next attach, in order.
     func testQueuedItemsWaitForTheAppAndCountOnlyOnceAcknowledged() throws {

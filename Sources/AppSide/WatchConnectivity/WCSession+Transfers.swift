@@ -15,31 +15,15 @@ extension WCSession {
             finish(transfer, error: error)
             return transfer
         }
-        let client: WatchLinkClient
-        switch connectedClient() {
-        case .success(let connected): client = connected
-        case .failure(let error):
-            finish(transfer, error: error)
-            return transfer
-        }
-        transfers.addWaiting(transfer)
-        client.send(complication ? "complication.transfer" : "userInfo.transfer", ["userInfo": .object(json)]) { [self] result in
-            switch result {
-            case .success(let answer):
-                guard let id = answer["transferId"]?.stringValue else {
-                    transfers.removeWaiting(transfer)
-                    return finish(transfer, error: WCError(.genericError, "the daemon named no transferId: \(answer)"))
-                }
-                if let remaining = answer["remaining"]?.intValue {
-                    state.withLock { $0.remainingComplicationUserInfoTransfers = Int(remaining) }
-                }
-                transfers.register(transfer, id: id)
-                if transfer.assign(transferId: id) { cancel(transfer) }
-            case .failure(let error):
-                transfers.removeWaiting(transfer)
-                finish(transfer, error: WCError(error))
-            }
-        }
+        request(transfer, complication ? "complication.transfer" : "userInfo.transfer", ["userInfo": .object(json)],
+                fail: { [self] in finish(transfer, error: $0) },
+                named: { [self] id, answer in
+                    if let remaining = answer["remaining"]?.intValue {
+                        state.withLock { $0.remainingComplicationUserInfoTransfers = Int(remaining) }
+                    }
+                    transfers.register(transfer, id: id)
+                    if transfer.assign(transferId: id) { cancel(transfer) }
+                })
         return transfer
     }
 
@@ -59,29 +43,39 @@ extension WCSession {
             finish(transfer, error: error)
             return transfer
         }
+        request(transfer, "file.transfer", args,
+                fail: { [self] in finish(transfer, error: $0) },
+                named: { [self] id, _ in
+                    transfers.register(transfer, id: id)
+                    if transfer.assign(transferId: id) { cancel(transfer) }
+                })
+        return transfer
+    }
+
+    /// Sends the request that starts `transfer`: `named` gets the daemon's id (and its whole
+    /// answer), `fail` what went wrong (no connection, the daemon's refusal, no id).
+    private func request(_ transfer: some SessionTransfer, _ op: String, _ args: JSONObject,
+                         fail: @escaping @Sendable (WCError) -> Void,
+                         named: @escaping @Sendable (String, JSONObject) -> Void) {
         let client: WatchLinkClient
         switch connectedClient() {
         case .success(let connected): client = connected
-        case .failure(let error):
-            finish(transfer, error: error)
-            return transfer
+        case .failure(let error): return fail(error)
         }
         transfers.addWaiting(transfer)
-        client.send("file.transfer", args) { [self] result in
+        client.send(op, args) { [transfers] result in
             switch result {
             case .success(let answer):
                 guard let id = answer["transferId"]?.stringValue else {
                     transfers.removeWaiting(transfer)
-                    return finish(transfer, error: WCError(.genericError, "the daemon named no transferId: \(answer)"))
+                    return fail(WCError(.genericError, "the daemon named no transferId: \(answer)"))
                 }
-                transfers.register(transfer, id: id)
-                if transfer.assign(transferId: id) { cancel(transfer) }
+                named(id, answer)
             case .failure(let error):
                 transfers.removeWaiting(transfer)
-                finish(transfer, error: WCError(error))
+                fail(WCError(error))
             }
         }
-        return transfer
     }
 
     private static func absolutePath(of url: URL) -> String {

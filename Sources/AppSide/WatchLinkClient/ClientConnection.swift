@@ -203,7 +203,7 @@ final class ClientConnection: @unchecked Sendable {
         }
         if let name = object["event"] {
             guard let name = name.stringValue else { return "an event whose name is not a string: \(object)" }
-            deliver(WatchLinkEvent(name: name, timestamp: object["at"]?.stringValue ?? "",
+            deliver(WatchLinkEvent(name: name, at: object["at"]?.stringValue ?? "",
                                    data: object["data"]?.objectValue ?? [:]))
             return nil
         }

@@ -6,7 +6,7 @@ import Foundation
 import LinkJSON
 
 /// One event of a subscribed control connection.
-public struct ControlEvent: Sendable, Hashable {
+public struct ControlEvent: Sendable, Hashable, CustomStringConvertible {
     /// The event name, e.g. `session.reachabilityDidChange`.
     public var name: String
     /// When it happened, as sent (ISO 8601).
@@ -22,6 +22,9 @@ public struct ControlEvent: Sendable, Hashable {
 
     /// ``at`` as a date, when it is a valid timestamp.
     public var date: Date? { ISO8601Timestamp.date(from: at) }
+
+    /// `name data`, e.g. `session.reachabilityDidChange {"isReachable":true}`.
+    public var description: String { "\(name) \(data)" }
 
     /// The event as its JSON object: `{"event", "at", "data"}`.
     public var json: JSONValue {

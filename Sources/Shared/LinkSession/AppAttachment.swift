@@ -22,6 +22,7 @@ extension LinkSession {
     }
 
     func detachApp(token: RequestToken) {
+        failTheAppsUnansweredMessages()
         setAttachedApp(nil)
         changeAppState(to: .notRunning)
         actions.append(.respond(token, .success(.appState(appState))))

@@ -86,6 +86,8 @@ public final class LinkSession {
         var linkGeneration: UInt64
         /// The reply to send when a delayed automatic reply fires.
         var scheduled: MessagePayload?
+        /// Handed to the attached app, whose reply handler answers it.
+        var isTheApps = false
     }
 
     public let configuration: Configuration
@@ -519,7 +521,7 @@ public final class LinkSession {
                 // The attached app answers through its reply handler (`message.reply`).
                 item.replyId = seq
                 rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
-                                                         linkGeneration: linkGeneration, scheduled: nil))
+                                                         linkGeneration: linkGeneration, scheduled: nil, isTheApps: true))
                 record(item)
                 return
             }
@@ -650,6 +652,19 @@ public final class LinkSession {
         }
         awaitingReplies.removeAll()
         awaitingReplyOrder.removeAll()
+    }
+
+    /// The attached app quit: the messages it had not answered fail on their senders at once
+    /// (7007), as when the counterpart "becomes unreachable before the message is delivered".
+    func failTheAppsUnansweredMessages() {
+        for replyId in awaitingReplyOrder {
+            guard let awaiting = awaitingReplies[replyId], awaiting.isTheApps else { continue }
+            forgetAwaitingReply(replyId)
+            if isLinkUp, awaiting.linkGeneration == linkGeneration {
+                actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.notReachable.rawValue),
+                    description: "the \(role == .phone ? "phone" : "watch") app quit before it replied")))
+            }
+        }
     }
 
     /// `sessionDidBecomeInactive`: "all interactive messages will be cancelled" (WCSession.h).
