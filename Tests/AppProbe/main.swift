@@ -43,8 +43,13 @@ func errorCode(_ error: Error?) -> Any {
 /// that the one with a reply handler has it as its witness (a protocol's default
 /// implementation would otherwise win for the base class and its subclasses alike).
 class ProbeDelegate: NSObject {
-    var reply: [String: Any] = ["ok": true]
-    var replyDelay: Double = 0
+    /// Set from the command loop, read on the delegate queue.
+    private let lock = NSLock()
+    private var replySetting: (reply: [String: Any], delay: Double) = (["ok": true], 0)
+    var reply: (reply: [String: Any], delay: Double) {
+        get { lock.withLock { replySetting } }
+        set { lock.withLock { replySetting = newValue } }
+    }
 
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
         emit(["cb": "activationDidComplete", "state": activationState.rawValue, "error": errorCode(error),
@@ -95,7 +100,7 @@ final class PlainDelegate: ProbeDelegate, WCSessionDelegate {}
 final class ReplyingDelegate: ProbeDelegate, WCSessionDelegate {
     func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
         emit(["cb": "didReceiveMessageWithReply", "message": message])
-        let reply = self.reply
+        let (reply, replyDelay) = self.reply
         if replyDelay > 0 {
             // Apple's reply handler is not Sendable; the probe answers it once, later.
             let late = UncheckedBox { replyHandler(reply) }
@@ -156,8 +161,7 @@ func run(_ command: [String: Any]) {
         lastFileTransfer?.cancel()
         emit(["cb": "cancelled", "outstanding": session.outstandingFileTransfers.count])
     case "setReply":
-        delegate.reply = command["reply"] as? [String: Any] ?? [:]
-        delegate.replyDelay = command["delaySeconds"] as? Double ?? 0
+        delegate.reply = (command["reply"] as? [String: Any] ?? [:], command["delaySeconds"] as? Double ?? 0)
     case "status":
         emit(["cb": "status", "activationState": session.activationState.rawValue, "isReachable": session.isReachable,
               "hasContentPending": session.hasContentPending,

@@ -17,6 +17,13 @@ class AppSideTestCase: XCTestCase {
 
     override func tearDown() {
         for app in apps { app.stop() }
+        // Under scripts/test.sh --sanitize, the app processes (the library's threads) are checked too.
+        for app in apps {
+            let reports = app.output.split(separator: "\n").filter {
+                $0.contains("WARNING: ThreadSanitizer") || $0.contains("ERROR: AddressSanitizer")
+            }
+            if !reports.isEmpty { XCTFail("\(app.name) had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
+        }
         if testRun.map({ !$0.hasSucceeded }) ?? false {
             for app in apps { print("---- \(app.name) (pid \(app.pid)):\n\(app.output)") }
         }
@@ -28,7 +35,10 @@ class AppSideTestCase: XCTestCase {
     /// Launches an app process (the probe, unless `program` names another) on `daemon`'s side.
     func launch(_ name: String, program: String = "WatchLinkAppProbe", on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
                 arguments: [String] = []) throws -> AppProcess {
-        let app = AppProcess(name, program: program, environment: pair.environment(for: daemon), directory: outputDirectory,
+        var environment = pair.environment(for: daemon)
+        // An app exits with its session's singletons alive, as apps do: no leak report for it.
+        environment["LSAN_OPTIONS"] = "detect_leaks=0"
+        let app = AppProcess(name, program: program, environment: environment, directory: outputDirectory,
                              arguments: arguments)
         try app.start()
         apps.append(app)
