@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "linkctl", targets: ["linkctl"]),
         .library(name: "WatchLinkClient", targets: ["WatchLinkClient"]),
         .library(name: "WatchConnectivity", targets: ["WatchConnectivity"]),
+        .library(name: "PushKit", targets: ["PushKit"]),
+        .library(name: "FileProvider", targets: ["FileProvider"]),
         // The app side: a test fixture that starts the daemons.
         .library(name: "WatchLinkTesting", targets: ["WatchLinkTesting"]),
     ],
@@ -28,7 +30,8 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/Shared/CSystem"),
 
         // The small crypto helpers over OpenSSL's libcrypto: HMAC-SHA256, SHA-256, AES-128,
-        // secure random bytes, constant-time comparison, the OpenSSL error queue.
+        // secure random bytes, constant-time comparison, P-256 keys and ECDSA signatures,
+        // base64url, the OpenSSL error queue.
         .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto", swiftSettings: speed),
         // JSON (RFC 8259): values, a strict parser, a serializer. The one JSON stack of the
         // daemons: control lines, PowerAuth and push state files.
@@ -57,22 +60,33 @@ let package = Package(
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
         .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
         .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "LinkControl", "LinkJSON"], path: "Sources/AppSide/WatchConnectivity"),
+        // Apple's PushKit and (the part a push reaches) File Provider, over phoned's push ops.
+        .target(name: "PushKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/PushKit"),
+        .target(name: "FileProvider", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/FileProvider"),
         .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport",
                                                                   "WireProtocol", "LinkSession"],
                     path: "Tests/WatchLinkClientTests"),
         // A source file written for Apple's framework, compiled unchanged against WatchConnectivity.
         .testTarget(name: "WatchConnectivityAPITests", dependencies: ["WatchConnectivity", "TestSupport"], path: "Tests/WatchConnectivityAPITests"),
+        // Apple's File Provider page's PushKit code, compiled unchanged and run in-process against phoned.
+        .testTarget(name: "PushKitAPITests", dependencies: ["PushKit", "FileProvider", "WatchLinkTesting", "LinkClient", "LinkJSON"],
+                    path: "Tests/PushKitAPITests"),
 
         // The executables: flag parsing and wiring only.
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),
 
-        // The app side: start a phone and its watches from this package's daemons for a test.
-        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkTesting"),
+        // The app side: start a phone and its watches from this package's daemons for a test;
+        // a provider client for phoned's APNs endpoint (HTTP/2 over TLS, ES256 tokens).
+        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON", "LinkSystem", "LinkCrypto", "CSSL", "CNGHTTP2"],
+                path: "Sources/AppSide/WatchLinkTesting"),
         // Two example apps written only against the WatchConnectivity API.
         .executableTarget(name: "WatchLinkExamplePhone", dependencies: ["WatchConnectivity"], path: "Examples/PhoneApp"),
         .executableTarget(name: "WatchLinkExampleWatch", dependencies: ["WatchConnectivity"], path: "Examples/WatchApp"),
+        // A File Provider app written only against PushKit and File Provider, and its server.
+        .executableTarget(name: "WatchLinkExampleFileProviderApp", dependencies: ["PushKit", "FileProvider"], path: "Examples/FileProviderApp"),
+        .executableTarget(name: "WatchLinkExampleFileProviderServer", dependencies: ["WatchLinkTesting"], path: "Examples/FileProviderServer"),
         // The app process the app-side tests drive: every delegate callback as a JSON line.
         .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity"], path: "Tests/AppProbe"),
         .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkJSON", "TestSupport"],
@@ -103,7 +117,7 @@ let package = Package(
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "CNGHTTP2", "CSSL"],
                 path: "Sources/Shared/PushEmulator", swiftSettings: speed),
-        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL", "TestSupport"], path: "Tests/PushEmulatorTests"),
+        .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL", "LinkCrypto", "TestSupport"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "PowerAuthServer"],
                 path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
@@ -120,7 +134,7 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzControlLine", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzPowerAuthPacket", dependencies: ["FuzzSupport", "PowerAuthSync", "PowerAuthServer", "WireProtocol"],
                           path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
-        .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator"],
+        .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator", "LinkCrypto"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],

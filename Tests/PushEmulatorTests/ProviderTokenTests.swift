@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushEmulator
+import LinkCrypto
 
 /// Makes provider tokens with a key of its own, signatures raw `R‖S` or DER.
 struct TokenMaker {
@@ -23,16 +24,7 @@ struct TokenMaker {
 
     /// DER `SEQUENCE { r, s }` → 64-byte `R‖S`.
     static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
-        var index = 2
-        var parts: [[UInt8]] = []
-        for _ in 0..<2 {
-            let length = Int(der[index + 1])
-            var value = Array(der[(index + 2)..<(index + 2 + length)])
-            while value.count > 32 { value.removeFirst() }
-            parts.append([UInt8](repeating: 0, count: 32 - value.count) + value)
-            index += 2 + length
-        }
-        return parts[0] + parts[1]
+        try XCTUnwrap(ECDSASignature.raw(fromDER: der))
     }
 
     func authenticator(interval: Int64 = 0) throws -> ProviderAuthenticator {

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 @testable import PushEmulator
+import LinkCrypto
 
 /// A temporary directory for one test, removed at the end.
 private func makeTemporaryDirectory() throws -> String {

@@ -34,7 +34,7 @@ extension WCSession {
             location = known
         } else {
             do {
-                location = try DaemonLocation.resolve()
+                location = try DaemonLocation.resolveForSession()
             } catch {
                 return finishActivation(.notActivated, error: error)
             }

@@ -1,3 +1,4 @@
+import LinkCrypto
 import PushEmulator
 
 /// Reads the input as an APNs request: the first line is the method, the second the path,

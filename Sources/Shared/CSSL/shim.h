@@ -14,28 +14,6 @@
 
 /* Helpers for what OpenSSL offers only as macros or variadic functions. */
 
-/* A new P-256 key pair, or NULL. */
-static inline EVP_PKEY *wl_p256_generate(void) {
-    EVP_PKEY *key = NULL;
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-    if (ctx == NULL) return NULL;
-    if (EVP_PKEY_keygen_init(ctx) <= 0 || EVP_PKEY_CTX_set_group_name(ctx, "P-256") <= 0 ||
-        EVP_PKEY_generate(ctx, &key) <= 0) {
-        key = NULL;
-    }
-    EVP_PKEY_CTX_free(ctx);
-    return key;
-}
-
-/* 1 when `key` is an EC key on P-256 (prime256v1). */
-static inline int wl_is_p256(const EVP_PKEY *key) {
-    char name[64] = {0};
-    size_t length = 0;
-    if (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC) return 0;
-    if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, name, sizeof name, &length) != 1) return 0;
-    return strcmp(name, "prime256v1") == 0 || strcmp(name, "P-256") == 0;
-}
-
 /* Adds the extension `nid` = `value` (OpenSSL config syntax) to `cert`, issued by `issuer`. */
 static inline int wl_x509_add_extension(X509 *cert, X509 *issuer, int nid, const char *value) {
     X509V3_CTX ctx;
@@ -73,6 +51,11 @@ static inline int wl_alpn_select_h2(SSL *ssl, const unsigned char **out, unsigne
 
 static inline void wl_ssl_ctx_select_h2(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, wl_alpn_select_h2, NULL);
+}
+
+/* SNI: the host name a client names in its ClientHello. */
+static inline long wl_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
 }
 
 static inline long wl_bio_pending(BIO *bio) {

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import LinkRuntime
 import LinkSystem
+import LinkCrypto
 
 /// The endpoint's TLS identity: a self-signed CA and a server certificate it issued for
 /// `localhost`, `127.0.0.1`, `::1` and Apple's APNs host names, made on first start (P-256)

@@ -42,13 +42,21 @@ public struct FileProviderSignal: Sendable, Equatable {
             guard let text = value.stringValue else { return .failure(UnusablePayload("\"domain\" must be a string")) }
             domain = text
         }
+        return .success(FileProviderSignal(containerIdentifier: text, domain: domain))
+    }
+}
+
+extension FileProviderSignal {
+    /// The signal for `containerIdentifier` of `domain` (nil: the default domain), its kind
+    /// told by the identifier.
+    public init(containerIdentifier: String, domain: String?) {
         let container: Container
-        switch text {
-        case rootContainerIdentifier: container = .root
-        case workingSetContainerIdentifier: container = .workingSet
+        switch containerIdentifier {
+        case Self.rootContainerIdentifier: container = .root
+        case Self.workingSetContainerIdentifier: container = .workingSet
         default: container = .item
         }
-        return .success(FileProviderSignal(containerIdentifier: text, container: container, domain: domain))
+        self.init(containerIdentifier: containerIdentifier, container: container, domain: domain)
     }
 }
 

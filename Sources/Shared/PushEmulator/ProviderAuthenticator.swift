@@ -1,3 +1,4 @@
+import LinkCrypto
 /// Checks the `authorization` header of APNs requests: the provider token's signature with a
 /// known key of the configured team, its age, and how often the provider replaces it.
 public final class ProviderAuthenticator {

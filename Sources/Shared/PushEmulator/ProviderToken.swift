@@ -1,5 +1,6 @@
 import LinkControl
 import LinkJSON
+import LinkCrypto
 
 /// A provider authentication token: a JWT with header `{"alg": "ES256", "kid"}` and claims
 /// `{"iss", "iat"}`, as APNs takes it in `authorization: bearer <token>`.

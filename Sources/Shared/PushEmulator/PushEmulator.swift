@@ -28,11 +28,8 @@ final class PushEmulator {
     let authenticator = ProviderAuthenticator()
     var faults = PushFaults()
 
-    /// Signals and unusable payloads, the newest `keptSignals`, oldest first from `signalStart`.
-    private var signals: [SignalRecord] = []
-    private var signalStart = 0
-    private var nextSignalSeq: Int64 = 1
-    static let keptSignals = 1000
+    /// File Provider signals and unusable payloads.
+    let signalLog = FileProviderSignalLog()
 
     private(set) var requestCount = 0
     private(set) var acceptedCount = 0
@@ -160,66 +157,17 @@ final class PushEmulator {
         }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
-        let record = SignalRecord(seq: nextSignalSeq, at: PushEmulator.nowMilliseconds, apnsId: push.apnsId,
-                                  outcome: FileProviderSignal.interpret(parsed: parsed),
-                                  payload: Self.payloadJSON(parsed, push.payload))
-        nextSignalSeq += 1
+        let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(parsed: parsed),
+                                   payload: Self.payloadJSON(parsed, push.payload))
         if case .failure(let unusable) = record.outcome {
             logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
         }
         if listening { publish(record.eventName, record.json) }
-        if signals.count < Self.keptSignals {
-            signals.append(record)
-        } else {
-            signals[signalStart] = record
-            signalStart = (signalStart + 1) % Self.keptSignals
-        }
     }
 
     /// A payload as events show it: its JSON, or `{"$data": base64}` when it is not JSON.
     private static func payloadJSON(_ parsed: JSONValue?, _ bytes: [UInt8]) -> JSONValue {
         parsed ?? ["$data": .string(Data(bytes).base64EncodedString())]
-    }
-
-    func signalList(after: Int64, limit: Int) -> JSONObject {
-        let ordered = signals[signalStart...] + signals[..<signalStart]
-        let selected = ordered.filter { $0.seq > after }
-        var result: JSONObject = ["signals": .array(selected.prefix(limit).map { .object($0.json) })]
-        if selected.count > limit { result["more"] = true }
-        return result
-    }
-}
-
-/// One fileprovider push as the device handled it: the signal it made, or why it could not.
-struct SignalRecord {
-    let seq: Int64
-    /// When, in ms since 1970.
-    let at: Int64
-    let apnsId: String
-    let outcome: Result<FileProviderSignal, UnusablePayload>
-    let payload: JSONValue
-
-    var eventName: String {
-        if case .success = outcome { return "fileProvider.signalEnumerator" }
-        return "fileProvider.unusablePush"
-    }
-
-    /// As `push.signals` and the events show it.
-    var json: JSONObject {
-        var entry: JSONObject = ["seq": .int(seq), "at": .string(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: Double(at) / 1000))),
-                                 "apnsId": .string(apnsId)]
-        switch outcome {
-        case .success(let signal):
-            entry["signaled"] = true
-            entry["containerIdentifier"] = .string(signal.containerIdentifier)
-            entry["container"] = .string(signal.container.rawValue)
-            entry["domain"] = signal.domain.map(JSONValue.string) ?? .null
-        case .failure(let unusable):
-            entry["signaled"] = false
-            entry["problem"] = .string(unusable.problem)
-            entry["payload"] = payload
-        }
-        return entry
     }
 }
 

@@ -76,9 +76,24 @@ public final class PushEmulatorFeature: DaemonFeature {
                 return ["keyId": .string(keyId)]
             },
             op("push.endpoint", "where the APNs endpoint listens, and its CA") { [unowned self] _, _, _ in self.endpoint() },
-            op("push.signals", "the File Provider signals pushes delivered, oldest first",
+            op("push.signals", "the File Provider signals (of pushes and of the app) and unusable pushes, oldest first, with the extension's answers",
                [.optional("after", .integer(0...Int64.max)), .optional("limit", .integer(1...10_000))]) { args, emulator, _ in
-                emulator.signalList(after: try args.optionalInt("after") ?? 0, limit: Int(try args.optionalInt("limit") ?? 1000))
+                emulator.signalLog.list(after: try args.optionalInt("after") ?? 0, limit: Int(try args.optionalInt("limit") ?? 1000))
+            },
+            op("fileProvider.signalEnumerator", "NSFileProviderManager.signalEnumerator(for:): the app signals a container of a domain",
+               [.required("containerIdentifier", .string), .optional("domain", .string)]) { args, emulator, _ in
+                let identifier = try args.string("containerIdentifier")
+                guard !identifier.isEmpty else { throw args.invalid("'containerIdentifier' must not be empty") }
+                let signal = FileProviderSignal(containerIdentifier: identifier, domain: try args.optionalString("domain"))
+                let record = emulator.signalLog.add(source: .app, apnsId: nil, outcome: .success(signal), payload: .null)
+                if emulator.hasEventSubscribers() { emulator.publish(record.eventName, record.json) }
+                return record.json
+            },
+            op("fileProvider.complete", "the extension's completion handler for a signal was called, with its error if any",
+               [.required("seq", .integer(1...Int64.max)), .optional("error", .object)]) { args, emulator, _ in
+                let record = try emulator.signalLog.complete(seq: try args.int("seq"), error: try Self.completionError(args))
+                if emulator.hasEventSubscribers() { emulator.publish("fileProvider.signalCompleted", record.completionEvent) }
+                return record.json
             },
             op("push.inject", "answer the next pushes with an APNs error",
                [.required("status", .integer(400...599)), .required("reason", .string),
@@ -232,6 +247,18 @@ public final class PushEmulatorFeature: DaemonFeature {
         return ["bundleId": .string(state.bundleId), "teamId": .string(state.teamId),
                 "tokenUpdateIntervalSeconds": .int(state.tokenUpdateIntervalSeconds),
                 "fileProviderTopic": .string(state.bundleId.isEmpty ? "" : state.bundleId + APNsPushType.fileprovider.topicSuffix!)]
+    }
+
+    /// The `error` of `fileProvider.complete` as kept: `{"domain", "code", "message"}`.
+    private static func completionError(_ args: Arguments) throws -> JSONObject? {
+        guard let error = try args.optionalObject("error") else { return nil }
+        guard let domain = error["domain"]?.stringValue, !domain.isEmpty, domain.utf8.count <= 256 else {
+            throw args.invalid("'error' needs \"domain\": a string of 1 to 256 bytes (e.g. NSFileProviderErrorDomain)")
+        }
+        guard let code = error["code"]?.intValue else { throw args.invalid("'error' needs \"code\": an integer") }
+        let message = error["message"]?.stringValue ?? ""
+        guard message.utf8.count <= 4096 else { throw args.invalid("'error' \"message\" must be at most 4096 bytes") }
+        return ["domain": .string(domain), "code": .int(code), "message": .string(message)]
     }
 
     private static func addKey(_ keyId: String, _ pem: String, _ emulator: PushEmulator) throws {

@@ -1,4 +1,5 @@
 import CSSL
+import LinkCrypto
 
 /// An `SSL_CTX` for the endpoint: its certificate and key, TLS 1.2 or later, ALPN `h2`.
 final class TLSServerContext {

@@ -1,4 +1,5 @@
 import CSSL
+import LinkCrypto
 
 /// One TLS server connection over memory BIOs: ciphertext in from the socket, plaintext out
 /// to HTTP/2, and the reverse, with no I/O of its own.

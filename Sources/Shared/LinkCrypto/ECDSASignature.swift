@@ -8,6 +8,22 @@ public enum ECDSASignature {
         return [0x30, UInt8(r.count + s.count)] + r + s
     }
 
+    /// The raw 64-byte `R‖S` of a DER signature, as JOSE (ES256) wants it; `nil` when `der` is
+    /// not a well-formed signature or an integer does not fit 32 bytes.
+    public static func raw(fromDER der: [UInt8]) -> [UInt8]? {
+        guard isDER(der) else { return nil }
+        var index = 2
+        var raw: [UInt8] = []
+        for _ in 0..<2 {
+            let length = Int(der[index + 1])
+            let value = der[(index + 2)..<(index + 2 + length)].drop { $0 == 0 }
+            guard value.count <= 32 else { return nil }
+            raw += [UInt8](repeating: 0, count: 32 - value.count) + value
+            index += 2 + length
+        }
+        return raw
+    }
+
     /// Whether `bytes` is a well-formed DER `SEQUENCE` of two positive `INTEGER`s of at most
     /// 33 bytes each, with nothing after it.
     public static func isDER(_ bytes: [UInt8]) -> Bool {

@@ -1,5 +1,4 @@
-import CSSL
-import LinkCrypto
+import CCrypto
 
 /// A failed OpenSSL call, with the library's own error text when it left one.
 public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
@@ -18,8 +17,8 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Memory BIOs: PEM text in and out.
-enum MemoryBIO {
-    static func withReading<T>(_ text: String, _ body: (OpaquePointer) -> T) -> T? {
+package enum MemoryBIO {
+    package static func withReading<T>(_ text: String, _ body: (OpaquePointer) -> T) -> T? {
         let bytes = Array(text.utf8)
         guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return nil }
         defer { BIO_free(bio) }
@@ -27,14 +26,14 @@ enum MemoryBIO {
         return withExtendedLifetime(bytes) { body(bio) }
     }
 
-    static func writing(_ body: (OpaquePointer) -> Int32) -> String? {
+    package static func writing(_ body: (OpaquePointer) -> Int32) -> String? {
         guard let bio = BIO_new(BIO_s_mem()) else { return nil }
         defer { BIO_free(bio) }
         guard body(bio) == 1 else { return nil }
         return String(decoding: drain(bio), as: UTF8.self)
     }
 
-    static func drain(_ bio: OpaquePointer) -> [UInt8] {
+    package static func drain(_ bio: OpaquePointer) -> [UInt8] {
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {

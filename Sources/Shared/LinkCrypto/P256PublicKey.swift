@@ -1,8 +1,9 @@
-import CSSL
+import CCrypto
 
 /// A P-256 public key that verifies ES256 signatures.
 public final class P256PublicKey {
-    let key: OpaquePointer
+    /// The OpenSSL key (`EVP_PKEY *`), owned by this object.
+    package let key: OpaquePointer
 
     /// Reads a `-----BEGIN PUBLIC KEY-----` PEM; refuses anything but an EC key on P-256.
     public init(pem: String) throws {
@@ -16,7 +17,8 @@ public final class P256PublicKey {
         self.key = key
     }
 
-    init(taking key: OpaquePointer) {
+    /// Takes ownership of `key`, an `EVP_PKEY *` known to be on P-256.
+    package init(taking key: OpaquePointer) {
         self.key = key
     }
 

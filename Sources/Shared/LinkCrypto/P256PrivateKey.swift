@@ -1,8 +1,10 @@
-import CSSL
+import CCrypto
 
-/// A P-256 key pair, as `push.keys.create` hands out and the certificate authority uses.
+/// A P-256 key pair: the APNs provider keys of `push.keys.create` (and a provider that signs
+/// with one), the keys of the endpoint's certificate authority.
 public final class P256PrivateKey {
-    let key: OpaquePointer
+    /// The OpenSSL key (`EVP_PKEY *`), owned by this object.
+    package let key: OpaquePointer
 
     /// A fresh random key.
     public init() throws {
