@@ -19,16 +19,29 @@ public struct APNsRequestValidator {
         self.newApnsId = newApnsId
     }
 
-    /// Headers that may appear once only.
+    /// Headers that may appear once only, in the order of ``SingleHeader``.
     static let singleHeaders = [
         "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "apns-push-type",
     ]
+
+    /// The index of a header in ``singleHeaders``.
+    enum SingleHeader: Int {
+        case authorization, apnsId, apnsExpiration, apnsPriority, apnsTopic, apnsCollapseId, apnsPushType
+    }
 
     /// Checks `request`; `.success` with the push to deliver, or `.failure` with the response.
     /// - Parameters:
     ///   - now: the wall clock in seconds since 1970 (for provider tokens).
     public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
-        let requestId = request.value("apns-id")
+        // One pass over the headers: the first value of each single header, and whether one came twice.
+        var single = [String?](repeating: nil, count: APNsRequestValidator.singleHeaders.count)
+        var duplicated = false
+        for header in request.headers {
+            guard let index = APNsRequestValidator.singleHeaders.firstIndex(of: header.name) else { continue }
+            if single[index] == nil { single[index] = header.value } else { duplicated = true }
+        }
+        func value(_ name: SingleHeader) -> String? { single[name.rawValue] }
+        let requestId = value(.apnsId)
         let echoedId = requestId.flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil }
         let apnsId = echoedId ?? newApnsId()
         func refuse(_ reason: APNsReason, timestamp: Int64? = nil) -> Result<APNsPush, APNsResponse> {
@@ -42,22 +55,17 @@ public struct APNsRequestValidator {
         guard !token.isEmpty else { return refuse(.missingDeviceToken) }
         guard APNsRequestValidator.isDeviceTokenSyntax(token) else { return refuse(.badDeviceToken) }
 
-        var seen: UInt8 = 0
-        for header in request.headers {
-            guard let index = APNsRequestValidator.singleHeaders.firstIndex(of: header.name) else { continue }
-            guard seen & (1 << index) == 0 else { return refuse(.duplicateHeaders) }
-            seen |= 1 << index
-        }
+        guard !duplicated else { return refuse(.duplicateHeaders) }
 
-        if let reason = authenticator.check(authorization: request.value("authorization"), now: now) { return refuse(reason) }
+        if let reason = authenticator.check(authorization: value(.authorization), now: now) { return refuse(reason) }
 
         var pushType = APNsPushType.alert
-        if let value = request.value("apns-push-type") {
+        if let value = value(.apnsPushType) {
             guard let type = APNsPushType(rawValue: value) else { return refuse(.invalidPushType) }
             pushType = type
         }
 
-        guard let topic = request.value("apns-topic") else { return refuse(.missingTopic) }
+        guard let topic = value(.apnsTopic) else { return refuse(.missingTopic) }
         guard APNsRequestValidator.isTopicSyntax(topic) else { return refuse(.badTopic) }
         let ownsTopic = !bundleId.isEmpty && (topic == bundleId || topic.hasPrefix(bundleId + "."))
         guard ownsTopic else { return refuse(.topicDisallowed) }
@@ -66,19 +74,19 @@ public struct APNsRequestValidator {
         if requestId != nil, echoedId == nil { return refuse(.badMessageId) }
 
         var priority: Int?
-        if let value = request.value("apns-priority") {
+        if let value = value(.apnsPriority) {
             guard ["1", "5", "10"].contains(value) else { return refuse(.badPriority) }
             priority = Int(value)
         }
 
         var expiration: Int64?
-        if let value = request.value("apns-expiration") {
+        if let value = value(.apnsExpiration) {
             guard !value.isEmpty, value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
                   let seconds = Int64(value) else { return refuse(.badExpirationDate) }
             expiration = seconds
         }
 
-        let collapseId = request.value("apns-collapse-id")
+        let collapseId = value(.apnsCollapseId)
         if let collapseId, collapseId.utf8.count > 64 { return refuse(.badCollapseId) }
 
         guard request.bodyLength > 0 else { return refuse(.payloadEmpty) }

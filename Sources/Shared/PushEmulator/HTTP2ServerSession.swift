@@ -222,23 +222,28 @@ final class HTTP2ServerSession {
     }
 
     private func header(_ streamId: Int32, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
-        guard var stream = streams[streamId], !stream.oversized else { return }
+        // In place: a copy of the stream would copy its request's header list on every header.
+        guard streams[streamId]?.oversized == false else { return }
+        Self.add(name, value, to: &streams[streamId]!)
+    }
+
+    private static func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, to stream: inout Stream) {
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > HTTP2ServerSession.maximumHeaderListSize {
             stream.oversized = true
             stream.request = APNsRequest()
-            streams[streamId] = stream
             return
         }
-        let nameText = String(decoding: name, as: UTF8.self)
         let valueText = String(decoding: value, as: UTF8.self)
-        switch nameText {
-        case ":method": stream.request.method = valueText
-        case ":path": stream.request.path = valueText
-        case _ where nameText.hasPrefix(":"): break
-        default: stream.request.headers.append((nameText, valueText))
+        if name.first == UInt8(ascii: ":") {
+            if name.elementsEqual(":method".utf8) {
+                stream.request.method = valueText
+            } else if name.elementsEqual(":path".utf8) {
+                stream.request.path = valueText
+            }
+            return
         }
-        streams[streamId] = stream
+        stream.request.headers.append((String(decoding: name, as: UTF8.self), valueText))
     }
 
     private func data(_ streamId: Int32, _ bytes: UnsafeRawBufferPointer) {
