@@ -55,7 +55,7 @@ final class FileTransferHostilePeerTests: DaemonTestCase {
         let files = try Received.items(p, kind: "file")
         XCTAssertEqual(files.map { $0["transferId"] }, ["t-1"])
         let path = try XCTUnwrap(files.first?["path"]?.stringValue)
-        XCTAssertEqual(path, home + "/phone/files/inbox/t-1-greeting.txt")
+        XCTAssertEqual(path, home + "/phone/files/inbox/t-1/greeting.txt")
         XCTAssertEqual(FileManager.default.contents(atPath: path), Data(content))
         XCTAssertEqual(try contents("partial"), [])
 

@@ -361,7 +361,7 @@ final class FileTransferTests: XCTestCase {
                 XCTAssertEqual(Set(ids).count, ids.count, "seed \(seed): no file delivered twice")
                 XCTAssertTrue(answered[sender]!.isSubset(of: Set(ids)), "seed \(seed): every answered file arrives")
                 for file in delivered {
-                    let name = String(file.path.split(separator: "-").last ?? "")
+                    let name = String(file.path.split(separator: "/").last ?? "")
                     let bytes = pair.side(receiver).files.durable[file.path]
                     XCTAssertTrue(bytes != nil && bytes == contents[name],
                                   "seed \(seed): \(file.transferId) (\(name)) arrives intact: \(bytes?.count ?? -1) bytes of \(contents[name]?.count ?? -1)")

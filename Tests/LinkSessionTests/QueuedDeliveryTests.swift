@@ -199,3 +199,28 @@ final class QueuedDeliveryTests: XCTestCase {
         }
     }
 }
+
+/// A receiver without room refuses what the failed turn received, and keeps refusing it: the
+/// sender may lose the ITEM_ERROR with the link that the refusal restarts.
+final class RefusalTests: XCTestCase {
+    private func itemErrors(_ actions: [SessionAction]) -> [UInt64] {
+        actions.compactMap { if case .send(.itemError(_, let seq, 7015, _)) = $0 { return seq }; return nil }
+    }
+
+    func testARefusedItemIsRefusedAgainAfterALinkRestartAndNothingIsWritten() {
+        let watch = LinkSession(configuration: LinkSession.Configuration(role: .watch))
+        _ = watch.handle(.activate, token: RequestToken(1), now: 0)
+        _ = watch.linkUp(now: 0)
+        let item = Frame.item(channel: QueueChannel.userInfo.rawValue, seq: 1, flags: 0, payload: payload(["n": 1]))
+        _ = watch.receive(item, now: 0)
+        _ = watch.flushAcknowledgements()   // the turn is being committed ...
+        let refused = watch.refuseUncommittedItems(.wc(.insufficientSpace, "disk full"))   // ... and failed
+        XCTAssertEqual(itemErrors(refused), [1])
+
+        _ = watch.linkDown(now: 1)
+        XCTAssertEqual(itemErrors(watch.linkUp(now: 2)), [1], "said again when the link is back")
+        let again = watch.receive(item, now: 3)
+        XCTAssertEqual(itemErrors(again), [1], "the same item sent again is refused again")
+        XCTAssertFalse(again.contains { if case .persist = $0 { return true }; return false }, "and nothing of it is written")
+    }
+}

@@ -173,6 +173,13 @@ final class FileTransferEngine {
         do { try FileSystem.removeFile(path) } catch {
             logger.warning("file: cannot remove \(path): \(error)")
         }
+        // A received file's own directory goes with it when nothing else is in it.
+        if path.hasPrefix(paths.inboxDirectory + "/") {
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+            if directory != paths.inboxDirectory, (try? FileSystem.directoryEntries(directory))?.isEmpty == true {
+                try? FileSystem.removeRecursively(directory)
+            }
+        }
     }
 
     // MARK: - Receiving
@@ -270,7 +277,10 @@ final class FileTransferEngine {
             if matched {
                 try file.synchronizeData()
                 file.close()
+                let directory = String(destination[..<(destination.lastIndex(of: "/") ?? destination.endIndex)])
+                try FileSystem.ensurePrivateDirectory(directory)
                 try FileSystem.rename(path, to: destination)
+                try FileSystem.synchronizeDirectory(directory)
                 try FileSystem.synchronizeDirectory(paths.inboxDirectory)
             } else {
                 try file.truncate(to: 0)

@@ -142,7 +142,9 @@ public struct FilePaths: Hashable, Sendable {
 
     public func outbox(_ transferId: String) -> String { outboxDirectory + "/" + transferId }
     public func partial(_ transferId: String) -> String { partialDirectory + "/" + transferId }
-    public func inbox(transferId: String, name: String) -> String { inboxDirectory + "/" + transferId + "-" + name }
+    /// A received file keeps the sender's name, as `WCSessionFile.fileURL` does on a device; the
+    /// transfer's own directory keeps two files of one name apart.
+    public func inbox(transferId: String, name: String) -> String { inboxDirectory + "/" + transferId + "/" + name }
 
     /// The name a file travels under: the last component of `path`, cut to
     /// ``FileHeader/maximumNameLength`` bytes at a character boundary; `file` when there is none.

@@ -255,6 +255,7 @@ extension LinkSession {
     }
 
     private func receiveFileChunk(seq: UInt64, offset: UInt64, data: [UInt8]) {
+        guard refusals[ItemReceipt(channel: .file, seq: seq)] == nil else { return }
         guard var file = files.incoming[seq], !file.isVerifying, offset == file.receivedOffset else { return }
         guard UInt64(data.count) <= file.header.totalBytes - offset else {
             actions.append(.notify(.file(.problem(

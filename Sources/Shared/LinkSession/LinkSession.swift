@@ -135,6 +135,10 @@ public final class LinkSession {
     /// committed: refused with ITEM_ERROR when that commit finds the disk full.
     var turnReceipts: [ItemReceipt] = []
     var committingReceipts: [ItemReceipt] = []
+    /// Items refused (ITEM_ERROR) since this process started, with the frame that refused
+    /// them: refused again at once when the peer sends them again (it may have lost the
+    /// frame with the link), and repeated at every link up. Memory only, bounded.
+    var refusals: [ItemReceipt: Frame] = [:]
     var durableContexts: (application: [UInt8]?, received: [UInt8]?) = (nil, nil)
     var complicationBudget: (day: Int64, used: Int) = (0, 0)
     var reservedSeq: UInt64 = 0
@@ -182,6 +186,9 @@ public final class LinkSession {
         actions.append(.send(.state(localState)))
         queuedLinkUp()
         filesLinkUp()
+        for receipt in refusals.keys.sorted(by: { ($0.channel.rawValue, $0.seq) < ($1.channel.rawValue, $1.seq) }) {
+            if let frame = refusals[receipt] { actions.append(.send(frame)) }
+        }
         updateReachability()
         return drain()
     }

@@ -377,11 +377,24 @@ extension LinkSession {
         guard isLinkUp, case .wc(let code, let reason) = error else { return drain() }
         var refused = Set<ItemReceipt>()
         for receipt in committingReceipts where refused.insert(receipt).inserted {
-            actions.append(.send(.itemError(channel: receipt.channel.rawValue, seq: receipt.seq, code: UInt16(code.rawValue),
-                                            description: "the \(role == .phone ? "phone" : "watch") has no room for it: \(reason)")))
+            let frame = Frame.itemError(channel: receipt.channel.rawValue, seq: receipt.seq, code: UInt16(code.rawValue),
+                                        description: "the \(role == .phone ? "phone" : "watch") has no room for it: \(reason)")
+            if refusals.count >= Self.maximumRemembered { refusals.removeAll() }
+            refusals[receipt] = frame
+            actions.append(.send(frame))
         }
         committingReceipts.removeAll()
         return drain()
+    }
+
+    /// How many refusals a session remembers.
+    static let maximumRemembered = 4_096
+
+    /// Whether the peer sent an item this side refused: refused again, nothing written.
+    func refusedAgain(_ channel: QueueChannel, _ seq: UInt64) -> Bool {
+        guard let frame = refusals[ItemReceipt(channel: channel, seq: seq)] else { return false }
+        actions.append(.send(frame))
+        return true
     }
 
     /// The peer refused one of our items for good: it leaves the queue and its `didFinish`
@@ -401,6 +414,7 @@ extension LinkSession {
 
     func receiveItem(channel rawChannel: UInt8, seq: UInt64, flags: ItemFlags, payload: [UInt8]) {
         guard let channel = QueueChannel(rawValue: rawChannel) else { return }
+        if refusedAgain(channel, seq) { return }
         if channel == .file { return receiveFileOffer(seq: seq, payload: payload) }
         var cursor = cursor(channel)
         acknowledgementsDue.insert(channel)
