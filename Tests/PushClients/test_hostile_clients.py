@@ -181,16 +181,26 @@ def wait_for_connections(device, predicate, what):
 
 
 def open_request(device):
-    """An h2c connection with one request open: HEADERS sent, the body never."""
+    """An h2c connection with one request open: HEADERS sent, the body never. Returns once
+    the server has acknowledged the client's SETTINGS, which came in the same write as the
+    HEADERS: from then on the server holds the request open (the connection is busy)."""
     import h2.config
     import h2.connection
+    import h2.events
     sock = connect(device)
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     headers = [(":method", "POST"), (":scheme", "http"), (":authority", "localhost"), (":path", f"/3/device/{device.token}")]
     conn.send_headers(1, headers + list(device.headers().items()), end_stream=False)
     sock.sendall(conn.data_to_send())
-    return sock
+    sock.settimeout(10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        data = sock.recv(65536)
+        assert data, "the server closed a connection with a request open"
+        if any(isinstance(event, h2.events.SettingsAcknowledged) for event in conn.receive_data(data)):
+            return sock
+    raise AssertionError("the server did not acknowledge the client's SETTINGS")
 
 
 @pytest.mark.parametrize("phoned", [LIMITS], indirect=True)
