@@ -168,6 +168,9 @@ func run(_ command: [String: Any]) {
               "remainingComplicationUserInfoTransfers": session.remainingComplicationUserInfoTransfers,
               "applicationContext": session.applicationContext, "receivedApplicationContext": session.receivedApplicationContext,
               "outstandingUserInfoTransfers": session.outstandingUserInfoTransfers.count])
+    case "dropDelegate":
+        session.delegate = nil
+        emit(["cb": "delegateDropped"])
     case "appState":
         emit(["cb": "appState", "changed": session.setApplicationState(command["state"] as? String ?? "")])
     case "exit":

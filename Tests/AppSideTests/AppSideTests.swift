@@ -141,6 +141,19 @@ final class AppSideTests: AppSideTestCase {
         XCTAssertFalse(plain.names.contains("didReceiveMessageWithReply"))
     }
 
+    /// WCError 7003 `sessionMissingDelegate`: a send of a session without a delegate.
+    func testSendsWithoutADelegateFailWith7003() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        phone.send(["cmd": "dropDelegate"])
+        try phone.waitFor("delegateDropped")
+        phone.send(["cmd": "sendMessage", "message": ["n": 1]])
+        XCTAssertEqual(try phone.waitFor("errorHandler")[0]["code"] as? Int, 7003)
+        phone.send(["cmd": "updateApplicationContext", "context": ["n": 1]])
+        XCTAssertEqual(try phone.waitFor("contextError")[0]["code"] as? Int, 7003)
+        XCTAssertEqual(try control(pair.phone, "userInfo.outstanding")["transfers"], [], "nothing was sent")
+    }
+
     /// updateApplicationContext: latest wins, delivered at launch; transferCurrentComplicationUserInfo
     /// arrives as userInfo with the sender's didFinish saying it was the current complication info.
     func testContextLatestWinsAndComplicationUserInfo() throws {

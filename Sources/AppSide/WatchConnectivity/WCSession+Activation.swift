@@ -183,6 +183,15 @@ extension WCSession {
         return .success(client)
     }
 
+    /// The connection a send goes out on: as ``connectedClient()`` (7004 before activation),
+    /// then 7003 `sessionMissingDelegate` while the session has no delegate (nothing could
+    /// hear of the outcome).
+    func sendingClient() -> Result<WatchLinkClient, WCError> {
+        let client = connectedClient()
+        guard case .success = client, delegate == nil else { return client }
+        return .failure(WCError(.sessionMissingDelegate, "WatchConnectivity session has no delegate: set WCSession.default.delegate before sending"))
+    }
+
     /// Calls `op` and waits for its answer, for Apple's synchronous methods. Never called on
     /// the client's queue, which the answer needs.
     func callSynchronously(_ client: WatchLinkClient, _ op: String, _ args: JSONObject = [:],

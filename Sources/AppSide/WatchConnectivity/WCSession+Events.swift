@@ -123,10 +123,12 @@ extension WCSession {
                 if case .failure(let error) = result, !error.isConnectionLoss { self?.warn("cannot acknowledge item \(seq): \(error)") }
             }
         }
+        // Without a delegate nothing took the item: it stays the daemon's, handed again at the
+        // app's next launch.
         deliver(update: update, { delegate in
             body(delegate)
             acknowledge()
-        }, otherwise: acknowledge)
+        }, otherwise: {})
     }
 }
 

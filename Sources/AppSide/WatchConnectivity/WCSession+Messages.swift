@@ -15,7 +15,7 @@ extension WCSession {
             return report(error, to: errors)
         }
         let client: WatchLinkClient
-        switch connectedClient() {
+        switch sendingClient() {
         case .success(let connected): client = connected
         case .failure(let error): return report(error, to: errors)
         }
@@ -37,7 +37,7 @@ extension WCSession {
         let replies = UncheckedBox(replyHandler)
         let errors = UncheckedBox(errorHandler)
         let client: WatchLinkClient
-        switch connectedClient() {
+        switch sendingClient() {
         case .success(let connected): client = connected
         case .failure(let error): return report(error, to: errors)
         }
@@ -65,7 +65,7 @@ extension WCSession {
 
     func updateContext(_ context: [String: Any]) throws(WCError) {
         let json = try PropertyListConversion.json(from: context)
-        let client = try connectedClient().get()
+        let client = try sendingClient().get()
         switch callSynchronously(client, "context.update", ["context": .object(json)]) {
         case .success:
             state.withLock { $0.applicationContext = json }

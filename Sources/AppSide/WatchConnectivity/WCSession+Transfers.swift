@@ -58,7 +58,7 @@ extension WCSession {
                          fail: @escaping @Sendable (WCError) -> Void,
                          named: @escaping @Sendable (String, JSONObject) -> Void) {
         let client: WatchLinkClient
-        switch connectedClient() {
+        switch sendingClient() {
         case .success(let connected): client = connected
         case .failure(let error): return fail(error)
         }
