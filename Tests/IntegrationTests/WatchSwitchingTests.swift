@@ -9,8 +9,8 @@ import XCTest
 /// Watch A runs in the test's home; every other watch in a home of its own (its control
 /// socket and state), linked to the phone's `link.sock` with the phone's `pairing.key`.
 final class WatchSwitchingTests: DaemonTestCase {
-    private func startPhone() throws -> (DaemonProcess, ControlClient) {
-        let phone = try daemon("phoned").startAndWait()
+    private func startPhone(_ arguments: [String] = []) throws -> (DaemonProcess, ControlClient) {
+        let phone = try daemon("phoned", arguments).startAndWait()
         return (phone, try client(phone))
     }
 
@@ -33,8 +33,9 @@ final class WatchSwitchingTests: DaemonTestCase {
     }
 
     /// phoned, then watch A (linked first, so it is the active watch), then watch B.
-    private func startPhoneWithTwoWatches() throws -> (phone: DaemonProcess, a: DaemonProcess, b: DaemonProcess, p: ControlClient) {
-        let (phone, p) = try startPhone()
+    private func startPhoneWithTwoWatches(phoneArguments: [String] = [])
+        throws -> (phone: DaemonProcess, a: DaemonProcess, b: DaemonProcess, p: ControlClient) {
+        let (phone, p) = try startPhone(phoneArguments)
         let a = try startWatch("watch-a", inTestHome: true)
         waitConnected(p, "watch-a")
         let b = try startWatch("watch-b")
@@ -150,20 +151,23 @@ final class WatchSwitchingTests: DaemonTestCase {
     /// deliver any data that has already been received." With the app not running nothing is
     /// delivered: the session is inactive (7016) for that while, then deactivates anyway.
     func testTheInactivePeriodIsShortAndRefusesNewSends() throws {
-        let (phone, a, _, p) = try startPhoneWithTwoWatches()
+        // 4 s rather than 2: the three sends below must fall within it on a loaded machine too.
+        let (phone, a, _, p) = try startPhoneWithTwoWatches(phoneArguments: ["--inactive-delivery-ms", "4000"])
         let wa = try client(a)
         try activateAll(p, wa)
         _ = try p.call("app.setState", ["state": "notRunning"])
         _ = try wa.call("userInfo.transfer", ["userInfo": ["from": "a"]])
         eventually("the phone to hold A's item for its app") { try self.watchStatus(p, "watch-a")?["hasContentPending"] == true }
         let events = try subscribed(phone)
+        let switchedAt = Date()
         let switched = try p.call("device.switchWatch", ["deviceId": "watch-b"])
         XCTAssertEqual(switched["activationState"], "inactive")
         assertControlError("WCErrorDomain", 7016) { try p.call("userInfo.transfer", ["userInfo": ["n": 99]]) }
         assertControlError("WCErrorDomain", 7016) { try p.call("message.send", ["message": ["n": 99]]) }
         assertControlError("WCErrorDomain", 7016) { try p.call("context.update", ["context": ["n": 99]]) }
         XCTAssertEqual(try p.call("session.activate")["activationState"], "inactive")
-        _ = try events.waitForEvent("session.didDeactivate", timeoutSeconds: 10)
+        _ = try events.waitForEvent("session.didDeactivate", timeoutSeconds: 15)
+        XCTAssertGreaterThan(Date().timeIntervalSince(switchedAt), 3.5, "inactive for --inactive-delivery-ms, then deactivated")
         XCTAssertEqual(try p.call("status")["sessionWatchDeviceId"], "watch-b")
         XCTAssertEqual(try watchStatus(p, "watch-a")?["hasContentPending"], true, "A's item waits for the app's next session with A")
     }

@@ -22,6 +22,17 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertTrue(text.hasPrefix("phoned: --apns-port needs a value"), text)
     }
 
+    func testTheInactiveDeliveryTimeIsReadAndChecked() {
+        guard case .run(let options) = DaemonOptions.parse(["--inactive-delivery-ms", "5000"], role: .phone, featureOptions: [],
+                                                           environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(options.inactiveDeliveryMilliseconds, 5_000)
+        guard case .run(let defaults) = DaemonOptions.parse([], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.inactiveDeliveryMilliseconds, 2_000)
+        guard case .exit(2, let output) = DaemonOptions.parse(["--inactive-delivery-ms", "-1"], role: .phone, featureOptions: [],
+                                                              environment: [:]) else { return XCTFail() }
+        XCTAssertTrue(output.hasPrefix("phoned: --inactive-delivery-ms must be an integer from 0 to 600000, got '-1'"), output)
+    }
+
     func testHelpListsTheFeaturesOptions() {
         guard case .exit(0, let usage) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: declared, environment: [:]) else {
             return XCTFail()

@@ -44,6 +44,7 @@ public final class Daemon {
         loop = try EventLoop(backend: options.poller)
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        configuration.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         configuration.receivedListByteCapacity = options.receivedListBytes
         for feature in self.features { feature.configureSession(&configuration) }
         home = DaemonHome(options: options, logger: logger)

@@ -22,6 +22,9 @@ public struct DaemonOptions: Sendable {
     public var deviceId: String?
     public var poller: PollerBackend = .default
     public var replyTimeoutMilliseconds: Int64 = 10_000
+    /// Phone: how long a session made inactive by a watch switch keeps delivering what it
+    /// received before it deactivates anyway.
+    public var inactiveDeliveryMilliseconds: Int64 = 2_000
     /// How many payload bytes of received immediate messages `received.list` keeps.
     public var receivedListBytes: Int = LinkSession.Configuration.defaultReceivedListByteCapacity
     public var activateOnStart = false
@@ -62,6 +65,8 @@ public struct DaemonOptions: Sendable {
           --device-id ID          this device's id (default: generated once and kept in the state directory)
           --log-level LEVEL       error, warning, info (default), debug or trace
           --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
+          --inactive-delivery-ms N
+                                  phone: how long a session stays inactive after device.switchWatch at most (default: 2000)
           --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 1048576)
           --activate              activate the session at start, as an app that calls activate() at launch
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
@@ -112,7 +117,7 @@ public struct DaemonOptions: Sendable {
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
-                 "--received-list-bytes", "--poller":
+                 "--inactive-delivery-ms", "--received-list-bytes", "--poller":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
                 case "--home": home = v
@@ -135,6 +140,11 @@ public struct DaemonOptions: Sendable {
                         return fail("--reply-timeout-ms must be an integer from 1 to 3600000, got '\(v)'")
                     }
                     options.replyTimeoutMilliseconds = ms
+                case "--inactive-delivery-ms":
+                    guard let ms = Int64(v), ms >= 0, ms <= 600_000 else {
+                        return fail("--inactive-delivery-ms must be an integer from 0 to 600000, got '\(v)'")
+                    }
+                    options.inactiveDeliveryMilliseconds = ms
                 case "--received-list-bytes":
                     guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
                         return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
@@ -157,6 +167,7 @@ public struct DaemonOptions: Sendable {
         resolved.deviceId = options.deviceId
         resolved.poller = options.poller
         resolved.replyTimeoutMilliseconds = options.replyTimeoutMilliseconds
+        resolved.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         resolved.receivedListBytes = options.receivedListBytes
         resolved.activateOnStart = options.activateOnStart
         resolved.featureOptions = options.featureOptions
