@@ -66,6 +66,48 @@ mutation unacknowledged-items-go-again \
     '        handedUpTo = 0' \
     '        handedUpTo = max(handedUpTo, 0)'
 
+mutation switching-cancels-interactive-messages \
+    Sources/Shared/LinkSession/WatchSwitching.swift \
+    'WatchSwitchingTests/testSwitchingCancelsInteractiveMessagesBothWays|LinkSessionTests.WatchSwitchingTests' \
+    '        cancelInteractiveMessages()' \
+    '        _ = ()'
+
+mutation watch-only-app-refuses-sends \
+    Sources/Shared/LinkSession/WatchSwitching.swift \
+    'DeviceRulesTests/testPairingAndInstallation' \
+    '            if flags.contains(.isWatchOnlyApp) {' \
+    '            if flags.isEmpty && flags.contains(.isWatchOnlyApp) {'
+
+mutation no-complication-budget-when-disabled \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'QueuedDeliveryTests|DeviceRulesTests/testWithoutAnEnabledComplication' \
+    '        guard flags.contains(.isComplicationEnabled) else { return 0 }' \
+    '        guard flags.contains(.isComplicationEnabled) || true else { return 0 }'
+
+mutation timed-out-transfer-is-7017 \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'DeviceRulesTests/testATransferThatTimesOut' \
+    '        let error = SessionError.wc(.transferTimedOut, "the transfer timed out before it completed (transfer.timeOut)")' \
+    '        let error = SessionError.wc(.genericError, "the transfer timed out before it completed (transfer.timeOut)")'
+
+mutation app-that-quits-fails-its-messages \
+    Sources/Shared/LinkSession/AppAttachment.swift \
+    'AppAttachTests/testAnAppThatQuits' \
+    '        failTheAppsUnansweredMessages()' \
+    '        _ = ()'
+
+mutation send-without-delegate-is-7003 \
+    Sources/AppSide/WatchConnectivity/WCSession+Activation.swift \
+    'AppSideTests/testSendsWithoutADelegate' \
+    '        guard case .success = client, delegate == nil else { return client }' \
+    '        guard case .success = client, delegate == nil, false else { return client }'
+
+mutation extension-error-reaches-phoned \
+    Sources/Shared/PushEmulator/FileProviderSignalLog.swift \
+    'FileProviderExampleTests|PageCodeTests|FileProviderOpsTests' \
+    '        records[index].completion = SignalRecord.Completion(at: PushEmulator.nowMilliseconds, error: error)' \
+    '        records[index].completion = SignalRecord.Completion(at: PushEmulator.nowMilliseconds, error: nil)'
+
 mutation receiver-refuses-on-full-disk \
     Sources/Shared/LinkDaemon/Daemon.swift \
     'DeviceRulesTests/testAReceiversFullDisk' \
