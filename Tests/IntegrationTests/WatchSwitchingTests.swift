@@ -172,6 +172,16 @@ final class WatchSwitchingTests: DaemonTestCase {
         XCTAssertEqual(try watchStatus(p, "watch-a")?["hasContentPending"], true, "A's item waits for the app's next session with A")
     }
 
+    /// The app's state belongs to the phone: the session with the new watch has it too.
+    func testTheAppsStateGoesWithItToTheNewWatchsSession() throws {
+        let (_, a, b, p) = try startPhoneWithTwoWatches()
+        try activateAll(p, try client(a), try client(b))
+        XCTAssertEqual(try p.call("app.setState", ["state": "background"])["appState"], "background")
+        _ = try p.call("device.switchWatch", ["deviceId": "watch-b"])
+        eventually("the app's session to move to watch B") { try p.call("status")["sessionWatchDeviceId"] == "watch-b" }
+        XCTAssertEqual(try p.call("status")["appState"], "background")
+    }
+
     func testSwitchingWithNothingPendingDeactivatesAtOnce() throws {
         let (phone, _, b, p) = try startPhoneWithTwoWatches()
         let wb = try client(b)
