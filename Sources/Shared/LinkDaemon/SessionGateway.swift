@@ -31,7 +31,9 @@ final class SessionGateway {
         }
         committer.perform(app.session.handle(command, token: token, now: loop()), from: app)
         switch command {
-        case .setAppState, .setDeviceFlags, .setReplies, .attachApp, .detachApp:
+        // A change of the app's state is shared where it is announced, whatever caused it
+        // (ActionPerformer); these change what the state alone does not say.
+        case .setDeviceFlags, .setReplies, .attachApp, .detachApp:
             directory.shareSettings(of: app)
         default:
             break

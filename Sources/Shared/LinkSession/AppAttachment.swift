@@ -46,16 +46,27 @@ extension LinkSession {
     /// Hands the attached app what it has not been handed yet, in order. Items for a framework
     /// on this side (PowerAuth) are not the app's: they are delivered at once.
     func handPendingToApp() {
-        var frameworkItems: Set<UInt64> = []
-        for item in undelivered where item.seq > handedUpTo {
+        // `undelivered` is in seq order and holds what was handed and not yet acknowledged:
+        // start after the handed prefix rather than walk it for every item that arrives.
+        var low = 0, high = undelivered.count
+        while low < high {
+            let middle = (low + high) / 2
+            if undelivered[middle].seq <= handedUpTo { low = middle + 1 } else { high = middle }
+        }
+        guard low < undelivered.count else { return }
+        var frameworkItems = false
+        for item in undelivered[low...] {
             if item.channel == .userInfo, item.flags.contains(.system) {
                 markDelivered(item)
-                frameworkItems.insert(item.seq)
+                frameworkItems = true
             }
             notifyDelivery(item)
             handedUpTo = item.seq
         }
-        if !frameworkItems.isEmpty { undelivered.removeAll { frameworkItems.contains($0.seq) } }
+        // A framework's item is delivered once handed (and an earlier one was removed then).
+        if frameworkItems {
+            undelivered.removeAll { $0.channel == .userInfo && $0.flags.contains(.system) && $0.seq <= handedUpTo }
+        }
     }
 
     /// `app.acknowledge`: the app's delegate returned for every item handed to it up to `seq`.
