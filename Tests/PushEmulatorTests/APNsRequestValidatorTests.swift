@@ -1,4 +1,5 @@
 import XCTest
+import LinkJSON
 @testable import PushEmulator
 
 final class APNsRequestValidatorTests: XCTestCase {
@@ -162,6 +163,30 @@ final class FileProviderSignalTests: XCTestCase {
             guard case .failure(let unusable) = interpret(text) else { XCTFail(text); continue }
             XCTAssertTrue(unusable.problem.contains(fragment), "\(text): \(unusable.problem)")
         }
+    }
+    /// The reading of plain payloads in place must mean what the JSON parser means: for every
+    /// payload it takes, the parser's reading is the same; what it does not take goes to the
+    /// parser. Payloads made at random from pieces that sit at its edges (escapes, non-ASCII,
+    /// repeated keys, whitespace, other value kinds, trailing text).
+    func testPlainPayloadReadingMeansWhatTheParserMeans() {
+        let pieces = ["{", "}", "\"", "container-identifier", "domain", ":", ",", " ", "\t", "\n", "\r", "x", "",
+                      "NSFileProviderRootContainerItemIdentifier", "NSFileProviderWorkingSetContainerItemIdentifier",
+                      "\\", "\\u0041", "é", "\u{7F}", "\u{1F}", "1", "null", "[", "]", "{}", "true"]
+        var generator = SystemRandomNumberGenerator()
+        var taken = 0
+        var samples = [#"{"container-identifier":"a","domain":"b"}"#, #" { "domain" : "b" , "container-identifier" : "a" } "#,
+                       #"{"container-identifier":"a","container-identifier":"b"}"#, #"{"container-identifier":""}"#, "{}", " {}\n",
+                       #"{"container-identifier":"a","domain":"b","other":"c"}"#, #"{"container-identifier":"a",}"#]
+        for _ in 0..<20_000 {
+            samples.append((0..<Int.random(in: 1...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+        }
+        for (index, text) in samples.enumerated() {
+            let bytes = Array(text.utf8)
+            guard let plain = bytes.withUnsafeBufferPointer({ FileProviderSignal.interpretPlainObject($0) }) else { continue }
+            taken += 1
+            XCTAssertEqual(plain, FileProviderSignal.interpret(parsed: try? JSON.parse(bytes)), "sample \(index): \(text)")
+        }
+        XCTAssertGreaterThan(taken, 8, "the samples reach the plain reading")
     }
 }
 

@@ -3,21 +3,47 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The checks APNs makes on a `POST /3/device/<token>`, in order; the first that fails gives
 /// the response. `docs/push.md` lists them as a table.
 public struct APNsRequestValidator {
     /// The app's bundle id; topics are `<bundleId>` plus the push type's suffix.
-    public var bundleId: String
-    public var device: DeviceRegistration
+    public let bundleId: String
+    public let device: DeviceRegistration
     /// Makes the `apns-id` of a request that did not send one.
-    public var newApnsId: () -> String
+    public let newApnsId: () -> String
+
+    /// The same facts as bytes, made once per validator, so that a push to this device with
+    /// its own topic is checked by comparing bytes: the path `/3/device/<token>` (empty
+    /// while the device has no token, or one not in lower case) ...
+    private let devicePath: [UInt8]
+    /// ... when the current token was given up, if it was (it can be registered again) ...
+    private let currentTokenInvalidatedAt: Int64?
+    /// ... and each push type's topic (`<bundleId><suffix>`), with the String a push carries.
+    private let topics: [(type: APNsPushType, bytes: [UInt8], text: String)]
 
     public init(bundleId: String, device: DeviceRegistration, newApnsId: @escaping () -> String = APNsResponse.newApnsId) {
         self.bundleId = bundleId
         self.device = device
         self.newApnsId = newApnsId
+        if let token = device.token, token == token.lowercased() {
+            devicePath = Self.pathPrefix + Array(token.utf8)
+            currentTokenInvalidatedAt = device.invalidated[token]
+        } else {
+            devicePath = []
+            currentTokenInvalidatedAt = nil
+        }
+        topics = bundleId.isEmpty || !Self.isTopicSyntax(bundleId) ? [] : APNsPushType.allCases.compactMap { type in
+            type.topicSuffix.map { (type, Array((bundleId + $0).utf8), bundleId + $0) }
+        }
     }
+
+    static let pathPrefix = Array("/3/device/".utf8)
 
     /// Headers that may appear once only, in the order of ``SingleHeader``.
     static let singleHeaders = [
@@ -25,86 +51,177 @@ public struct APNsRequestValidator {
     ]
 
     /// The index of a header in ``singleHeaders``.
-    enum SingleHeader: Int {
+    enum SingleHeader: Int, CaseIterable {
         case authorization, apnsId, apnsExpiration, apnsPriority, apnsTopic, apnsCollapseId, apnsPushType
+
+        /// The header named `name`, if it is one of them.
+        init?(name: UnsafeBufferPointer<UInt8>) {
+            let candidate: SingleHeader
+            switch name.count {
+            case 7: candidate = .apnsId
+            case 10: candidate = .apnsTopic
+            case 13: candidate = name.first == UInt8(ascii: "a") && name[1] == UInt8(ascii: "u") ? .authorization : .apnsPriority
+            case 14: candidate = .apnsPushType
+            case 15: candidate = .apnsExpiration
+            case 16: candidate = .apnsCollapseId
+            default: return nil
+            }
+            guard Bytes.equal(name, APNsRequestValidator.singleHeaderBytes[candidate.rawValue]) else { return nil }
+            self = candidate
+        }
+    }
+
+    static let singleHeaderBytes = singleHeaders.map { Array($0.utf8) }
+
+    /// The first value of each single header, and whether one came twice.
+    private struct SingleValues {
+        var values: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?,
+                     UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) = (nil, nil, nil, nil, nil, nil, nil)
+        var duplicated = false
+
+        subscript(_ header: SingleHeader) -> UnsafeBufferPointer<UInt8>? {
+            get {
+                switch header {
+                case .authorization: return values.0
+                case .apnsId: return values.1
+                case .apnsExpiration: return values.2
+                case .apnsPriority: return values.3
+                case .apnsTopic: return values.4
+                case .apnsCollapseId: return values.5
+                case .apnsPushType: return values.6
+                }
+            }
+            set {
+                switch header {
+                case .authorization: values.0 = newValue
+                case .apnsId: values.1 = newValue
+                case .apnsExpiration: values.2 = newValue
+                case .apnsPriority: values.3 = newValue
+                case .apnsTopic: values.4 = newValue
+                case .apnsCollapseId: values.5 = newValue
+                case .apnsPushType: values.6 = newValue
+                }
+            }
+        }
+
+        mutating func add(_ header: SingleHeader, _ value: UnsafeBufferPointer<UInt8>) {
+            if self[header] == nil { self[header] = value } else { duplicated = true }
+        }
     }
 
     /// Checks `request`; `.success` with the push to deliver, or `.failure` with the response.
     /// - Parameters:
     ///   - now: the wall clock in seconds since 1970 (for provider tokens).
     public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
-        // One pass over the headers: the first value of each single header, and whether one came twice.
-        var single = [String?](repeating: nil, count: APNsRequestValidator.singleHeaders.count)
-        var duplicated = false
-        for header in request.headers {
-            guard let index = APNsRequestValidator.singleHeaders.firstIndex(of: header.name) else { continue }
-            if single[index] == nil { single[index] = header.value } else { duplicated = true }
+        request.fieldBytes.withUnsafeBufferPointer { fields in
+            validate(request, fields: fields, authenticator: authenticator, now: now)
         }
-        func value(_ name: SingleHeader) -> String? { single[name.rawValue] }
-        let requestId = value(.apnsId)
-        let echoedId = requestId.flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil }
+    }
+
+    private func validate(_ request: APNsRequest, fields: UnsafeBufferPointer<UInt8>, authenticator: ProviderAuthenticator,
+                          now: Int64) -> Result<APNsPush, APNsResponse> {
+        // One pass over the headers, comparing bytes: the first value of each single header.
+        var single = SingleValues()
+        APNsRequest.forEachField(in: fields) { name, value in
+            if let header = SingleHeader(name: name) { single.add(header, value) }
+        }
+        let requestId = single[.apnsId]
+        let echoedId = requestId.flatMap { APNsRequestValidator.isUUID($0) ? Bytes.text($0) : nil }
         let apnsId = echoedId ?? newApnsId()
         func refuse(_ reason: APNsReason, timestamp: Int64? = nil) -> Result<APNsPush, APNsResponse> {
             .failure(APNsResponse(status: reason.status, apnsId: apnsId, reason: reason.rawValue, timestamp: timestamp))
         }
+        func rebased(_ range: Range<Int>?) -> UnsafeBufferPointer<UInt8>? {
+            range.map { UnsafeBufferPointer(rebasing: fields[$0]) }
+        }
 
-        guard request.method == "POST" else { return refuse(.methodNotAllowed) }
-        let prefix = "/3/device/"
-        guard let path = request.path, path.hasPrefix(prefix) else { return refuse(.badPath) }
-        let token = String(path.dropFirst(prefix.count))
+        guard let method = rebased(request.methodValue), Bytes.equal(method, "POST") else { return refuse(.methodNotAllowed) }
+        let prefixLength = APNsRequestValidator.pathPrefix.count
+        guard let path = rebased(request.pathValue), path.count >= prefixLength,
+              Bytes.equal(UnsafeBufferPointer(rebasing: path[..<prefixLength]), APNsRequestValidator.pathPrefix) else { return refuse(.badPath) }
+        let token = UnsafeBufferPointer(rebasing: path[prefixLength...])
         guard !token.isEmpty else { return refuse(.missingDeviceToken) }
-        guard APNsRequestValidator.isDeviceTokenSyntax(token) else { return refuse(.badDeviceToken) }
+        let isCurrentToken = Bytes.equal(path, devicePath)
+        guard isCurrentToken || APNsRequestValidator.isDeviceTokenSyntax(token) else { return refuse(.badDeviceToken) }
 
-        guard !duplicated else { return refuse(.duplicateHeaders) }
+        guard !single.duplicated else { return refuse(.duplicateHeaders) }
 
-        if let reason = authenticator.check(authorization: value(.authorization), now: now) { return refuse(reason) }
+        if let reason = authenticator.check(authorizationBytes: single[.authorization], now: now) { return refuse(reason) }
 
         var pushType = APNsPushType.alert
-        if let value = value(.apnsPushType) {
-            guard let type = APNsPushType(rawValue: value) else { return refuse(.invalidPushType) }
+        if let value = single[.apnsPushType] {
+            guard let type = APNsPushType(name: value) else { return refuse(.invalidPushType) }
             pushType = type
         }
 
-        guard let topic = value(.apnsTopic) else { return refuse(.missingTopic) }
-        guard APNsRequestValidator.isTopicSyntax(topic) else { return refuse(.badTopic) }
-        let ownsTopic = !bundleId.isEmpty && (topic == bundleId || topic.hasPrefix(bundleId + "."))
-        guard ownsTopic else { return refuse(.topicDisallowed) }
-        if let suffix = pushType.topicSuffix, topic != bundleId + suffix { return refuse(.badTopic) }
+        guard let topicBytes = single[.apnsTopic] else { return refuse(.missingTopic) }
+        let topic: String
+        if let own = topics.first(where: { $0.type == pushType }), Bytes.equal(topicBytes, own.bytes) {
+            topic = own.text
+        } else {
+            topic = Bytes.text(topicBytes)
+            guard APNsRequestValidator.isTopicSyntax(topic) else { return refuse(.badTopic) }
+            let ownsTopic = !bundleId.isEmpty && (topic == bundleId || topic.hasPrefix(bundleId + "."))
+            guard ownsTopic else { return refuse(.topicDisallowed) }
+            if let suffix = pushType.topicSuffix, topic != bundleId + suffix { return refuse(.badTopic) }
+        }
 
         if requestId != nil, echoedId == nil { return refuse(.badMessageId) }
 
         var priority: Int?
-        if let value = value(.apnsPriority) {
-            guard ["1", "5", "10"].contains(value) else { return refuse(.badPriority) }
-            priority = Int(value)
+        if let value = single[.apnsPriority] {
+            if Bytes.equal(value, "10") {
+                priority = 10
+            } else if Bytes.equal(value, "5") {
+                priority = 5
+            } else if Bytes.equal(value, "1") {
+                priority = 1
+            } else {
+                return refuse(.badPriority)
+            }
         }
 
         var expiration: Int64?
-        if let value = value(.apnsExpiration) {
-            guard !value.isEmpty, value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let seconds = Int64(value) else { return refuse(.badExpirationDate) }
+        if let value = single[.apnsExpiration] {
+            guard !value.isEmpty, value.count <= 19, value.allSatisfy({ (0x30...0x39).contains($0) }),
+                  let seconds = Int64(Bytes.text(value)) else { return refuse(.badExpirationDate) }
             expiration = seconds
         }
 
-        let collapseId = value(.apnsCollapseId)
-        if let collapseId, collapseId.utf8.count > 64 { return refuse(.badCollapseId) }
+        var collapseId: String?
+        if let value = single[.apnsCollapseId] {
+            guard value.count <= 64 else { return refuse(.badCollapseId) }
+            collapseId = Bytes.text(value)
+        }
 
         guard request.bodyLength > 0 else { return refuse(.payloadEmpty) }
         guard request.bodyLength <= pushType.maximumPayloadSize else { return refuse(.payloadTooLarge) }
 
-        let lowered = token.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? token.lowercased() : token
-        if let invalidatedAt = device.invalidated[lowered] { return refuse(.unregistered, timestamp: invalidatedAt) }
-        guard lowered == device.token else { return refuse(.badDeviceToken) }
+        let deviceToken: String
+        if isCurrentToken, let current = device.token {
+            if let invalidatedAt = currentTokenInvalidatedAt { return refuse(.unregistered, timestamp: invalidatedAt) }
+            deviceToken = current
+        } else {
+            let text = Bytes.text(token)
+            let lowered = text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? text.lowercased() : text
+            if let invalidatedAt = device.invalidated[lowered] { return refuse(.unregistered, timestamp: invalidatedAt) }
+            guard lowered == device.token else { return refuse(.badDeviceToken) }
+            deviceToken = lowered
+        }
         guard let kind = pushType.pushKitType, device.types.contains(kind) else { return refuse(.deviceTokenNotForTopic) }
 
-        return .success(APNsPush(apnsId: apnsId, deviceToken: lowered, pushType: pushType, topic: topic,
+        return .success(APNsPush(apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
                                  priority: priority, expiration: expiration, collapseId: collapseId, payload: request.body))
     }
 
     /// Hex digits, an even number of them, 32 to 100 bytes' worth.
     public static func isDeviceTokenSyntax(_ token: String) -> Bool {
-        let utf8 = token.utf8
-        return utf8.count % 2 == 0 && (64...200).contains(utf8.count) && utf8.allSatisfy(isHexDigit)
+        var token = token
+        return token.withUTF8 { isDeviceTokenSyntax($0) }
+    }
+
+    static func isDeviceTokenSyntax(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        token.count % 2 == 0 && (64...200).contains(token.count) && token.allSatisfy(isHexDigit)
     }
 
     /// A reverse-DNS name: letters, digits, `.`, `-` and `_`, at most 255 bytes.
@@ -123,10 +240,14 @@ public struct APNsRequestValidator {
 
     /// `8-4-4-4-12` hex digits, either case.
     public static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { isUUID($0) }
+    }
+
+    static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return false }
             } else if !isHexDigit(byte) {
                 return false
@@ -142,5 +263,36 @@ public struct APNsRequestValidator {
         default:
             return false
         }
+    }
+}
+
+extension APNsPushType {
+    /// The type named by an `apns-push-type` value.
+    init?(name: UnsafeBufferPointer<UInt8>) {
+        guard let index = APNsPushType.names.firstIndex(where: { Bytes.equal(name, $0) }) else { return nil }
+        self = APNsPushType.allCases[index]
+    }
+
+    private static let names = allCases.map { Array($0.rawValue.utf8) }
+}
+
+/// Comparisons of received bytes with what is expected, without making Strings.
+enum Bytes {
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: [UInt8]) -> Bool {
+        bytes.count == expected.count && expected.withUnsafeBufferPointer { equalContents(bytes, $0) }
+    }
+
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
+        bytes.count == expected.utf8CodeUnitCount
+            && equalContents(bytes, UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
+    }
+
+    private static func equalContents(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count > 0 else { return true }
+        return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+    }
+
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -20,7 +20,7 @@ final class FileProviderSignalLog {
 
     /// Records a signal or an unusable payload; the new record.
     func add(source: SignalRecord.Source, apnsId: String?, outcome: Result<FileProviderSignal, UnusablePayload>,
-             payload: JSONValue) -> SignalRecord {
+             payload: [UInt8]) -> SignalRecord {
         let record = SignalRecord(seq: nextSeq, at: PushEmulator.nowMilliseconds, source: source, apnsId: apnsId,
                                   outcome: outcome, payload: payload)
         nextSeq += 1
@@ -86,7 +86,9 @@ struct SignalRecord {
     /// The push's `apns-id`; nil for the app's own signals.
     let apnsId: String?
     let outcome: Result<FileProviderSignal, UnusablePayload>
-    let payload: JSONValue
+    /// The push's payload as received (empty for the app's own signals); shown only when it
+    /// could not be used, so it is kept as bytes and read only then.
+    let payload: [UInt8]
     var completion: Completion?
 
     var eventName: String {
@@ -112,7 +114,7 @@ struct SignalRecord {
         case .failure(let unusable):
             entry["signaled"] = false
             entry["problem"] = .string(unusable.problem)
-            entry["payload"] = payload
+            entry["payload"] = PushEmulator.payloadJSON(payload)
         }
         return entry
     }

@@ -35,10 +35,37 @@ final class HTTP2ServerSession {
         var request = APNsRequest()
         var headerListSize = 0
         var oversized = false
+
+        mutating func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+            guard !oversized else { return }
+            headerListSize += name.count + value.count + 32
+            if headerListSize > HTTP2ServerSession.maximumHeaderListSize {
+                oversized = true
+                request = APNsRequest()
+                return
+            }
+            request.append(name: name, value: value)
+        }
+
+        mutating func appendBody(_ bytes: UnsafeRawBufferPointer) {
+            guard !oversized else { return }
+            request.appendBody(bytes)
+        }
     }
+    /// Room reserved for a request's header list: a provider token and the usual fields fit.
+    static let typicalHeaderListSize = 512
+    /// The request whose header block is being received (HPACK delivers a block's fields
+    /// together, so they go straight here rather than through a lookup each), and its stream.
+    private var receiving = Stream()
+    private var receivingId: Int32 = 0
+    /// Requests whose header block is complete, until answered or closed.
     private var streams: [Int32: Stream] = [:]
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     private(set) var requestCount = 0
+    /// Scratch space of ``respond(streamId:status:headers:body:)``.
+    private var responseBytes: [UInt8] = []
+    private var responseFieldLengths: [(Int, Int)] = []
+    private var responseFields: [nghttp2_nv] = []
 
     init() throws {
         var callbacks: OpaquePointer?
@@ -143,39 +170,47 @@ final class HTTP2ServerSession {
     }
 
     /// Streams opened and not yet closed.
-    var openStreamCount: Int { streams.count + bodies.count }
+    var openStreamCount: Int { streams.count + bodies.count + (receivingId != 0 ? 1 : 0) }
 
     // MARK: Responding
 
     func respond(streamId: Int32, status: Int, headers: [(String, String)], body: [UInt8]) {
         guard let session else { return }
         streams[streamId] = nil
-        var fields = [(":status", String(status))] + headers
-        if !body.isEmpty { fields.append(("content-length", String(body.count))) }
-        let flat = fields.flatMap { Array($0.0.utf8) + Array($0.1.utf8) }
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(flat.count, 1))
-        defer { storage.deallocate() }
-        storage.initialize(from: flat, count: flat.count)
-        var offset = 0
-        var nva: [nghttp2_nv] = fields.map { name, value in
-            let n = name.utf8.count, v = value.utf8.count
-            defer { offset += n + v }
-            return nghttp2_nv(name: storage + offset, value: storage + offset + n, namelen: n, valuelen: v,
-                              flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        // The fields are laid out in buffers kept from one response to the next (nghttp2
+        // copies them): a response costs no allocation of its own.
+        responseBytes.removeAll(keepingCapacity: true)
+        responseFieldLengths.removeAll(keepingCapacity: true)
+        func add(_ name: String, _ value: String) {
+            responseBytes.append(contentsOf: name.utf8)
+            responseBytes.append(contentsOf: value.utf8)
+            responseFieldLengths.append((name.utf8.count, value.utf8.count))
         }
-        if body.isEmpty {
-            _ = nghttp2_submit_response(session, streamId, &nva, nva.count, nil)
-            return
+        add(":status", String(status))
+        for (name, value) in headers { add(name, value) }
+        if !body.isEmpty { add("content-length", String(body.count)) }
+        responseFields.removeAll(keepingCapacity: true)
+        var submitted: Int32 = 0
+        responseBytes.withUnsafeMutableBufferPointer { bytes in
+            var offset = 0
+            for (nameLength, valueLength) in responseFieldLengths {
+                responseFields.append(nghttp2_nv(name: bytes.baseAddress! + offset, value: bytes.baseAddress! + offset + nameLength,
+                                                 namelen: nameLength, valuelen: valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                offset += nameLength + valueLength
+            }
+            if body.isEmpty {
+                submitted = nghttp2_submit_response(session, streamId, responseFields, responseFields.count, nil)
+                return
+            }
+            bodies[streamId] = (body, 0)
+            var provider = nghttp2_data_provider()
+            provider.read_callback = { _, streamId, buffer, length, flags, _, user in
+                guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+                return HTTP2ServerSession.from(user).readBody(streamId, buffer, length, flags)
+            }
+            submitted = nghttp2_submit_response(session, streamId, responseFields, responseFields.count, &provider)
         }
-        bodies[streamId] = (body, 0)
-        var provider = nghttp2_data_provider()
-        provider.read_callback = { _, streamId, buffer, length, flags, _, user in
-            guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-            return HTTP2ServerSession.from(user).readBody(streamId, buffer, length, flags)
-        }
-        if nghttp2_submit_response(session, streamId, &nva, nva.count, &provider) != 0 {
-            bodies[streamId] = nil
-        }
+        if submitted != 0, !body.isEmpty { bodies[streamId] = nil }
     }
 
     /// Refuses a stream with RST_STREAM.
@@ -218,37 +253,21 @@ final class HTTP2ServerSession {
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
-        streams[frame.pointee.hd.stream_id] = Stream()
+        receivingId = frame.pointee.hd.stream_id
+        receiving = Stream(request: APNsRequest(reservingHeaderCapacity: HTTP2ServerSession.typicalHeaderListSize))
     }
 
     private func header(_ streamId: Int32, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
-        // In place: a copy of the stream would copy its request's header list on every header.
-        guard streams[streamId]?.oversized == false else { return }
-        Self.add(name, value, to: &streams[streamId]!)
-    }
-
-    private static func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>, to stream: inout Stream) {
-        stream.headerListSize += name.count + value.count + 32
-        if stream.headerListSize > HTTP2ServerSession.maximumHeaderListSize {
-            stream.oversized = true
-            stream.request = APNsRequest()
-            return
+        if streamId == receivingId {
+            receiving.add(name, value)
+        } else {
+            // Trailers: a header block after the body.
+            streams[streamId]?.add(name, value)
         }
-        let valueText = String(decoding: value, as: UTF8.self)
-        if name.first == UInt8(ascii: ":") {
-            if name.elementsEqual(":method".utf8) {
-                stream.request.method = valueText
-            } else if name.elementsEqual(":path".utf8) {
-                stream.request.path = valueText
-            }
-            return
-        }
-        stream.request.headers.append((String(decoding: name, as: UTF8.self), valueText))
     }
 
     private func data(_ streamId: Int32, _ bytes: UnsafeRawBufferPointer) {
-        guard streams[streamId] != nil, !streams[streamId]!.oversized else { return }
-        streams[streamId]!.request.appendBody(bytes)
+        streams[streamId]?.appendBody(bytes)
     }
 
     private func errorGoAwaySent(_ code: UInt32) {
@@ -259,9 +278,15 @@ final class HTTP2ServerSession {
 
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         let type = frame.pointee.hd.type
+        let streamId = frame.pointee.hd.stream_id
+        if type == UInt8(NGHTTP2_HEADERS.rawValue), streamId == receivingId {
+            // The header block is complete: the request waits for its body, or for its answer.
+            receivingId = 0
+            streams[streamId] = receiving
+            receiving = Stream()
+        }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return }
-        let streamId = frame.pointee.hd.stream_id
         guard let stream = streams[streamId] else { return }
         requestCount += 1
         if stream.oversized {
@@ -272,7 +297,11 @@ final class HTTP2ServerSession {
     }
 
     private func streamClosed(_ streamId: Int32) {
+        if streamId == receivingId {
+            receivingId = 0
+            receiving = Stream()
+        }
         streams[streamId] = nil
-        bodies[streamId] = nil
+        if !bodies.isEmpty { bodies[streamId] = nil }
     }
 }

@@ -1,4 +1,9 @@
 import LinkCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// Checks the `authorization` header of APNs requests: the provider token's signature with a
 /// known key of the configured team, its age, and how often the provider replaces it.
 public final class ProviderAuthenticator {
@@ -23,6 +28,11 @@ public final class ProviderAuthenticator {
     /// up to an hour, so each distinct token is parsed and its signature checked once.
     private var verified: [String: ProviderToken] = [:]
     static let verifiedTokenCapacity = 1024
+    /// The `authorization` header last seen, as bytes, with its verified token: a provider
+    /// sends the same header on every request, which is then known by a comparison of bytes,
+    /// without a String or a hash. Keys changing forget it.
+    private var recentHeader: [UInt8] = []
+    private var recentToken: ProviderToken?
 
     public init(teamId: String = "") {
         self.teamId = teamId
@@ -34,18 +44,32 @@ public final class ProviderAuthenticator {
         keys[id] = key
         current[id] = nil
         verified.removeAll()
+        recentToken = nil
     }
 
     public func removeKey(id: String) -> Bool {
         current[id] = nil
         verified.removeAll()
+        recentToken = nil
         return keys.removeValue(forKey: id) != nil
     }
 
     /// `nil` when the request may go on, else the reason to refuse it.
     /// - Parameter now: the wall clock, in seconds since 1970.
     public func check(authorization: String?, now: Int64) -> APNsReason? {
-        guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
+        guard let authorization else { return check(authorizationBytes: nil, now: now) }
+        var text = authorization
+        return text.withUTF8 { check(authorizationBytes: $0, now: now) }
+    }
+
+    /// As ``check(authorization:now:)``, for the header's bytes as received.
+    func check(authorizationBytes header: UnsafeBufferPointer<UInt8>?, now: Int64) -> APNsReason? {
+        guard let header, !header.isEmpty else { return .missingProviderToken }
+        if let recentToken, header.count == recentHeader.count,
+           recentHeader.withUnsafeBufferPointer({ memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }) {
+            return admit(recentToken, now: now)
+        }
+        let authorization = String(decoding: header, as: UTF8.self)
         let scheme = authorization.prefix(7)
         guard scheme.lowercased() == "bearer " else { return .invalidProviderToken }
         let text = String(authorization.dropFirst(7)).trimmingSpaces
@@ -60,6 +84,13 @@ public final class ProviderAuthenticator {
             verified[text] = parsed
             token = parsed
         }
+        recentHeader = Array(header)
+        recentToken = token
+        return admit(token, now: now)
+    }
+
+    /// The checks of a token whose signature is good: its team, its age, how often it changes.
+    private func admit(_ token: ProviderToken, now: Int64) -> APNsReason? {
         guard !teamId.isEmpty, token.issuer == teamId else { return .invalidProviderToken }
         let known = current[token.keyId]
         if token.issuedAt > now + ProviderAuthenticator.tokenLifetimeSeconds { return .invalidProviderToken }

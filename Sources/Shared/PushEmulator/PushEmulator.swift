@@ -19,10 +19,15 @@ final class PushEmulator {
     let hasEventSubscribers: () -> Bool
     let logger: Logger
     private(set) var state: PushState {
-        didSet { device = Self.registration(of: state) }
+        didSet {
+            device = Self.registration(of: state)
+            validator = Self.validator(state, device, apnsIds)
+        }
     }
     /// The registration the endpoint checks tokens against, kept up to date with `state`.
     private(set) var device: DeviceRegistration
+    /// The checks of a request, made for the current state (they hold it as bytes).
+    private var validator: APNsRequestValidator
     /// Where generated `apns-id`s come from.
     private let apnsIds = APNsIdSource()
     let authenticator = ProviderAuthenticator()
@@ -44,6 +49,7 @@ final class PushEmulator {
         let loaded = try PushState.load(statePath)
         state = loaded
         device = Self.registration(of: loaded)
+        validator = Self.validator(loaded, device, apnsIds)
         authenticator.teamId = state.teamId
         authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
         for (id, pem) in state.keys {
@@ -63,6 +69,10 @@ final class PushEmulator {
 
     var registeredTypes: [PushKitType] {
         state.types.compactMap(PushKitType.init(rawValue:)).sorted()
+    }
+
+    private static func validator(_ state: PushState, _ device: DeviceRegistration, _ ids: APNsIdSource) -> APNsRequestValidator {
+        APNsRequestValidator(bundleId: state.bundleId, device: device, newApnsId: ids.next)
     }
 
     private static func registration(of state: PushState) -> DeviceRegistration {
@@ -123,7 +133,6 @@ final class PushEmulator {
             rejected(response, injected: true)
             return response
         }
-        let validator = APNsRequestValidator(bundleId: state.bundleId, device: device, newApnsId: apnsIds.next)
         switch validator.validate(request, authenticator: authenticator, now: PushEmulator.nowMilliseconds / 1000) {
         case .failure(let response):
             rejected(response, injected: false)
@@ -145,20 +154,19 @@ final class PushEmulator {
 
     private func deliver(_ push: APNsPush) {
         guard let type = push.pushType.pushKitType else { return }
-        let parsed = try? JSON.parse(push.payload)
         let listening = hasEventSubscribers()
         if listening {
             var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
                                         "apnsId": .string(push.apnsId), "topic": .string(push.topic),
-                                        "payload": Self.payloadJSON(parsed, push.payload)]
+                                        "payload": Self.payloadJSON(push.payload)]
             if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
             if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
             publish("push.received", received)
         }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
-        let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(parsed: parsed),
-                                   payload: Self.payloadJSON(parsed, push.payload))
+        let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(push.payload),
+                                   payload: push.payload)
         if case .failure(let unusable) = record.outcome {
             logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
         }
@@ -166,8 +174,8 @@ final class PushEmulator {
     }
 
     /// A payload as events show it: its JSON, or `{"$data": base64}` when it is not JSON.
-    private static func payloadJSON(_ parsed: JSONValue?, _ bytes: [UInt8]) -> JSONValue {
-        parsed ?? ["$data": .string(Data(bytes).base64EncodedString())]
+    static func payloadJSON(_ bytes: [UInt8]) -> JSONValue {
+        (try? JSON.parse(bytes)) ?? ["$data": .string(Data(bytes).base64EncodedString())]
     }
 }
 

@@ -85,7 +85,7 @@ public final class PushEmulatorFeature: DaemonFeature {
                 let identifier = try args.string("containerIdentifier")
                 guard !identifier.isEmpty else { throw args.invalid("'containerIdentifier' must not be empty") }
                 let signal = FileProviderSignal(containerIdentifier: identifier, domain: try args.optionalString("domain"))
-                let record = emulator.signalLog.add(source: .app, apnsId: nil, outcome: .success(signal), payload: .null)
+                let record = emulator.signalLog.add(source: .app, apnsId: nil, outcome: .success(signal), payload: [])
                 if emulator.hasEventSubscribers() { emulator.publish(record.eventName, record.json) }
                 return record.json
             },
