@@ -92,7 +92,14 @@ final class APNsConnection {
         guard http2 == nil else { return }
         let session = try HTTP2ServerSession()
         session.onRequest = { [unowned self] streamId, request in
-            self.server.handle(request) { [weak self] response in self?.respond(streamId, response) }
+            let answer = self.server.handle(request)
+            guard answer.delayMilliseconds > 0 else {
+                self.respond(streamId, answer.response)
+                return
+            }
+            self.connection.loop.schedule(afterMilliseconds: answer.delayMilliseconds) { [weak self] in
+                self?.respond(streamId, answer.response)
+            }
         }
         session.onErrorGoAway = { [unowned self] code in
             self.server.logger.debug("push: connection #\(self.serial): GOAWAY with error \(code)")
@@ -101,7 +108,7 @@ final class APNsConnection {
         session.onOversizedHeaders = { [unowned self] streamId in
             self.server.logger.debug("push: connection #\(self.serial) stream \(streamId): header list over \(HTTP2ServerSession.maximumHeaderListSize) bytes")
             self.server.noteOversizedHeaderList()
-            self.http2?.respond(streamId: streamId, status: 431, headers: [("apns-id", APNsResponse.newApnsId())], body: [])
+            self.http2?.respond(streamId: streamId, status: 431, headers: CollectionOfOne(("apns-id", APNsResponse.newApnsId())), body: [])
         }
         http2 = session
     }
@@ -138,9 +145,12 @@ final class APNsConnection {
 
     private func respond(_ streamId: Int32, _ response: APNsResponse) {
         guard !isClosed, let http2 else { return }
-        var headers = [("apns-id", response.apnsId)]
-        if response.reason != nil { headers.append(("content-type", "application/json")) }
-        http2.respond(streamId: streamId, status: response.status, headers: headers, body: response.body)
+        if response.reason == nil {
+            http2.respond(streamId: streamId, status: response.status, headers: CollectionOfOne(("apns-id", response.apnsId)), body: [])
+        } else {
+            http2.respond(streamId: streamId, status: response.status,
+                          headers: [("apns-id", response.apnsId), ("content-type", "application/json")], body: response.body)
+        }
         // Answers go out together: at the end of the read that carried their requests, or
         // of the loop turn for answers that came later.
         server.needsFlush(self)

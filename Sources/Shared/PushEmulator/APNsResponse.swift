@@ -23,20 +23,29 @@ public struct APNsResponse: Error, Sendable, Equatable {
         uuidText(SecureRandom.bytes(16)[...])
     }
 
-    /// 16 random bytes as a version-4 UUID in lowercase, `8-4-4-4-12`.
+    /// 16 random bytes as a version-4 UUID in lowercase, `8-4-4-4-12`, written straight into
+    /// the String's storage.
     static func uuidText(_ random: ArraySlice<UInt8>) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var position = 0
-        for (index, var byte) in random.enumerated() {
-            if index == 6 { byte = (byte & 0x0F) | 0x40 }
-            if index == 8 { byte = (byte & 0x3F) | 0x80 }
-            if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-            text[position] = hex[Int(byte >> 4)]
-            text[position + 1] = hex[Int(byte & 0x0F)]
-            position += 2
+        precondition(random.count == 16, "a UUID is made of 16 bytes")
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for (index, var byte) in random.enumerated() {
+                if index == 6 { byte = (byte & 0x0F) | 0x40 }
+                if index == 8 { byte = (byte & 0x3F) | 0x80 }
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                text[position] = hexDigit(byte >> 4)
+                text[position + 1] = hexDigit(byte & 0x0F)
+                position += 2
+            }
+            return 36
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The JSON body: `{"reason": ...}` (plus `"timestamp"`), empty for 200.
@@ -46,6 +55,13 @@ public struct APNsResponse: Error, Sendable, Equatable {
         if let timestamp { text += ",\"timestamp\":\(timestamp)" }
         return Array((text + "}").utf8)
     }
+}
+
+/// The endpoint's answer to a request: its response, and how long it waits before sending it
+/// (the `delay` fault; 0 sends it at once).
+struct APNsAnswer {
+    var response: APNsResponse
+    var delayMilliseconds: Int64 = 0
 }
 
 /// `apns-id`s for the requests that bring none: random bytes taken from a pool filled 4 KiB

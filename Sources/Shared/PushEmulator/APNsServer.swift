@@ -16,8 +16,8 @@ final class APNsServer {
     /// Connections with answers queued in this loop turn; written once at its end.
     private var pendingFlush: [APNsConnection] = []
     private var afterTurn: EventLoop.AfterTurnID?
-    /// Answers one request, now or later, on the loop's thread.
-    private let handler: (APNsRequest, @escaping (APNsResponse) -> Void) -> Void
+    /// Answers one request, on the loop's thread.
+    private let handler: (APNsRequest) -> APNsAnswer
 
     private(set) var acceptedConnections = 0
     private(set) var refusedConnections = 0
@@ -29,7 +29,7 @@ final class APNsServer {
     private(set) var oversizedHeaderLists = 0
 
     init(loop: EventLoop, logger: Logger, host: String, limits: APNsServerLimits, tlsContext: TLSServerContext,
-         handler: @escaping (APNsRequest, @escaping (APNsResponse) -> Void) -> Void) {
+         handler: @escaping (APNsRequest) -> APNsAnswer) {
         self.loop = loop
         self.logger = logger
         self.host = host
@@ -112,8 +112,8 @@ final class APNsServer {
         }
     }
 
-    func handle(_ request: APNsRequest, respond: @escaping (APNsResponse) -> Void) {
-        handler(request, respond)
+    func handle(_ request: APNsRequest) -> APNsAnswer {
+        handler(request)
     }
 
     func connectionClosed(_ connection: APNsConnection, _ reason: CloseReason) {

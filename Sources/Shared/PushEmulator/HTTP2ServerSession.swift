@@ -174,7 +174,7 @@ final class HTTP2ServerSession {
 
     // MARK: Responding
 
-    func respond(streamId: Int32, status: Int, headers: [(String, String)], body: [UInt8]) {
+    func respond(streamId: Int32, status: Int, headers: some Collection<(String, String)>, body: [UInt8]) {
         guard let session else { return }
         streams[streamId] = nil
         // The fields are laid out in buffers kept from one response to the next (nghttp2

@@ -173,8 +173,8 @@ public final class PushEmulatorFeature: DaemonFeature {
             throw PushStateError("cannot set up the APNs endpoint's certificates in \(directory): \(error)")
         }
         let server = APNsServer(loop: context.loop, logger: context.logger, host: host, limits: limits,
-                                tlsContext: try authority.makeServerContext()) { [unowned self] request, respond in
-            self.serve(request, respond)
+                                tlsContext: try authority.makeServerContext()) { [unowned self] request in
+            self.serve(request)
         }
         do { try server.start(port: UInt16(port)) } catch {
             throw PushStateError("cannot listen for APNs requests on \(host):\(port): \(error)")
@@ -193,15 +193,11 @@ public final class PushEmulatorFeature: DaemonFeature {
         return value
     }
 
-    private func serve(_ request: APNsRequest, _ respond: @escaping (APNsResponse) -> Void) {
-        guard let emulator, let context else { return }
-        let response = emulator.handle(request)
-        let delay = emulator.faults.delayMilliseconds
-        if delay > 0 {
-            context.loop.schedule(afterMilliseconds: delay) { respond(response) }
-        } else {
-            respond(response)
+    private func serve(_ request: APNsRequest) -> APNsAnswer {
+        guard let emulator else {
+            return APNsAnswer(response: APNsResponse(status: 503, apnsId: APNsResponse.newApnsId(), reason: "ServiceUnavailable"))
         }
+        return APNsAnswer(response: emulator.handle(request), delayMilliseconds: emulator.faults.delayMilliseconds)
     }
 
     public func stop() {
