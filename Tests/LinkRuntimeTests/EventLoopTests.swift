@@ -85,6 +85,32 @@ final class EventLoopTests: XCTestCase {
         }
     }
 
+    func testInteractiveDescriptorsAreServedFirstInATurn() throws {
+        for backend in availableBackends {
+            let loop = try EventLoop(backend: backend)
+            let pairs = try (0..<6).map { _ in try UnixSocket.socketPair() }
+            var dispatched: [Int32] = []
+            // Ready in this order: four normal descriptors, then the interactive ones.
+            let interactive = Set(pairs.suffix(2).map(\.0))
+            for (fd, peer) in pairs {
+                XCTAssertEqual(writeRaw(peer, [1]), 1)
+                try loop.watch(fd, events: .readable, priority: interactive.contains(fd) ? .interactive : .normal) { _ in
+                    self.drain(fd)
+                    dispatched.append(fd)
+                    if dispatched.count == pairs.count { loop.execute { loop.stop() } }
+                }
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertEqual(dispatched.count, pairs.count, "\(backend): \(dispatched)")
+            XCTAssertEqual(Set(dispatched.prefix(2)), interactive, "\(backend): \(dispatched)")
+            for (fd, peer) in pairs {
+                loop.unwatch(fd)
+                UnixSocket.close(fd)
+                UnixSocket.close(peer)
+            }
+        }
+    }
+
     func testUnwatchOwnDescriptorInsideItsHandler() throws {
         for backend in availableBackends {
             let loop = try EventLoop(backend: backend)

@@ -72,7 +72,9 @@ final class ControlServer {
 
     func start() throws {
         listener = try UnixSocket.listen(path: path)
-        try loop.watch(listener, events: .readable) { [unowned self] _ in self.acceptAll() }
+        // Control clients are served first in each turn: a person or a tool waiting for an
+        // answer does not wait behind bulk traffic (a turn can hold 100 APNs requests).
+        try loop.watch(listener, events: .readable, priority: .interactive) { [unowned self] _ in self.acceptAll() }
     }
 
     /// Stops accepting and removes the socket file.
@@ -130,7 +132,7 @@ final class ControlServer {
 
     private func serve(_ fd: Int32) {
         do {
-            let connection = try Connection(loop: loop, fd: fd)
+            let connection = try Connection(loop: loop, fd: fd, priority: .interactive)
             let client = ControlClientConnection(serial: nextSerial, connection: connection)
             nextSerial += 1
             clients[client.serial] = client
@@ -145,6 +147,9 @@ final class ControlServer {
                 }
             }
             logger.debug("control: client #\(client.serial) connected")
+            // linkctl and the client libraries send their request right after connecting:
+            // answer it in this turn rather than the next.
+            connection.readArrived()
         } catch {
             logger.warning("control: could not serve a new client: \(error)")
             _ = SystemCalls.close(fd)

@@ -61,12 +61,18 @@ public final class Connection {
 
     /// Takes ownership of `fd`, which must be a non-blocking stream socket, and starts reading.
     /// If this throws, `fd` is left open and still belongs to the caller.
-    public init(loop: EventLoop, fd: Int32) throws {
+    public init(loop: EventLoop, fd: Int32, priority: EventLoop.Priority = .normal) throws {
         self.loop = loop
         self.fd = fd
-        try loop.watch(fd, events: .readable) { [self] events in
+        try loop.watch(fd, events: .readable, priority: priority) { [self] events in
             self.handle(events)
         }
+    }
+
+    /// Reads what has arrived already, without waiting for the loop to report it: for a
+    /// connection just accepted, whose client sent its request right after connecting.
+    public func readArrived() {
+        if wantsReadable { readAvailable() }
     }
 
     /// Bytes queued and not yet accepted by the socket.

@@ -12,12 +12,21 @@ import LinkSystem
 /// must be called on the loop's thread; other threads reach the loop through a ``Remote``.
 ///
 /// One turn of the loop waits for readiness (no longer than the nearest timer), calls the
-/// handlers of the ready descriptors, fires the expired timers, runs the work queued with
+/// handlers of the ready descriptors (``Priority/interactive`` ones first), fires the expired timers, runs the work queued with
 /// ``execute(_:)``, and finally calls the ``afterTurn(_:)`` hooks.
 public final class EventLoop {
     /// Identifies a timer scheduled with ``schedule(afterMilliseconds:_:)``.
     public struct TimerID: Hashable, Sendable {
         let sequence: UInt64
+    }
+
+    /// In which order the handlers of descriptors ready in the same turn run.
+    public enum Priority: Sendable {
+        /// In the order the poller reports them.
+        case normal
+        /// Before every `normal` one: for descriptors of someone waiting on an answer (the
+        /// control socket), so that a request there does not wait behind a turn's bulk traffic.
+        case interactive
     }
 
     /// Identifies a hook added with ``afterTurn(_:)``.
@@ -38,6 +47,8 @@ public final class EventLoop {
     private var registrations: [Registration?] = []
     private var watchedCount = 0
     private var dispatchEpoch: UInt64 = 0
+    /// The `normal` events of the current turn, dispatched after the `interactive` ones.
+    private var normalEvents: [(fd: Int32, events: PollEvents)] = []
     private var timers = TimerHeap()
     private var tasks: [() -> Void] = []
     private var runningTasks: [() -> Void] = []
@@ -113,7 +124,8 @@ public final class EventLoop {
     ///
     /// Call ``unwatch(_:)`` before closing `fd`.
     @discardableResult
-    public func watch(_ fd: Int32, events: PollEvents, _ handler: @escaping (PollEvents) -> Void) throws -> Int32 {
+    public func watch(_ fd: Int32, events: PollEvents, priority: Priority = .normal,
+                      _ handler: @escaping (PollEvents) -> Void) throws -> Int32 {
         guard fd >= 0 else { throw SystemError(operation: "watch(\(fd))", errno: .badFileDescriptor) }
         if registration(fd) != nil { throw SystemError(operation: "watch(\(fd))", errno: .fileExists) }
         let interest = events.intersection([.readable, .writable])
@@ -124,7 +136,7 @@ public final class EventLoop {
             registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - registrations.count))
         }
         registrations[Int(fd)] = Registration(
-            interest: interest, armed: !interest.isEmpty, epoch: dispatchEpoch, handler: handler
+            interest: interest, armed: !interest.isEmpty, epoch: dispatchEpoch, priority: priority, handler: handler
         )
         watchedCount += 1
         return fd
@@ -287,8 +299,16 @@ public final class EventLoop {
         let timeout = pollTimeout()
         turnTime = nil
         dispatchEpoch &+= 1
+        normalEvents.removeAll(keepingCapacity: true)
         try poller.wait(timeoutMs: timeout) { fd, events in
-            self.dispatch(fd, events)
+            if self.registration(fd)?.priority == .interactive {
+                self.dispatch(fd, events)
+            } else {
+                self.normalEvents.append((fd, events))
+            }
+        }
+        for index in normalEvents.indices {
+            dispatch(normalEvents[index].fd, normalEvents[index].events)
         }
         runExpiredTimers()
         runTasks()
@@ -386,12 +406,14 @@ final class Registration {
     var interest: PollEvents
     var armed: Bool
     let epoch: UInt64
+    let priority: EventLoop.Priority
     let handler: (PollEvents) -> Void
 
-    init(interest: PollEvents, armed: Bool, epoch: UInt64, handler: @escaping (PollEvents) -> Void) {
+    init(interest: PollEvents, armed: Bool, epoch: UInt64, priority: EventLoop.Priority, handler: @escaping (PollEvents) -> Void) {
         self.interest = interest
         self.armed = armed
         self.epoch = epoch
+        self.priority = priority
         self.handler = handler
     }
 }
