@@ -123,6 +123,10 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(answer.first?.stream, 1)
         XCTAssertEqual(answer.first?.flags, H2.endStream | H2.endHeaders)
         XCTAssertEqual(answer.first?.payload.first, 0x88)
+        // apns-id, new in every response, follows as a literal kept out of the HPACK tables
+        // (RFC 7541 6.2.3, never indexed, with a literal name: 0x10), not as an entry that
+        // would evict others on both sides.
+        XCTAssertEqual(answer.first?.payload.dropFirst().first, 0x10)
         XCTAssertEqual(session.openStreamCount, 0)
 
         // A refusal with a JSON body on stream 3: HEADERS (":status: 400" is entry 12, 0x8C), then

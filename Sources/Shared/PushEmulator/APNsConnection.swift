@@ -32,8 +32,11 @@ final class APNsConnection {
         connection.onRead = { [unowned self] bytes in self.received(bytes) }
         connection.onClose = { [unowned self] reason in self.closed(reason) }
         connection.onDrained = { [unowned self] in self.flush() }
-        handshakeTimer = connection.loop.schedule(afterMilliseconds: server.limits.handshakeTimeoutMilliseconds) { [weak self] in
-            guard let self, !self.isClosed, !self.isEstablished else { return }
+        // Timers find the connection through the server, by serial, rather than holding a weak
+        // reference: an object with a weak reference keeps its reference count in a side
+        // table, where every retain and release of it takes the slow path.
+        handshakeTimer = connection.loop.schedule(afterMilliseconds: server.limits.handshakeTimeoutMilliseconds) { [unowned server] in
+            guard let self = server.connection(serial), !self.isClosed, !self.isEstablished else { return }
             self.server.logger.debug("push: connection #\(self.serial) did not complete its handshake in \(self.server.limits.handshakeTimeoutMilliseconds) ms; closing")
             self.server.noteTimeout()
             self.connection.close()
@@ -97,8 +100,8 @@ final class APNsConnection {
                 self.respond(streamId, answer.response)
                 return
             }
-            self.connection.loop.schedule(afterMilliseconds: answer.delayMilliseconds) { [weak self] in
-                self?.respond(streamId, answer.response)
+            self.connection.loop.schedule(afterMilliseconds: answer.delayMilliseconds) { [unowned server = self.server, serial = self.serial] in
+                server.connection(serial)?.respond(streamId, answer.response)
             }
         }
         session.onErrorGoAway = { [unowned self] code in
@@ -222,7 +225,9 @@ final class APNsConnection {
     // MARK: Timers and closing
 
     private func armIdleTimer(after milliseconds: Int64) {
-        idleTimer = connection.loop.schedule(afterMilliseconds: milliseconds) { [weak self] in self?.idleCheck() }
+        idleTimer = connection.loop.schedule(afterMilliseconds: milliseconds) { [unowned server, serial] in
+            server.connection(serial)?.idleCheck()
+        }
     }
 
     private func idleCheck() {

@@ -53,9 +53,9 @@ public struct APNsRequest: Sendable {
         let valueStart = fieldBytes.count
         if valueLength == value.count { fieldBytes.append(contentsOf: value) } else { fieldBytes.append(contentsOf: value.prefix(valueLength)) }
         guard name.first == UInt8(ascii: ":") else { return }
-        if methodValue == nil, name.elementsEqual(":method".utf8) {
+        if methodValue == nil, name.count == 7, name.elementsEqual(":method".utf8) {
             methodValue = valueStart..<fieldBytes.count
-        } else if pathValue == nil, name.elementsEqual(":path".utf8) {
+        } else if pathValue == nil, name.count == 5, name.elementsEqual(":path".utf8) {
             pathValue = valueStart..<fieldBytes.count
         }
     }

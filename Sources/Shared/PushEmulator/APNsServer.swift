@@ -65,6 +65,9 @@ final class APNsServer {
 
     var connectionCount: Int { connections.count }
 
+    /// The open connection with `serial`, if it is still open.
+    func connection(_ serial: UInt64) -> APNsConnection? { connections[serial] }
+
     /// The connections that count against the cap: all but those draining after an eviction.
     private var servingCount: Int { connections.values.reduce(0) { $0 + ($1.isEvicted ? 0 : 1) } }
 

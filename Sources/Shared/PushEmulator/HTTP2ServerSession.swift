@@ -66,6 +66,11 @@ final class HTTP2ServerSession {
     private var responseBytes: [UInt8] = []
     private var responseFieldLengths: [(Int, Int)] = []
     private var responseFields: [nghttp2_nv] = []
+    private var responseFieldIndexing: [UInt32] = []
+    /// `apns-id` differs in every response: it is sent as a literal that neither side's HPACK
+    /// table keeps (nghttp2's `NO_INDEX`), instead of evicting useful entries from both tables
+    /// on every response.
+    static let uniqueValueHeader = "apns-id"
 
     init() throws {
         var callbacks: OpaquePointer?
@@ -181,10 +186,12 @@ final class HTTP2ServerSession {
         // copies them): a response costs no allocation of its own.
         responseBytes.removeAll(keepingCapacity: true)
         responseFieldLengths.removeAll(keepingCapacity: true)
+        responseFieldIndexing.removeAll(keepingCapacity: true)
         func add(_ name: String, _ value: String) {
             responseBytes.append(contentsOf: name.utf8)
             responseBytes.append(contentsOf: value.utf8)
             responseFieldLengths.append((name.utf8.count, value.utf8.count))
+            responseFieldIndexing.append(name == HTTP2ServerSession.uniqueValueHeader ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
         }
         add(":status", String(status))
         for (name, value) in headers { add(name, value) }
@@ -195,7 +202,7 @@ final class HTTP2ServerSession {
             var offset = 0
             for (nameLength, valueLength) in responseFieldLengths {
                 responseFields.append(nghttp2_nv(name: bytes.baseAddress! + offset, value: bytes.baseAddress! + offset + nameLength,
-                                                 namelen: nameLength, valuelen: valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                                                 namelen: nameLength, valuelen: valueLength, flags: UInt8(responseFieldIndexing[responseFields.count])))
                 offset += nameLength + valueLength
             }
             if body.isEmpty {
