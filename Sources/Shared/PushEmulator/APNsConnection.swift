@@ -48,7 +48,7 @@ final class APNsConnection {
     // MARK: Input
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
-        lastActivity = connection.loop.nowMilliseconds
+        lastActivity = connection.loop.turnMilliseconds
         if !isDecided {
             isDecided = true
             if bytes.first == 0x16 {

@@ -29,7 +29,7 @@ public struct APNsRequest: Sendable {
         self.bodyLength = bodyLength ?? body.count
         if let method { self.method = method }
         if let path { self.path = path }
-        for (name, value) in headers { append(name: Array(name.utf8), value: Array(value.utf8)) }
+        for (name, value) in headers { append(name: name, value: value) }
     }
 
     /// An empty request whose header list has room for `capacity` bytes.
@@ -41,8 +41,14 @@ public struct APNsRequest: Sendable {
 
     // MARK: Receiving
 
+    /// Appends one field (tests and tools build requests this way).
+    mutating func append(name: String, value: String) {
+        var name = name, value = value
+        name.withUTF8 { name in value.withUTF8 { append(name: name, value: $0) } }
+    }
+
     /// Appends one field as received; `:method` and `:path` are remembered.
-    mutating func append<Name: Collection<UInt8>, Value: Collection<UInt8>>(name: Name, value: Value) {
+    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         let nameLength = min(name.count, Self.maximumFieldPartLength)
         let valueLength = min(value.count, Self.maximumFieldPartLength)
         fieldBytes.append(UInt8(truncatingIfNeeded: nameLength))
@@ -53,9 +59,9 @@ public struct APNsRequest: Sendable {
         let valueStart = fieldBytes.count
         if valueLength == value.count { fieldBytes.append(contentsOf: value) } else { fieldBytes.append(contentsOf: value.prefix(valueLength)) }
         guard name.first == UInt8(ascii: ":") else { return }
-        if methodValue == nil, name.count == 7, name.elementsEqual(":method".utf8) {
+        if methodValue == nil, Bytes.equal(name, ":method") {
             methodValue = valueStart..<fieldBytes.count
-        } else if pathValue == nil, name.count == 5, name.elementsEqual(":path".utf8) {
+        } else if pathValue == nil, Bytes.equal(name, ":path") {
             pathValue = valueStart..<fieldBytes.count
         }
     }
@@ -101,7 +107,7 @@ public struct APNsRequest: Sendable {
         get { methodValue.map(text) }
         set {
             methodValue = nil
-            if let newValue { append(name: ":method".utf8, value: newValue.utf8) }
+            if let newValue { append(name: ":method", value: newValue) }
         }
     }
 
@@ -109,7 +115,7 @@ public struct APNsRequest: Sendable {
         get { pathValue.map(text) }
         set {
             pathValue = nil
-            if let newValue { append(name: ":path".utf8, value: newValue.utf8) }
+            if let newValue { append(name: ":path", value: newValue) }
         }
     }
 

@@ -23,13 +23,18 @@ public struct APNsResponse: Error, Sendable, Equatable {
         uuidText(SecureRandom.bytes(16)[...])
     }
 
-    /// 16 random bytes as a version-4 UUID in lowercase, `8-4-4-4-12`, written straight into
-    /// the String's storage.
+    /// 16 random bytes as a version-4 UUID in lowercase, `8-4-4-4-12`.
     static func uuidText(_ random: ArraySlice<UInt8>) -> String {
+        random.withUnsafeBufferPointer { uuidText($0) }
+    }
+
+    /// As ``uuidText(_:)-(ArraySlice<UInt8>)``, written straight into the String's storage.
+    static func uuidText(_ random: UnsafeBufferPointer<UInt8>) -> String {
         precondition(random.count == 16, "a UUID is made of 16 bytes")
         return String(unsafeUninitializedCapacity: 36) { text in
             var position = 0
-            for (index, var byte) in random.enumerated() {
+            for index in 0..<16 {
+                var byte = random[index]
                 if index == 6 { byte = (byte & 0x0F) | 0x40 }
                 if index == 8 { byte = (byte & 0x3F) | 0x80 }
                 if position == 8 || position == 13 || position == 18 || position == 23 {
@@ -76,7 +81,7 @@ final class APNsIdSource {
             used = 0
         }
         defer { used += 16 }
-        return APNsResponse.uuidText(pool[used..<used + 16])
+        return pool.withUnsafeBufferPointer { APNsResponse.uuidText(UnsafeBufferPointer(rebasing: $0[used..<used + 16])) }
     }
 }
 

@@ -20,8 +20,8 @@ final class FileProviderSignalLog {
 
     /// Records a signal or an unusable payload; the new record.
     func add(source: SignalRecord.Source, apnsId: String?, outcome: Result<FileProviderSignal, UnusablePayload>,
-             payload: [UInt8]) -> SignalRecord {
-        let record = SignalRecord(seq: nextSeq, at: PushEmulator.nowMilliseconds, source: source, apnsId: apnsId,
+             payload: [UInt8], at now: Int64 = PushEmulator.nowMilliseconds) -> SignalRecord {
+        let record = SignalRecord(seq: nextSeq, at: now, source: source, apnsId: apnsId,
                                   outcome: outcome, payload: payload)
         nextSeq += 1
         if records.count < Self.capacity {

@@ -133,13 +133,14 @@ final class PushEmulator {
             rejected(response, injected: true)
             return response
         }
-        switch validator.validate(request, authenticator: authenticator, now: PushEmulator.nowMilliseconds / 1000) {
+        let now = PushEmulator.nowMilliseconds
+        switch validator.validate(request, authenticator: authenticator, now: now / 1000) {
         case .failure(let response):
             rejected(response, injected: false)
             return response
         case .success(let push):
             acceptedCount += 1
-            deliver(push)
+            deliver(push, at: now)
             return APNsResponse(status: 200, apnsId: push.apnsId)
         }
     }
@@ -152,7 +153,7 @@ final class PushEmulator {
                                   "apnsId": .string(response.apnsId), "injected": .bool(injected)])
     }
 
-    private func deliver(_ push: APNsPush) {
+    private func deliver(_ push: APNsPush, at now: Int64) {
         guard let type = push.pushType.pushKitType else { return }
         let listening = hasEventSubscribers()
         if listening {
@@ -166,7 +167,7 @@ final class PushEmulator {
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
         let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(push.payload),
-                                   payload: push.payload)
+                                   payload: push.payload, at: now)
         if case .failure(let unusable) = record.outcome {
             logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
         }
