@@ -11,8 +11,12 @@ import Foundation
 /// containers nest at most ``PropertyListCodec/maximumDepth`` levels, a container cannot
 /// contain itself, and the decoded value counts at most two values per input byte (shared
 /// references included). Strings and data are decoded once and shared wherever referenced.
+///
+/// It reads the caller's buffer in place (``PropertyListCodec/decodeDictionary(_:)`` lends
+/// it): offsets, references and contents are read where they lie, with no copy, no array of
+/// references per container and no reference counting of the input.
 struct BinaryPropertyListReader {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private let offsetSize: Int
     private let referenceSize: Int
     private let objectCount: Int
@@ -27,10 +31,10 @@ struct BinaryPropertyListReader {
     private var decodedLeaves: [PropertyListValue?] = []
     private var openContainers: [Int] = []
 
-    init(_ bytes: [UInt8]) throws {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         let header = BinaryPropertyList.header
         guard bytes.count >= header.count, bytes.starts(with: header) else {
-            if bytes.starts(with: Array("bplist".utf8)) {
+            if bytes.starts(with: "bplist".utf8) {
                 throw PropertyListError("not a binary property list of version 00: the header is \(Self.describeHeader(bytes))")
             }
             throw PropertyListError("not a binary property list: the data does not start with \"bplist00\"")
@@ -110,7 +114,8 @@ struct BinaryPropertyListReader {
         case 0x5:
             let (count, contentStart) = try readCount(object: object, at: start)
             let content = try readPayload(object: object, from: contentStart, count: count)
-            if let byte = ASCII.firstNonASCIIByte(in: content) {
+            if let index = ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) {
+                let byte = content[index]
                 throw PropertyListError("ASCII string object \(object) contains the non-ASCII byte 0x\(hexByte(byte))")
             }
             return memoize(.string(String(decoding: content, as: UTF8.self)), as: object)
@@ -122,7 +127,7 @@ struct BinaryPropertyListReader {
             let content = try readPayload(object: object, from: contentStart, count: 2 * count)
             var units: [UInt16] = []
             units.reserveCapacity(count)
-            for index in stride(from: content.startIndex, to: content.endIndex, by: 2) {
+            for index in stride(from: 0, to: content.count, by: 2) {
                 units.append(UInt16(content[index]) << 8 | UInt16(content[index + 1]))
             }
             guard let string = Self.validatedUTF16String(units) else {
@@ -133,13 +138,13 @@ struct BinaryPropertyListReader {
             throw unsupported("UID", object)
         case 0xA:
             let (count, contentStart) = try readCount(object: object, at: start)
-            let references = try readReferences(object: object, from: contentStart, count: count)
+            let references = try checkReferences(object: object, from: contentStart, count: count)
             try enterContainer(object)
             defer { openContainers.removeLast() }
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(count)
-            for reference in references {
-                elements.append(try readObject(reference))
+            for index in 0..<count {
+                elements.append(try readObject(reference(references, index)))
             }
             return .array(elements)
         case 0xB, 0xC:
@@ -147,18 +152,18 @@ struct BinaryPropertyListReader {
         case 0xD:
             let (count, contentStart) = try readCount(object: object, at: start)
             guard count <= Int.max / 2 else { throw runsPast(object, start) }
-            let references = try readReferences(object: object, from: contentStart, count: 2 * count)
+            let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
             try enterContainer(object)
             defer { openContainers.removeLast() }
             var dictionary: [String: PropertyListValue] = [:]
             dictionary.reserveCapacity(count)
             for entry in 0..<count {
-                let keyObject = references[entry]
+                let keyObject = reference(references, entry)
                 let key = try readObject(keyObject)
                 guard case .string(let keyString) = key else {
                     throw PropertyListError("dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)")
                 }
-                let value = try readObject(references[count + entry])
+                let value = try readObject(reference(references, count + entry))
                 guard dictionary.updateValue(value, forKey: keyString) == nil else {
                     throw PropertyListError("dictionary object \(object) has the key \"\(keyString)\" more than once")
                 }
@@ -200,11 +205,11 @@ struct BinaryPropertyListReader {
     }
 
     /// The bytes `from..<from + count` of an object, which must end before the offset table.
-    private func readPayload(object: Int, from start: Int, count: Int) throws -> ArraySlice<UInt8> {
+    private func readPayload(object: Int, from start: Int, count: Int) throws -> UnsafeBufferPointer<UInt8> {
         guard count >= 0, start <= offsetTableOffset, count <= offsetTableOffset - start else {
             throw runsPast(object, start)
         }
-        return bytes[start..<start + count]
+        return UnsafeBufferPointer(rebasing: bytes[start..<start + count])
     }
 
     /// The element count in a marker's low nibble, or in the integer object after it when the nibble is 0xF.
@@ -238,8 +243,8 @@ struct BinaryPropertyListReader {
         case 8:
             return Int64(bitPattern: Self.readUnsigned(content))
         default:
-            let high = Self.readUnsigned(content.prefix(8))
-            let low = Self.readUnsigned(content.suffix(8))
+            let high = Self.readUnsigned(UnsafeBufferPointer(rebasing: content.prefix(8)))
+            let low = Self.readUnsigned(UnsafeBufferPointer(rebasing: content.suffix(8)))
             if high == 0, low <= UInt64(Int64.max) {
                 return Int64(low)
             }
@@ -251,21 +256,25 @@ struct BinaryPropertyListReader {
         }
     }
 
-    private func readReferences(object: Int, from start: Int, count: Int) throws -> [Int] {
+    /// Checks the `count` object references at `start` of a container, each against the
+    /// object count; the bytes that hold them, for ``reference(_:_:)``.
+    private func checkReferences(object: Int, from start: Int, count: Int) throws -> UnsafeBufferPointer<UInt8> {
         guard count <= (offsetTableOffset - min(start, offsetTableOffset)) / referenceSize else {
             throw runsPast(object, start)
         }
         let content = try readPayload(object: object, from: start, count: count * referenceSize)
-        var references: [Int] = []
-        references.reserveCapacity(count)
-        for index in stride(from: content.startIndex, to: content.endIndex, by: referenceSize) {
-            let reference = Self.readUnsigned(bytes, at: index, size: referenceSize)
+        for index in 0..<count {
+            let reference = Self.readUnsigned(content, at: index * referenceSize, size: referenceSize)
             guard reference < UInt64(objectCount) else {
                 throw PropertyListError("object \(object) refers to object \(reference), but there are \(objectCount) objects")
             }
-            references.append(Int(reference))
         }
-        return references
+        return content
+    }
+
+    /// Reference `index` of references checked by ``checkReferences(object:from:count:)``.
+    private func reference(_ references: UnsafeBufferPointer<UInt8>, _ index: Int) -> Int {
+        Int(Self.readUnsigned(references, at: index * referenceSize, size: referenceSize))
     }
 
     private func runsPast(_ object: Int, _ start: Int) -> PropertyListError {
@@ -276,16 +285,14 @@ struct BinaryPropertyListReader {
         PropertyListError("object \(object) is of the unsupported type \(kind): property lists here hold strings, integers, reals, booleans, data, dates, arrays and dictionaries")
     }
 
-    private static func readUnsigned(_ bytes: [UInt8], at start: Int, size: Int) -> UInt64 {
+    private static func readUnsigned(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, size: Int) -> UInt64 {
         var value: UInt64 = 0
         for index in start..<start + size { value = value << 8 | UInt64(bytes[index]) }
         return value
     }
 
-    private static func readUnsigned(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        var value: UInt64 = 0
-        for index in bytes.indices { value = value << 8 | UInt64(bytes[index]) }
-        return value
+    private static func readUnsigned(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        readUnsigned(bytes, at: 0, size: bytes.count)
     }
 
     private static func validatedUTF16String(_ units: [UInt16]) -> String? {
@@ -300,7 +307,7 @@ struct BinaryPropertyListReader {
         }
     }
 
-    private static func describeHeader(_ bytes: [UInt8]) -> String {
+    private static func describeHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let header = bytes.prefix(8)
         if header.allSatisfy({ (0x20..<0x7F).contains($0) }) {
             return "\"" + String(decoding: header, as: UTF8.self) + "\""

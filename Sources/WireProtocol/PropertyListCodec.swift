@@ -28,8 +28,10 @@ public enum PropertyListCodec {
     ///   a type WatchConnectivity does not carry (null, UID, set), an integer outside `Int64`,
     ///   or nesting deeper than ``maximumDepth``.
     public static func decodeDictionary(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
-        var reader = try BinaryPropertyListReader(bytes)
-        let top = try reader.readTopObject()
+        let top = try bytes.withUnsafeBufferPointer { buffer in
+            var reader = try BinaryPropertyListReader(buffer)
+            return try reader.readTopObject()
+        }
         guard case .dictionary(let dictionary) = top else {
             throw PropertyListError("top level is \(article(top.kindName)) \(top.kindName), not a dictionary")
         }
