@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A value a property list can hold: what WatchConnectivity lets a dictionary carry.
-public indirect enum PropertyListValue: Sendable, Hashable {
+public enum PropertyListValue: Sendable, Hashable {
     case string(String)
     case integer(Int64)
     case real(Double)
