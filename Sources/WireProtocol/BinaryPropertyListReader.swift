@@ -114,11 +114,16 @@ struct BinaryPropertyListReader {
         case 0x5:
             let (count, contentStart) = try readCount(object: object, at: start)
             let content = try readPayload(object: object, from: contentStart, count: count)
-            if let index = ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) {
-                let byte = content[index]
+            // One pass over the bytes, the String's own: a string decoded from UTF-8 has as many
+            // UTF-8 bytes as the input and as many UTF-16 units only when every byte was ASCII
+            // (any other scalar, U+FFFD of a repair included, takes fewer UTF-16 units than
+            // UTF-8 bytes), and Swift counts the UTF-16 units of an ASCII string without a pass.
+            let string = String(decoding: content, as: UTF8.self)
+            guard string.utf8.count == content.count, string.utf16.count == content.count else {
+                let byte = ASCII.firstNonASCII(UnsafeRawBufferPointer(content)).map { content[$0] } ?? 0
                 throw PropertyListError("ASCII string object \(object) contains the non-ASCII byte 0x\(hexByte(byte))")
             }
-            return memoize(.string(String(decoding: content, as: UTF8.self)), as: object)
+            return memoize(.string(string), as: object)
         case 0x6:
             let (count, contentStart) = try readCount(object: object, at: start)
             guard count <= (offsetTableOffset - contentStart) / 2 else {
