@@ -3,11 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The checks APNs makes on a `POST /3/device/<token>`, in order; the first that fails gives
 /// the response. `docs/push.md` lists them as a table.
@@ -274,25 +269,4 @@ extension APNsPushType {
     }
 
     private static let names = allCases.map { Array($0.rawValue.utf8) }
-}
-
-/// Comparisons of received bytes with what is expected, without making Strings.
-enum Bytes {
-    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: [UInt8]) -> Bool {
-        bytes.count == expected.count && expected.withUnsafeBufferPointer { equalContents(bytes, $0) }
-    }
-
-    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ expected: StaticString) -> Bool {
-        bytes.count == expected.utf8CodeUnitCount
-            && equalContents(bytes, UnsafeBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
-    }
-
-    private static func equalContents(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count > 0 else { return true }
-        return memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
-    }
-
-    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        String(decoding: bytes, as: UTF8.self)
-    }
 }

@@ -1,9 +1,4 @@
 import LinkCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 /// Checks the `authorization` header of APNs requests: the provider token's signature with a
 /// known key of the configured team, its age, and how often the provider replaces it.
 public final class ProviderAuthenticator {
@@ -65,8 +60,7 @@ public final class ProviderAuthenticator {
     /// As ``check(authorization:now:)``, for the header's bytes as received.
     func check(authorizationBytes header: UnsafeBufferPointer<UInt8>?, now: Int64) -> APNsReason? {
         guard let header, !header.isEmpty else { return .missingProviderToken }
-        if let recentToken, header.count == recentHeader.count,
-           recentHeader.withUnsafeBufferPointer({ memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }) {
+        if let recentToken, Bytes.equal(header, recentHeader) {
             return admit(recentToken, now: now)
         }
         let authorization = String(decoding: header, as: UTF8.self)
