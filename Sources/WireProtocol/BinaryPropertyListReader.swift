@@ -179,6 +179,107 @@ struct BinaryPropertyListReader {
         }
     }
 
+    /// Checks the top object as ``readTopObject()`` reads it, without building it: true when
+    /// it is a dictionary that ``readTopObject()`` would read. Every check of the reading is
+    /// made, in the same order and with the same budget; only dictionary keys are built, to
+    /// find a repeated key as a Swift dictionary does (by String equality). Its errors are
+    /// not the reading's own (ask ``readTopObject()`` for those).
+    mutating func checkTopObject() throws -> Bool {
+        try checkObject(topObject)
+    }
+
+    private struct Invalid: Error {}
+
+    /// ``readObject(_:)`` without the value: true for a dictionary.
+    @discardableResult
+    private mutating func checkObject(_ object: Int) throws -> Bool {
+        remainingValueBudget -= 1
+        guard remainingValueBudget >= 0 else { throw Invalid() }
+        if !decodedLeaves.isEmpty, decodedLeaves[object] != nil { return false }
+
+        let start = try offset(of: object)
+        let marker = bytes[start]
+        let info = marker & 0x0F
+        switch marker >> 4 {
+        case 0x0:
+            guard marker == BinaryPropertyList.falseMarker || marker == BinaryPropertyList.trueMarker else { throw Invalid() }
+        case 0x1:
+            _ = try readInteger(object: object, at: start)
+        case 0x2:
+            guard info == 2 || info == 3 else { throw Invalid() }
+            _ = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
+        case 0x3:
+            guard marker == BinaryPropertyList.dateMarker else { throw Invalid() }
+            _ = try readPayload(object: object, from: start + 1, count: 8)
+        case 0x4:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            _ = try readPayload(object: object, from: contentStart, count: count)
+        case 0x5:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            let content = try readPayload(object: object, from: contentStart, count: count)
+            guard ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { throw Invalid() }
+        case 0x6:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= (offsetTableOffset - contentStart) / 2 else { throw Invalid() }
+            let content = try readPayload(object: object, from: contentStart, count: 2 * count)
+            guard Self.isValidUTF16(content) else { throw Invalid() }
+        case 0xA:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            let references = try checkReferences(object: object, from: contentStart, count: count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            for index in 0..<count {
+                try checkObject(reference(references, index))
+            }
+        case 0xD:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= Int.max / 2 else { throw Invalid() }
+            let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            // Repeated keys: a look through those seen for a few keys, a set for more.
+            var keys: [String] = []
+            var keySet: Set<String> = []
+            let useSet = count > 16
+            if !useSet { keys.reserveCapacity(count) }
+            for entry in 0..<count {
+                guard case .string(let key) = try readObject(reference(references, entry)) else { throw Invalid() }
+                try checkObject(reference(references, count + entry))
+                if useSet {
+                    guard keySet.insert(key).inserted else { throw Invalid() }
+                } else {
+                    guard !keys.contains(key) else { throw Invalid() }
+                    keys.append(key)
+                }
+            }
+            return true
+        default:
+            throw Invalid()
+        }
+        return false
+    }
+
+    /// Big-endian UTF-16 without an unpaired surrogate.
+    private static func isValidUTF16(_ content: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + 1 < content.count {
+            let unit = UInt16(content[index]) << 8 | UInt16(content[index + 1])
+            index += 2
+            switch unit {
+            case 0xD800...0xDBFF:
+                guard index + 1 < content.count else { return false }
+                let next = UInt16(content[index]) << 8 | UInt16(content[index + 1])
+                guard (0xDC00...0xDFFF).contains(next) else { return false }
+                index += 2
+            case 0xDC00...0xDFFF:
+                return false
+            default:
+                break
+            }
+        }
+        return true
+    }
+
     private mutating func memoize(_ value: PropertyListValue, as object: Int) -> PropertyListValue {
         switch value {
         case .string(let string) where string.utf8.count <= 15: return value

@@ -38,6 +38,27 @@ public enum PropertyListCodec {
         return dictionary
     }
 
+    /// Checks that `bytes` hold a dictionary that ``decodeDictionary(_:)`` decodes, without
+    /// building it (only its keys): what a receiver does with a message or a userInfo it keeps
+    /// as bytes and decodes when someone reads it.
+    ///
+    /// - Throws: the ``PropertyListError`` that ``decodeDictionary(_:)`` throws for `bytes`.
+    public static func checkDictionary(_ bytes: [UInt8]) throws {
+        guard !isDictionaryByCheck(bytes) else { return }
+        // The reason, in the decoder's words (and the decoder's verdict, should they differ).
+        _ = try decodeDictionary(bytes)
+    }
+
+    /// The check of ``checkDictionary(_:)`` alone: true when it finds a dictionary that
+    /// ``decodeDictionary(_:)`` decodes. The two agree on every input (the property-list
+    /// fuzzer asserts it).
+    public static func isDictionaryByCheck(_ bytes: [UInt8]) -> Bool {
+        (try? bytes.withUnsafeBufferPointer { buffer in
+            var reader = try BinaryPropertyListReader(buffer)
+            return try reader.checkTopObject()
+        }) ?? false
+    }
+
     static func article(_ word: String) -> String {
         word.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }

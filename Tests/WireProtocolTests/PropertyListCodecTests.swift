@@ -17,6 +17,36 @@ final class PropertyListCodecTests: XCTestCase {
             }
             XCTAssertTrue(error.message.contains(expected), "\"\(error.message)\" does not contain \"\(expected)\"", file: file, line: line)
         }
+        // The check without decoding refuses it too, with the decoder's reason.
+        XCTAssertFalse(PropertyListCodec.isDictionaryByCheck(bytes), "the check takes what the decoder refuses", file: file, line: line)
+        XCTAssertThrowsError(try PropertyListCodec.checkDictionary(bytes), file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(expected), "\(error)", file: file, line: line)
+        }
+    }
+
+    /// The check without decoding agrees with the decoder on valid lists of every kind of
+    /// value and on each of their damaged copies (every byte changed in turn).
+    func testTheCheckWithoutDecodingAgreesWithTheDecoder() throws {
+        let valid: [[String: PropertyListValue]] = [
+            [:], ["a": .string("x")], ["k": .array([.integer(1), .real(2.5), .boolean(true), .data([1, 2]), .string("é🙂")])],
+            ["nested": .dictionary(["x": .date(Date(timeIntervalSinceReferenceDate: 5)), "y": .integer(-1)]), "long key of more than fifteen": .string("v")],
+            Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", PropertyListValue.integer(Int64($0))) }),
+        ]
+        var checked = 0
+        for dictionary in valid {
+            let encoded = try PropertyListCodec.encode(dictionary)
+            XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(encoded))
+            for index in encoded.indices {
+                for replacement: UInt8 in [0x00, 0x0F, 0x5F, 0xD1, 0xFF, encoded[index] ^ 0x80] {
+                    var damaged = encoded
+                    damaged[index] = replacement
+                    let decodes = (try? PropertyListCodec.decodeDictionary(damaged)) != nil
+                    XCTAssertEqual(PropertyListCodec.isDictionaryByCheck(damaged), decodes, "byte \(index) = \(replacement) of \(dictionary)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1_000)
     }
 
     /// Lays out hand-made objects as a bplist00 file with 1-byte references and offsets.

@@ -1,11 +1,15 @@
 import WireProtocol
 
-/// Decodes the input as a binary property list dictionary; whatever decodes must re-encode,
-/// and the re-encoding must be stable across another decode.
+/// Decodes the input as a binary property list dictionary; the check without decoding must
+/// agree with the decoder, whatever decodes must re-encode, and the re-encoding must be
+/// stable across another decode.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let dictionary = try? PropertyListCodec.decodeDictionary(bytes) else { return 0 }
+    let decoded = try? PropertyListCodec.decodeDictionary(bytes)
+    precondition(PropertyListCodec.isDictionaryByCheck(bytes) == (decoded != nil),
+                 "the check without decoding and the decoder disagree")
+    guard let dictionary = decoded else { return 0 }
     guard let encoded = try? PropertyListCodec.encode(dictionary) else { return 0 }
     guard let again = try? PropertyListCodec.decodeDictionary(encoded) else {
         preconditionFailure("an encoded dictionary does not decode")
