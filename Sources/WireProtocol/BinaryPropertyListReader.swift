@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a `bplist00` file, trusting nothing in it.
 ///
@@ -237,19 +242,42 @@ struct BinaryPropertyListReader {
             let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
             try enterContainer(object)
             defer { openContainers.removeLast() }
-            // Repeated keys: a look through those seen for a few keys, a set for more.
-            var keys: [String] = []
-            var keySet: Set<String> = []
-            let useSet = count > 16
-            if !useSet { keys.reserveCapacity(count) }
+            // Keys are read where they lie. ASCII keys are equal Strings exactly when their
+            // bytes are equal, so a few of them are compared as bytes; with a UTF-16 key (equal
+            // Strings can differ in their units) or many keys, as Strings in a set.
+            var asciiKeys: [UnsafeBufferPointer<UInt8>] = []
+            var textKeys: Set<String>?
+            if count > 16 { textKeys = [] } else { asciiKeys.reserveCapacity(count) }
             for entry in 0..<count {
-                guard case .string(let key) = try readObject(reference(references, entry)) else { throw Invalid() }
+                let keyObject = reference(references, entry)
+                remainingValueBudget -= 1
+                guard remainingValueBudget >= 0 else { throw Invalid() }
+                let keyStart = try offset(of: keyObject)
+                let (keyCount, keyContentStart) = try readCount(object: keyObject, at: keyStart)
+                let key: UnsafeBufferPointer<UInt8>
+                var keyText: String?
+                switch bytes[keyStart] >> 4 {
+                case 0x5:
+                    key = try readPayload(object: keyObject, from: keyContentStart, count: keyCount)
+                    guard ASCII.firstNonASCII(UnsafeRawBufferPointer(key)) == nil else { throw Invalid() }
+                case 0x6:
+                    guard keyCount <= (offsetTableOffset - keyContentStart) / 2 else { throw Invalid() }
+                    key = try readPayload(object: keyObject, from: keyContentStart, count: 2 * keyCount)
+                    keyText = try Self.utf16String(key)
+                default:
+                    throw Invalid()
+                }
                 try checkObject(reference(references, count + entry))
-                if useSet {
-                    guard keySet.insert(key).inserted else { throw Invalid() }
+                if textKeys == nil, keyText != nil {
+                    textKeys = Set(asciiKeys.map { String(decoding: $0, as: UTF8.self) })
+                }
+                if textKeys != nil {
+                    guard textKeys!.insert(keyText ?? String(decoding: key, as: UTF8.self)).inserted else { throw Invalid() }
                 } else {
-                    guard !keys.contains(key) else { throw Invalid() }
-                    keys.append(key)
+                    guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {
+                        throw Invalid()
+                    }
+                    asciiKeys.append(key)
                 }
             }
             return true
@@ -257,6 +285,17 @@ struct BinaryPropertyListReader {
             throw Invalid()
         }
         return false
+    }
+
+    /// The String of big-endian UTF-16 units.
+    private static func utf16String(_ content: UnsafeBufferPointer<UInt8>) throws -> String {
+        var units: [UInt16] = []
+        units.reserveCapacity(content.count / 2)
+        for index in stride(from: 0, to: content.count, by: 2) {
+            units.append(UInt16(content[index]) << 8 | UInt16(content[index + 1]))
+        }
+        guard let string = validatedUTF16String(units) else { throw Invalid() }
+        return string
     }
 
     /// Big-endian UTF-16 without an unpaired surrogate.
@@ -392,6 +431,9 @@ struct BinaryPropertyListReader {
     }
 
     private static func readUnsigned(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, size: Int) -> UInt64 {
+        // Offsets and references are mostly one or two bytes.
+        if size == 1 { return UInt64(bytes[start]) }
+        if size == 2 { return UInt64(bytes[start]) << 8 | UInt64(bytes[start + 1]) }
         var value: UInt64 = 0
         for index in start..<start + size { value = value << 8 | UInt64(bytes[index]) }
         return value

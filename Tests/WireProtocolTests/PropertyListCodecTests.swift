@@ -259,6 +259,15 @@ final class PropertyListCodecTests: XCTestCase {
     func testADuplicateKeyIsRefused() {
         let plist = handMadePropertyList([[0xD2, 1, 1, 2, 2], [0x51, 0x6B], [0x09]])
         assertDecodingFails(plist, containing: "has the key \"k\" more than once")
+        // Keys are equal as Strings are: "k" in ASCII and in UTF-16 objects, and "é" composed
+        // (U+00E9) and decomposed (e, U+0301), are one key each.
+        assertDecodingFails(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x61, 0x00, 0x6B], [0x09]]),
+                            containing: "more than once")
+        assertDecodingFails(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x09]]),
+                            containing: "more than once")
+        // Two different ASCII keys of the same length are two keys.
+        XCTAssertNotNil(try? PropertyListCodec.decodeDictionary(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
+        XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
     }
 
     func testInvalidStringsAreRefused() {
