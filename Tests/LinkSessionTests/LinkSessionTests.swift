@@ -118,14 +118,14 @@ final class LinkSessionTests: XCTestCase {
 
     // MARK: Messages and replies
 
-    func testMessageWithReplyBothDirections() {
+    func testMessageWithReplyBothDirections() throws {
         let pair = SessionPair()
         pair.linkUp()
         pair.activateBoth()
         let message: [String: PropertyListValue] = ["cmd": .string("ping"), "n": .integer(1)]
         let token = pair.command(.phone, .sendMessage(encodedDictionary(message), wantsReply: true, timeoutMilliseconds: nil))
         XCTAssertEqual(pair.result(token), .success(.reply(.dictionary([:]))))
-        XCTAssertEqual(pair.watchNotifications.last, .messageReceived(ReceivedItem(seq: 1, kind: .message, content: .dictionary(message), replyId: nil)))
+        XCTAssertEqual(pair.watchNotifications.last, .messageReceived(ReceivedItem(seq: 1, kind: .message, content: .dictionary(try CheckedDictionary(message)), replyId: nil)))
         let back = pair.command(.watch, .sendMessage(.data([1, 2, 3]), wantsReply: true, timeoutMilliseconds: nil))
         XCTAssertEqual(pair.result(back), .success(.reply(.data([]))))
     }

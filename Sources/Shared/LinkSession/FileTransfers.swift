@@ -226,7 +226,7 @@ extension LinkSession {
         let header: FileHeader
         do {
             header = try FileHeader(decoding: payload)
-            if !header.metadata.isEmpty { _ = try PropertyListCodec.decodeDictionary(header.metadata) }
+            if !header.metadata.isEmpty { try PropertyListCodec.checkDictionary(header.metadata) }
         } catch {
             actions.append(.notify(.file(.problem("file item \(seq) from the \(peerName) is unusable and was dropped: \(error)"))))
             var cursor = cursor(.file)

@@ -716,7 +716,7 @@ public final class LinkSession {
         case .data(let bytes):
             return .success(.data(bytes))
         case .dictionary(let bytes):
-            do { return .success(.dictionary(try PropertyListCodec.decodeDictionary(bytes))) }
+            do { return .success(.dictionary(try CheckedDictionary(checking: bytes))) }
             catch let error as PropertyListError { return .failure(error) }
             catch { return .failure(PropertyListError(message: "\(error)")) }
         }
@@ -771,7 +771,7 @@ extension ReceivedItem {
     var payloadByteCount: Int {
         switch content {
         case .data(let bytes): return bytes.count
-        case .dictionary(let dictionary): return 64 + dictionary.count * 64
+        case .dictionary(let dictionary): return dictionary.encoded.count
         }
     }
 }

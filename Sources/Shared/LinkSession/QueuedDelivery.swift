@@ -421,7 +421,7 @@ extension LinkSession {
         guard seq > cursor.lastReceived else { return }   // a duplicate after a reconnect
         cursor.lastReceived = seq
         cursors[channel] = cursor
-        guard (try? PropertyListCodec.decodeDictionary(payload)) != nil else {
+        guard PropertyListCodec.isDictionaryByCheck(payload) else {
             // Unusable: acknowledge it so the peer stops sending it, and deliver nothing.
             actions.append(.persist(.setLastReceived(channel, seq)))
             return

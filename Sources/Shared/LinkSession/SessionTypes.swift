@@ -23,7 +23,8 @@ public enum SessionError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// The content of an immediate message or reply as the app sees it.
 public enum MessageContent: Hashable, Sendable {
-    case dictionary([String: PropertyListValue])
+    /// Checked as it arrived, decoded when read.
+    case dictionary(CheckedDictionary)
     case data([UInt8])
 
     public var isData: Bool {
