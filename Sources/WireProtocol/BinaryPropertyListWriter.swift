@@ -16,7 +16,19 @@ struct BinaryPropertyListWriter {
     }
 
     private var objects: [Object] = []
-    private var stringObjects: [[UInt8]: Int] = [:]
+    /// Strings written so far, by their UTF-8 bytes (not by String equality, under which a
+    /// composed and a decomposed "é" are one string).
+    private var stringObjects: [StringBytes: Int] = [:]
+
+    /// A string's UTF-8 bytes as a dictionary key, hashed in one call rather than byte by byte
+    /// (as `[UInt8]` hashes): long strings are common in messages.
+    private struct StringBytes: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     mutating func write(_ top: PropertyListValue) throws -> [UInt8] {
         objects = []
@@ -50,7 +62,7 @@ struct BinaryPropertyListWriter {
     private mutating func flatten(_ value: PropertyListValue, depth: Int) throws -> Int {
         switch value {
         case .string(let string):
-            let key = Array(string.utf8)
+            let key = StringBytes(bytes: Array(string.utf8))
             if let existing = stringObjects[key] { return existing }
             objects.append(.leaf(value))
             stringObjects[key] = objects.count - 1
