@@ -26,5 +26,6 @@ bin=$(swift build "${release[@]}" --show-bin-path)
 ref=$(mktemp -d /tmp/wlref-XXXXXX)
 trap 'rm -rf "$ref"' EXIT
 cc -O2 -o "$ref/unix_frames" scripts/bench/unix_frames.c
+cc -O2 -o "$ref/control_client" scripts/bench/control_client.c
 cc -O2 -o "$ref/sqlite_commits" scripts/bench/sqlite_commits.c $(pkg-config --cflags --libs sqlite3)
 python3 scripts/bench/run.py --bin "$bin" --ref "$ref" "$@"

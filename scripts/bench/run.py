@@ -211,6 +211,23 @@ def main():
                     row(f"round trip p50, {kind} {best['bytes']} B", best["p50Us"], "us", ref["p50Us"], target=target)
                     row(f"round trip p99, {kind} {best['bytes']} B", best["p99Us"], "us", ref["p99Us"])
 
+            # The user's path: a minimal C client sends message.send (a 10-key dictionary, a
+            # reply wanted) on phoned's control socket: JSON in, a property list to watchd, the
+            # echoed reply back as JSON. Two of the reference's round trips are its physical
+            # limit (client to phoned, phoned to watchd and back).
+            ctl_client = os.path.join(a.ref, "control_client")
+            for size in (64, 16384):
+                run_json([ctl_client, "rtt", pair.phone, str(size), "200"], cpus)  # warm-up
+                best, ref = None, None
+                for _ in range(10):
+                    r = run_json([ctl_client, "rtt", pair.phone, str(size), str(n_rtt // 2)], cpus)
+                    c = run_json([uf, "rtt", str(size), str(n_rtt)], cpus)
+                    best = r if best is None or r["p50Us"] < best["p50Us"] else best
+                    ref = c if ref is None or c["p50Us"] < ref["p50Us"] else ref
+                label = "132 B" if size == 64 else "16 KiB"
+                row(f"control message.send round trip p50, {label}", best["p50Us"], "us", 2 * ref["p50Us"],
+                    target="<= 1.5x" if size == 64 else None)
+
             # Throughput with free placement: both daemons, and the reference's two processes,
             # keep a core busy each.
             for proc in pair.procs.values():
@@ -236,6 +253,16 @@ def main():
                 best = max(best, r["transfersPerSecond"])
             row("userInfo end to end, durable, transfers/s", best, "xfer/s",
                 grouped["rowsPerSecond"], better="higher", target=">= 50,000/s")
+            # The same through the control socket: userInfo.transfer pipelined by the C client,
+            # answered once committed; end to end once phoned has every acknowledgement.
+            ctl = {"acceptedPerSecond": 0, "endToEndPerSecond": 0}
+            for _ in range(3):
+                r = run_json([os.path.join(a.ref, "control_client"), "userinfo", pair.phone, "100", str(int(20000 * scale))])
+                ctl = {k: max(ctl[k], r[k]) for k in ctl}
+            row("control userInfo.transfer pipelined, accepted/s", ctl["acceptedPerSecond"], "xfer/s",
+                grouped["rowsPerSecond"], better="higher")
+            row("control userInfo.transfer pipelined, end to end/s", ctl["endToEndPerSecond"], "xfer/s",
+                grouped["rowsPerSecond"], better="higher")
             row("  reference: SQLite single-row commits/s", single["commitsPerSecond"], "commit/s")
             row("  reference: SQLite 64-row group commits, rows/s", grouped["rowsPerSecond"], "rows/s")
         finally:
