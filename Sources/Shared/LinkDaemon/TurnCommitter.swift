@@ -22,13 +22,17 @@ final class TurnCommitter {
     var afterPerform: (PeerSession) -> Void = { _ in }
 
     private let peers: () -> [PeerSession]
-    /// Actions that wait for the commit of this turn's transactions, with their peer.
-    private var deferred: [(PeerSession, SessionAction)] = []
+    /// The trace: an action that waits keeps the cause it had.
+    private let tracer: Tracer
+    /// Actions that wait for the commit of this turn's transactions, with their peer and the
+    /// trace entry that caused them.
+    private var deferred: [(PeerSession, SessionAction, UInt64?)] = []
     /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
     private(set) var turnWrites = false
 
-    init(peers: @escaping () -> [PeerSession]) {
+    init(peers: @escaping () -> [PeerSession], tracer: Tracer = Tracer(capacity: 0, filePath: nil)) {
         self.peers = peers
+        self.tracer = tracer
     }
 
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
@@ -45,7 +49,7 @@ final class TurnCommitter {
                 continue
             }
             if turnWrites {
-                deferred.append((peer, action))
+                deferred.append((peer, action, tracer.cause))
             } else {
                 execute(action, peer)
             }
@@ -82,11 +86,13 @@ final class TurnCommitter {
         let waiting = deferred
         deferred.removeAll(keepingCapacity: true)
         turnWrites = false
-        for (peer, action) in waiting {
-            if let (failure, _) = failures[ObjectIdentifier(peer)] {
-                executeAfterFailedWrite(action, failure, from: peer)
-            } else {
-                execute(action, peer)
+        for (peer, action, cause) in waiting {
+            tracer.withCause(cause) {
+                if let (failure, _) = failures[ObjectIdentifier(peer)] {
+                    executeAfterFailedWrite(action, failure, from: peer)
+                } else {
+                    execute(action, peer)
+                }
             }
         }
         for peer in peers() {
