@@ -5,15 +5,12 @@ import LinkJSON
 import LinkTrace
 import XCTest
 
-/// The trace of both daemons through a known scenario: activation, a message with a reply,
-/// a userInfo across a link drop and a SIGKILL of watchd, a context update, a file and a 7007
-/// error. The merged trace is checked entry by entry: the order, both sides, the causes.
-final class TraceTests: DaemonTestCase {
+extension DaemonTestCase {
     /// Runs the scenario; the phone's trace comes from `trace.get`, the watch's (two runs: one
-    /// killed) from its trace file.
-    func runScenario() throws -> (merged: MergedTrace, phone: [TraceEntry], watchFile: [TraceEntry]) {
+    /// killed) from its trace file. Both daemons keep running, with their trace files in the home.
+    func runTraceScenario() throws -> (merged: MergedTrace, phone: [TraceEntry], watchFile: [TraceEntry]) {
         let (phone, watch) = try startPair(phoneArgs: ["--trace-file", "phone.trace"], watchArgs: ["--trace-file", "watch.trace"])
-        var p = try client(phone)
+        let p = try client(phone)
         var w = try client(watch)
         _ = try p.call("session.activate")
         _ = try w.call("session.activate")
@@ -64,7 +61,6 @@ final class TraceTests: DaemonTestCase {
             guard skipped == 0, let state = entries.lastIndex(where: { $0.string("name") == "app.stateDidChange" }) else { return false }
             return entries[state...].contains { $0.isFrame("out", "STATE") }
         }
-        p = try client(phone)
         return (MergedTrace([phoneEntries, watchFile]), phoneEntries, watchFile)
     }
 
@@ -79,9 +75,14 @@ final class TraceTests: DaemonTestCase {
             after = Int64(last.n)
         }
     }
+}
 
+/// The trace of both daemons through a known scenario: activation, a message with a reply,
+/// a userInfo across a link drop and a SIGKILL of watchd, a context update, a file and a 7007
+/// error. The merged trace is checked entry by entry: the order, both sides, the causes.
+final class TraceTests: DaemonTestCase {
     func testTheMergedTraceOfAScenarioEntryByEntry() throws {
-        let (merged, _, watchFile) = try runScenario()
+        let (merged, _, watchFile) = try runTraceScenario()
         let entries = merged.entries
         var checker = TraceChecker(merged: merged)
 

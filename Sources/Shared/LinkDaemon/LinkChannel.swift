@@ -176,8 +176,9 @@ final class LinkChannel {
         flush()
         isClosing = true
         cancelTimers()
-        connection.closeAfterFlush()
+        // Reported before the connection's own close, which would only say "closed".
         reportClosed("\(code): \(reason)")
+        connection.closeAfterFlush()
     }
 
     func close(reason: String) {
