@@ -76,7 +76,7 @@ public struct TraceDiagram: Sendable {
             let category = TraceText.category(entry)
             var step = Step(shape: .note(own, nil), label: TraceText.label(entry), category: category,
                             isAlarm: TraceText.isAlarm(entry), time: entry.time, endTime: entry.time, entry: index,
-                            arrival: nil, details: TraceText.details(entry), key: "")
+                            arrival: nil, details: "", key: "")
             switch entry.kind {
             case .frame:
                 if category == "handshake", !options.showsHandshake { continue }
@@ -86,12 +86,10 @@ public struct TraceDiagram: Sendable {
                         step.shape = .arrow(from: own, to: lane(side: target.side, device: target.device), lost: false)
                         step.arrival = arrival
                         step.endTime = target.time
-                        step.details += "\narrived: " + TraceText.clock(target.time)
                     } else {
                         step.shape = .arrow(from: own, to: .link, lost: true)
                         step.label += " (lost)"
                         step.isAlarm = true
-                        step.details += "\nnever arrived"
                     }
                 } else {
                     guard trace.sent[index] == nil else { continue }
@@ -116,7 +114,18 @@ public struct TraceDiagram: Sendable {
             step.key = Self.key(of: step, entry)
             steps.append(step)
         }
-        self.steps = options.runThreshold > 0 ? Self.summariseRuns(steps, threshold: options.runThreshold, entries: entries) : steps
+        var drawn = options.runThreshold > 0 ? Self.summariseRuns(steps, threshold: options.runThreshold, entries: entries) : steps
+        // Details only for what is drawn on its own: a run has its summary already.
+        for index in drawn.indices where drawn[index].details.isEmpty {
+            var details = TraceText.details(entries[drawn[index].entry])
+            if let arrival = drawn[index].arrival {
+                details += "\narrived: " + TraceText.clock(entries[arrival].time)
+            } else if case .arrow(_, _, true) = drawn[index].shape {
+                details += "\nnever arrived"
+            }
+            drawn[index].details = details
+        }
+        self.steps = drawn
     }
 
     private static func key(of step: Step, _ entry: TraceEntry) -> String {
@@ -169,8 +178,8 @@ public struct TraceDiagram: Sendable {
             let order: [Lane] = [.phone, .link] + lanesTouched.compactMap { if case .watch = $0 { return $0 } else { return nil } }
             let present = order.filter { lanesTouched.contains($0) }
             let first = run.first!, last = run.last!
-            var label = "×\(best.length): " + counts.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ")
-            if let progress { label += "; last " + progress }
+            let label = "×\(best.length)" + (progress.map { " (\($0))" } ?? "") + ": "
+                + counts.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ")
             let firstEntry = entries[first.entry], lastEntry = entries[last.entry]
             var details = "\(best.length) alike steps from \(TraceText.clock(first.time)) to \(TraceText.clock(last.endTime))\n"
             details += "first: " + TraceText.label(firstEntry) + "\nlast: " + TraceText.label(lastEntry)

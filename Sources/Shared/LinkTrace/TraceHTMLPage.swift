@@ -50,7 +50,7 @@ public enum TraceHTMLPage {
     }
 
     /// The x of lane `index`'s line (the script computes the same).
-    static func laneX(_ index: Int) -> Int { 260 + index * 300 }
+    static func laneX(_ index: Int) -> Int { 330 + index * 300 }
 
     static func escape(_ text: String) -> String {
         var result = ""
@@ -78,7 +78,7 @@ public enum TraceHTMLPage {
     h1 { font-size: 16px; margin: 0 0 4px; }
     #summary { color: #555; margin-bottom: 6px; }
     .filter { margin-right: 10px; white-space: nowrap; }
-    #heads { position: relative; height: 30px; margin-top: 6px; width: {{WIDTH}}px; }
+    #heads { position: relative; height: 30px; margin: 6px 0 0 -12px; width: {{WIDTH}}px; }
     .lane-head { position: absolute; top: 2px; width: 220px; text-align: center; font-weight: 600; padding: 4px 0;
                  border-radius: 6px; background: #dde7f3; border: 1px solid #9fb6d3; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
     .lane-head.link { background: #ececec; border-color: #b9b9b9; }
@@ -110,7 +110,7 @@ public enum TraceHTMLPage {
     .alarm text { fill: #b71c1c; font-weight: 600; }
     .alarm rect { stroke: #c62828; fill: #fff0f0; }
     .step:hover text { text-decoration: underline; }
-    .hover-target { fill: transparent; }
+    .step .hover-target { fill: transparent !important; stroke: none !important; }
     </style>
     </head>
     <body>
@@ -134,7 +134,7 @@ public enum TraceHTMLPage {
       var NS = "http://www.w3.org/2000/svg";
       var enabled = {};
       var visible = [];
-      function laneX(i) { return 260 + i * 300; }
+      function laneX(i) { return 330 + i * 300; }
       var width = laneX(data.lanes.length - 1) + 240;
       function el(name, attrs, parent) {
         var e = document.createElementNS(NS, name);
@@ -184,7 +184,7 @@ public enum TraceHTMLPage {
           text(g, (x1 + x2) / 2, y - 1, label);
         } else {
           var a = laneX(from), b = to >= 0 ? laneX(to) : a;
-          var left = Math.min(a, b) - 130, right = Math.max(a, b) + 130;
+          var left = Math.min(a, b) - 125, right = Math.max(a, b) + 125;
           el("rect", { x: left, y: y - ROW / 2 + 2, width: right - left, height: ROW - 4, rx: 4 }, g);
           text(g, (left + right) / 2, y + 4, label);
         }
@@ -214,7 +214,12 @@ public enum TraceHTMLPage {
         });
       }
       window.addEventListener("resize", draw);
+      var started = performance.now();
       filter();
+      var jump = /^#row=(\d+)$/.exec(window.location.hash);
+      if (jump) { scroller.scrollTop = Math.max(0, +jump[1] * ROW - ROW); draw(); }
+      document.documentElement.setAttribute("data-steps", String(data.steps.length));
+      document.documentElement.setAttribute("data-draw-ms", String(Math.round(performance.now() - started)));
     })();
     </script>
     </body>
