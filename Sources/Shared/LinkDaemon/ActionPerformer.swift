@@ -80,6 +80,7 @@ final class ActionPerformer {
 
     /// States as state entries, what the app is told of transfers as notes: never payloads.
     private func trace(_ notification: SessionNotification, from peer: PeerSession) {
+        let watch = role == .phone ? peer.deviceId : nil
         let kind: TraceEntry.Kind
         var fields: JSONObject
         switch notification {
@@ -89,17 +90,22 @@ final class ActionPerformer {
             kind = .state
             fields = ["name": .string(name)]
             for (key, value) in data { fields[key] = value }
+        // The frequent ones, without a JSON object.
         case .messageReceived(let item):
-            kind = .note
-            fields = ["name": "message.received", "seq": .int(Int64(clamping: item.seq))]
+            tracer.note("message.received", seq: item.seq, peer: watch)
+            return
         case .userInfoReceived(let seq, _, let isCurrent):
-            kind = .note
-            fields = ["name": "userInfo.received", "seq": .int(Int64(clamping: seq))]
-            if isCurrent { fields["isCurrentComplicationInfo"] = true }
-        case .userInfoDidFinish(let transferId, let error):
-            kind = error == nil ? .note : .fault
-            fields = ["name": "userInfo.didFinish", "transferId": .string(transferId)]
-            if let error { fields["error"] = error.controlError.json }
+            tracer.note(isCurrent ? "complicationUserInfo.received" : "userInfo.received", seq: seq, peer: watch)
+            return
+        case .userInfoDidFinish(let transferId, nil):
+            tracer.note("userInfo.didFinish", transferId: transferId, peer: watch)
+            return
+        case .applicationContextReceived(let seq, _):
+            tracer.note("context.received", seq: seq, peer: watch)
+            return
+        case .userInfoDidFinish(let transferId, let error?):
+            kind = .fault
+            fields = ["name": "userInfo.didFinish", "transferId": .string(transferId), "error": error.controlError.json]
         case .systemMessageReceived(let replyId, _):
             kind = .note
             fields = ["name": "system.messageReceived"]
@@ -107,9 +113,6 @@ final class ActionPerformer {
         case .systemUserInfoReceived(let seq, _):
             kind = .note
             fields = ["name": "system.userInfoReceived", "seq": .int(Int64(clamping: seq))]
-        case .applicationContextReceived(let seq, _):
-            kind = .note
-            fields = ["name": "context.received", "seq": .int(Int64(clamping: seq))]
         case .file(.progress(let transferId, let completed, let total)):
             kind = .note
             fields = ["name": "file.progress", "transferId": .string(transferId),
@@ -125,7 +128,7 @@ final class ActionPerformer {
             kind = .fault
             fields = ["name": "file.problem", "message": .string(TracePreview.clip(text))]
         }
-        if role == .phone, let watch = peer.deviceId { fields["peer"] = .string(watch) }
+        if let watch { fields["peer"] = .string(watch) }
         tracer.record(kind, fields)
     }
 

@@ -38,12 +38,21 @@ final class Tracer {
         var size: Int
     }
 
+    /// What the app was told of a transfer: frequent, so kept without building a JSON object.
+    struct NoteRecord {
+        var name: StaticString
+        var seq: UInt64?
+        var transferId: String?
+        var peer: String?
+    }
+
     struct Record {
         var n: UInt64
         var time: Int64
         var kind: TraceEntry.Kind
         var cause: UInt64?
         var frame: FrameRecord?
+        var note: NoteRecord?
         var fields: JSONObject
     }
 
@@ -103,14 +112,21 @@ final class Tracer {
             break
         }
         let size = FrameEncoder.encodedLength(of: frame)
-        return append(.frame, frame: FrameRecord(outgoing: outgoing, peer: peer, frame: kept, size: size), [:])
+        return append(.frame, frame: FrameRecord(outgoing: outgoing, peer: peer, frame: kept, size: size), note: nil, [:])
+    }
+
+    /// Records a note (`message.received`, `userInfo.received`, a `didFinish` without error, ...).
+    @discardableResult
+    func note(_ name: StaticString, seq: UInt64? = nil, transferId: String? = nil, peer: String?) -> UInt64? {
+        guard isOn else { return nil }
+        return append(.note, frame: nil, note: NoteRecord(name: name, seq: seq, transferId: transferId, peer: peer), [:])
     }
 
     /// Records an entry of another kind with its members.
     @discardableResult
     func record(_ kind: TraceEntry.Kind, _ fields: @autoclosure () -> JSONObject) -> UInt64? {
         guard isOn else { return nil }
-        return append(kind, frame: nil, fields())
+        return append(kind, frame: nil, note: nil, fields())
     }
 
     /// Runs `body` with `cause` as the cause of what it records (nil keeps the current one).
@@ -122,11 +138,11 @@ final class Tracer {
         return try body()
     }
 
-    private func append(_ kind: TraceEntry.Kind, frame: FrameRecord?, _ fields: JSONObject) -> UInt64 {
+    private func append(_ kind: TraceEntry.Kind, frame: FrameRecord?, note: NoteRecord?, _ fields: JSONObject) -> UInt64 {
         lastNumber += 1
         let now = Syscall.realtime()
         let record = Record(n: lastNumber, time: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000,
-                            kind: kind, cause: cause, frame: frame, fields: fields)
+                            kind: kind, cause: cause, frame: frame, note: note, fields: fields)
         if capacity > 0 {
             if ring.count < capacity {
                 ring.append(record)
@@ -180,6 +196,12 @@ final class Tracer {
         var object: JSONObject = ["n": .int(Int64(record.n)), "t": .int(record.time), "side": .string(side),
                                   "device": .string(device), "pid": .int(pid), "kind": .string(record.kind.rawValue)]
         if let frame = record.frame { Self.describe(frame, into: &object) }
+        if let note = record.note {
+            object["name"] = .string("\(note.name)")
+            if let seq = note.seq { object["seq"] = .int(Int64(clamping: seq)) }
+            if let transferId = note.transferId { object["transferId"] = .string(transferId) }
+            if let peer = note.peer { object["peer"] = .string(peer) }
+        }
         for (key, value) in record.fields { object[key] = value }
         if let cause = record.cause { object["cause"] = .int(Int64(cause)) }
         return TraceEntry(object)

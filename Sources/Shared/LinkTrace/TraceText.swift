@@ -28,7 +28,7 @@ public enum TraceText {
         case .link: return "link"
         case .note:
             let name = entry.string("name") ?? ""
-            if name.hasPrefix("userInfo") { return "userInfo" }
+            if name.hasPrefix("userInfo") || name.hasPrefix("complicationUserInfo") { return "userInfo" }
             if name.hasPrefix("context") { return "context" }
             if name.hasPrefix("file") { return "file" }
             return "message"
