@@ -84,6 +84,9 @@ final class TraceTests: DaemonTestCase {
     func testTheMergedTraceOfAScenarioEntryByEntry() throws {
         let (merged, _, watchFile) = try runTraceScenario()
         let entries = merged.entries
+        if ProcessInfo.processInfo.environment["DUMPTRACE"] != nil {
+            for (i, e) in entries.enumerated() { print("#\(i) \(e.side) \(TraceText.label(e)) cause=\(merged.causeIndex(of: i).map(String.init) ?? "-")") }
+        }
         var checker = TraceChecker(merged: merged)
 
         XCTAssertEqual(Set(watchFile.map(\.pid)).count, 2, "the killed watchd and its successor each have a run in the file")
@@ -93,14 +96,21 @@ final class TraceTests: DaemonTestCase {
         // Start and activation.
         checker.expect("phone starts") { $0.side == "phone" && $0.kind == .daemon && $0.string("name") == "start" }
         let linkUp = checker.expect("the phone's link up") { $0.side == "phone" && $0.kind == .link && $0.string("name") == "up" }
+        // Each side's activation follows its op; the two sides' entries may interleave (the
+        // phone's answer can reach the test before the phone records its activation).
+        let start = checker.position
         let activate = checker.expect("the phone's session.activate") { $0.side == "phone" && $0.kind == .op && $0.string("op") == "session.activate" }
-        checker.expect("the phone's activation, caused by the op", cause: activate) {
-            $0.side == "phone" && $0.kind == .state && $0.string("name") == "session.activationDidComplete"
-        }
+        checker.position = start
         let watchActivate = checker.expect("the watch's session.activate") { $0.side == "watch" && $0.kind == .op && $0.string("op") == "session.activate" }
-        checker.expect("the watch's activation", cause: watchActivate) {
-            $0.side == "watch" && $0.kind == .state && $0.string("name") == "session.activationDidComplete"
+        for (side, op) in [("phone", activate), ("watch", watchActivate)] {
+            let activation = entries.indices.first {
+                entries[$0].side == side && entries[$0].kind == .state && entries[$0].string("name") == "session.activationDidComplete"
+            }
+            XCTAssertNotNil(activation, "the \(side)'s activation")
+            XCTAssertEqual(activation.flatMap { merged.causeIndex(of: $0) }, op, "the \(side)'s activation is caused by its op")
+            XCTAssertGreaterThan(activation ?? 0, op)
         }
+        checker.position = max(activate, watchActivate) + 1
         _ = linkUp
 
         // A message with its reply.
@@ -164,7 +174,9 @@ final class TraceTests: DaemonTestCase {
 
         // The file.
         let file = checker.expect("file.transfer") { $0.side == "phone" && $0.kind == .op && $0.string("op") == "file.transfer" }
-        checker.expect("the file's ITEM") { $0.side == "phone" && $0.isFrame("out", "ITEM") && $0.int("channel") == 3 }
+        checker.expect("the file's ITEM, once the copy into the outbox is done", cause: file) {
+            $0.side == "phone" && $0.isFrame("out", "ITEM") && $0.int("channel") == 3
+        }
         checker.expect("a chunk") { $0.side == "phone" && $0.isFrame("out", "FILE_CHUNK") }
         checker.expect("a chunk received") { $0.side == "watch" && $0.isFrame("in", "FILE_CHUNK") }
         checker.expect("the file received") { $0.side == "watch" && $0.kind == .note && $0.string("name") == "file.received" }
@@ -172,7 +184,8 @@ final class TraceTests: DaemonTestCase {
         let fileAck = checker.expect("the file's ACK received") { $0.side == "phone" && $0.isFrame("in", "ACK") && $0.int("channel") == 3 }
         checker.expect("the file's didFinish", cause: fileAck) { $0.side == "phone" && $0.kind == .note && $0.string("name") == "file.didFinish" }
         XCTAssertEqual(entries.filter { $0.side == "phone" && $0.isFrame("out", "FILE_CHUNK") }.count, 2, "300,000 bytes in chunks of 256 KiB")
-        _ = file
+        let quiet = entries.indices.filter { entries[$0].kind == .op && ["status", "received.list", "context.get", "file.outstanding"].contains(entries[$0].string("op")) }
+        XCTAssertEqual(quiet.map { JSON.serialize(entries[$0].json) }, [], "ops that cause nothing leave no entry; caused: \(quiet.flatMap { q in entries.indices.filter { merged.causeIndex(of: $0) == q }.map { JSON.serialize(entries[$0].json) } })")
 
         // The watch app leaves the foreground; the phone's message fails with 7007.
         let background = checker.expect("app.setState") { $0.side == "watch" && $0.kind == .op && $0.string("op") == "app.setState" }
@@ -228,15 +241,28 @@ final class TraceTests: DaemonTestCase {
         let first = try follower.call("trace.get", ["follow": true, "limit": 1])
         XCTAssertEqual(first["capacity"], 50)
         XCTAssertEqual(first["entries"]?.arrayValue?.count, 1)
-        for _ in 0..<40 { _ = try p.call("status") }
+        let before = try p.call("trace.get", ["limit": 100_000])["recorded"]
+        for _ in 0..<10 { _ = try p.call("status") }
+        XCTAssertEqual(try p.call("trace.get", ["limit": 1])["recorded"], before, "ops that cause nothing leave no entry")
+        for latency in 1...40 { _ = try p.call("link.set", ["latencyMs": .int(Int64(latency))]) }
         let page = try p.call("trace.get", ["limit": 100_000])
         XCTAssertEqual(page["entries"]?.arrayValue?.count, 50, "the ring keeps the newest 50")
         XCTAssertEqual(page["oldest"]?.intValue, (page["recorded"]?.intValue ?? 0) - 49)
         let after = try p.call("trace.get", ["after": page["last"] ?? 0])
         XCTAssertEqual(after["entries"]?.arrayValue?.count, 0, "trace.get itself is not traced")
-        let event = try XCTUnwrap(follower.nextEvent(timeoutSeconds: 5))
-        XCTAssertEqual(event.name, "trace.entry")
-        XCTAssertNotNil(TraceEntry(json: .object(event.data)))
+        // Frames of the link's start may come first; then the first link.set, written when its
+        // latency entry was, and that entry.
+        var followed: [TraceEntry] = []
+        while followed.count < 200, let event = try follower.nextEvent(timeoutSeconds: 5) {
+            XCTAssertEqual(event.name, "trace.entry")
+            followed += [TraceEntry(json: .object(event.data))].compactMap { $0 }
+            if followed.contains(where: { $0.string("name") == "latency" }) { break }
+        }
+        let op = try XCTUnwrap(followed.first { $0.kind == .op }, "\(followed)")
+        XCTAssertEqual(op.string("op"), "link.set")
+        let latency = try XCTUnwrap(followed.first { $0.string("name") == "latency" })
+        XCTAssertEqual(latency.cause, op.n)
+        XCTAssertEqual(latency.int("latencyMs"), 1)
         assertControlError("control", 3) { try p.call("trace.get", ["limit": 0]) }
     }
 }

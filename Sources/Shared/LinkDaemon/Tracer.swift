@@ -67,7 +67,56 @@ final class Tracer {
     var device = ""
     private let pid = Int64(getpid())
     /// The entry that caused what happens now: an op, a frame received, a timer.
-    private(set) var cause: UInt64?
+    private var currentCause: UInt64?
+    /// The op running now, recorded only once it causes something (`status` and other ops
+    /// that change nothing leave no entry).
+    private var runningOp: PendingOp?
+
+    /// An op whose entry is written only when something it caused is.
+    final class PendingOp {
+        let name: String
+        let client: UInt64
+        let time: Int64
+        fileprivate(set) var number: UInt64?
+
+        init(name: String, client: UInt64, time: Int64) {
+            self.name = name
+            self.client = client
+            self.time = time
+        }
+    }
+
+    /// A cause kept for later (an action that waits for the commit, a copy that runs for a
+    /// while): an entry, or an op whose entry is not written unless something it caused is.
+    enum Cause {
+        case entry(UInt64)
+        case op(PendingOp)
+    }
+
+    /// The cause now, without writing the running op's entry.
+    var pendingCause: Cause? {
+        if let currentCause { return .entry(currentCause) }
+        return runningOp.map { .op($0) }
+    }
+
+    /// Runs `body` with a cause kept earlier (nil keeps the current one).
+    func withCause<T>(_ cause: Cause?, _ body: () throws -> T) rethrows -> T {
+        guard let cause else { return try body() }
+        let saved = (currentCause, runningOp)
+        switch cause {
+        case .entry(let number): (currentCause, runningOp) = (number, nil)
+        case .op(let op): (currentCause, runningOp) = (nil, op)
+        }
+        defer { (currentCause, runningOp) = saved }
+        return try body()
+    }
+
+    /// The cause of what is recorded now; the running op's entry is written when it is asked for.
+    var cause: UInt64? {
+        if let currentCause { return currentCause }
+        guard let runningOp else { return nil }
+        return number(of: runningOp)
+    }
     /// Live followers (`trace.get {"follow": true}`): called for every entry.
     var follow: ((TraceEntry) -> Void)?
     var logger: Logger?
@@ -132,17 +181,48 @@ final class Tracer {
     /// Runs `body` with `cause` as the cause of what it records (nil keeps the current one).
     func withCause<T>(_ cause: UInt64?, _ body: () throws -> T) rethrows -> T {
         guard let cause else { return try body() }
-        let saved = self.cause
-        self.cause = cause
-        defer { self.cause = saved }
+        let saved = (currentCause, runningOp)
+        currentCause = cause
+        runningOp = nil
+        defer { (currentCause, runningOp) = saved }
         return try body()
     }
 
-    private func append(_ kind: TraceEntry.Kind, frame: FrameRecord?, note: NoteRecord?, _ fields: JSONObject) -> UInt64 {
-        lastNumber += 1
+    /// Runs `body` for the control op `name` of client `client`: the op's entry is written
+    /// (with the time it arrived) only if something it causes is, now or later (`number(of:)`).
+    func withOp<T>(_ name: String, client: UInt64, _ body: (PendingOp?) throws -> T) rethrows -> T {
+        guard isOn else { return try body(nil) }
+        let op = PendingOp(name: name, client: client, time: Self.now())
+        let saved = (currentCause, runningOp)
+        currentCause = nil
+        runningOp = op
+        defer { (currentCause, runningOp) = saved }
+        return try body(op)
+    }
+
+    /// The entry number of `op`, writing its entry now if it has none yet.
+    func number(of op: PendingOp) -> UInt64? {
+        if let number = op.number { return number }
+        guard isOn else { return nil }
+        let saved = (currentCause, runningOp)
+        currentCause = nil
+        runningOp = nil
+        defer { (currentCause, runningOp) = saved }
+        let number = append(.op, frame: nil, note: nil, ["op": .string(op.name), "client": .int(Int64(op.client))], time: op.time)
+        op.number = number
+        return number
+    }
+
+    private static func now() -> Int64 {
         let now = Syscall.realtime()
-        let record = Record(n: lastNumber, time: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000,
-                            kind: kind, cause: cause, frame: frame, note: note, fields: fields)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    }
+
+    private func append(_ kind: TraceEntry.Kind, frame: FrameRecord?, note: NoteRecord?, _ fields: JSONObject,
+                        time: Int64? = nil) -> UInt64 {
+        let cause = self.cause
+        lastNumber += 1
+        let record = Record(n: lastNumber, time: time ?? Self.now(), kind: kind, cause: cause, frame: frame, note: note, fields: fields)
         if capacity > 0 {
             if ring.count < capacity {
                 ring.append(record)

@@ -23,10 +23,10 @@ final class TurnCommitter {
 
     private let peers: () -> [PeerSession]
     /// The trace: an action that waits keeps the cause it had.
-    private let tracer: Tracer
+    let tracer: Tracer
     /// Actions that wait for the commit of this turn's transactions, with their peer and the
     /// trace entry that caused them.
-    private var deferred: [(PeerSession, SessionAction, UInt64?)] = []
+    private var deferred: [(PeerSession, SessionAction, Tracer.Cause?)] = []
     /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
     private(set) var turnWrites = false
 
@@ -39,6 +39,8 @@ final class TurnCommitter {
     func perform(_ actions: [SessionAction], from peer: PeerSession) {
         for action in actions {
             if case .persist(let operation) = action {
+                // A durable write is something the op did: its trace entry is written.
+                if tracer.isOn { _ = tracer.cause }
                 turnWrites = true
                 guard peer.turnFailure == nil, let store = peer.store else { continue }
                 do { try store.apply(operation) } catch { peer.turnFailure = error }
@@ -49,7 +51,7 @@ final class TurnCommitter {
                 continue
             }
             if turnWrites {
-                deferred.append((peer, action, tracer.cause))
+                deferred.append((peer, action, tracer.pendingCause))
             } else {
                 execute(action, peer)
             }
