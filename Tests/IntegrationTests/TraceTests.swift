@@ -84,8 +84,13 @@ final class TraceTests: DaemonTestCase {
     func testTheMergedTraceOfAScenarioEntryByEntry() throws {
         let (merged, _, watchFile) = try runTraceScenario()
         let entries = merged.entries
-        if ProcessInfo.processInfo.environment["DUMPTRACE"] != nil {
-            for (i, e) in entries.enumerated() { print("#\(i) \(e.side) \(TraceText.label(e)) cause=\(merged.causeIndex(of: i).map(String.init) ?? "-")") }
+        defer {
+            // A failure is easier to read beside the whole merged trace.
+            if recordedIssue {
+                for (i, e) in entries.enumerated() {
+                    print("#\(i) \(e.side) \(TraceText.label(e)) cause=\(merged.causeIndex(of: i).map(String.init) ?? "-")")
+                }
+            }
         }
         var checker = TraceChecker(merged: merged)
 
