@@ -69,7 +69,7 @@ enum TraceCommand {
             }
         }
         guard !clients.isEmpty else { fail(.cannotConnect, "trace: no daemon answered") }
-        let columns = TraceColumns(width: invocation.width)
+        var columns = TraceColumns(width: invocation.width)
         writeStandardOutput(columns.header)
         var output = ""
         for entry in MergedTrace(backlog).entries { output += columns.line(entry) }
