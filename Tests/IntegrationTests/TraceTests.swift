@@ -239,6 +239,12 @@ final class TraceTests: DaemonTestCase {
         }
     }
 
+    func testATraceFileThatCannotBeOpenedStopsTheStart() throws {
+        let outcome = try children.run(Binaries.path("phoned"), ["--home", home, "--trace-file", home + "/missing/phone.trace"])
+        XCTAssertNotEqual(outcome.status, 0)
+        XCTAssertTrue(outcome.standardError.contains("cannot open the trace file \(home)/missing/phone.trace"), outcome.standardError)
+    }
+
     func testTraceGetPagesAndFollows() throws {
         let (phone, _) = try startPair(phoneArgs: ["--trace-entries", "50"])
         let p = try client(phone)
