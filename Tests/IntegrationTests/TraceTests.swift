@@ -3,6 +3,7 @@ import LinkClient
 import LinkControl
 import LinkJSON
 import LinkTrace
+import WatchLinkTesting
 import XCTest
 
 extension DaemonTestCase {
@@ -237,6 +238,30 @@ final class TraceTests: DaemonTestCase {
         for text in texts {
             for secret in forbidden { XCTAssertFalse(text.contains(secret), "a secret in the trace") }
         }
+    }
+
+    func testWatchesPairedAndSwitched() throws {
+        let pair = try WatchLinkPair.start(watchCount: 2, activate: true)
+        defer { pair.stop(keepingLogs: false) }
+        let p = try pair.phone.client()
+        defer { p.close() }
+        _ = try p.call("device.switchWatch", ["deviceId": "watch-2"])
+        var entries: [TraceEntry] = []
+        eventually("the app's session to move to watch-2") {
+            entries = try TraceReader.read { try p.call("trace.get", $0) }
+            return entries.contains { $0.string("name") == "sessionWatch" }
+        }
+        let paired = entries.filter { $0.kind == .state && $0.string("name") == "paired" }
+        XCTAssertEqual(paired.map { $0.string("peer") }, ["watch-1", "watch-2"])
+        XCTAssertEqual(paired.map { $0["isActive"]?.boolValue }, [true, false])
+        let switched = try XCTUnwrap(entries.first { $0.string("name") == "activeWatch" })
+        XCTAssertEqual(switched.string("value"), "watch-2")
+        XCTAssertEqual(switched.string("previous"), "watch-1")
+        XCTAssertEqual(entries.first { $0.n == switched.cause }?.string("op"), "device.switchWatch")
+        let inactive = try XCTUnwrap(entries.first { $0.string("name") == "session.didBecomeInactive" })
+        XCTAssertEqual(inactive.cause, switched.cause)
+        XCTAssertEqual(inactive.string("peer"), "watch-1")
+        XCTAssertEqual(entries.last { $0.string("name") == "sessionWatch" }?.string("value"), "watch-2")
     }
 
     func testATraceFileThatCannotBeOpenedStopsTheStart() throws {

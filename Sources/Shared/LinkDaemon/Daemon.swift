@@ -103,7 +103,7 @@ public final class Daemon {
                                          subscribe: { [unowned self] in self.control.subscribe($0) },
                                          app: app,
                                          shutdown: { [unowned self] in self.stop() }).operations)
-        table.register(DeviceOperations(context: context, directory: directory, link: link, tracer: tracer).operations)
+        table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
         table.register(AppOperations(context: context, attachment: app, subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
         table.register(MessageOperations(context: context, directory: directory).operations)
         table.register(QueuedOperations(context: context).operations)

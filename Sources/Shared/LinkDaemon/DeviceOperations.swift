@@ -9,7 +9,6 @@ struct DeviceOperations {
     let context: FeatureContext
     let directory: PeerDirectory
     let link: LinkEndpoint
-    let tracer: Tracer
 
     var operations: [ControlOperation] {
         let flags = DeviceFlagName.owned(by: context.role)
@@ -29,12 +28,7 @@ struct DeviceOperations {
                 guard !deviceId.isEmpty else {
                     throw call.args.invalid("'deviceId' is empty; give the device id of a paired watch (status: pairedWatches)")
                 }
-                let result = try directory.switchWatch(to: deviceId)
-                if result["switched"]?.boolValue == true {
-                    tracer.record(.state, ["name": "activeWatch", "value": result["activeWatchDeviceId"] ?? .null,
-                                           "previous": result["previousWatchDeviceId"] ?? .null])
-                }
-                call.succeed(result)
+                call.succeed(try directory.switchWatch(to: deviceId))
             },
             ControlOperation("link.set", summary: "take the emulated link down or up, and set its latency",
                       arguments: [.optional("up", .bool), .optional("latencyMs", .integer(0...60_000))]) { call in

@@ -104,6 +104,8 @@ public enum TraceText {
         case "session.didBecomeInactive": return "inactive"
         case "session.didDeactivate": return "deactivated"
         case "activeWatch": return "active watch: " + (entry.string("value") ?? "?")
+        case "sessionWatch": return "the app's session is with " + (entry.string("value") ?? "?")
+        case "paired": return "paired with " + (entry.string("peer") ?? "?") + (entry["isActive"]?.boolValue == true ? ", the active watch" : "")
         case "session.watchStateDidChange":
             return "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
         case "session.companionAppInstalledDidChange": return "companion app installed \(flag(entry, "isCompanionAppInstalled"))"
