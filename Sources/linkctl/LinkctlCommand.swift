@@ -18,7 +18,7 @@ enum LinkctlCommand: Equatable {
           linkctl [--home DIR] [--timeout SECONDS] phone|watch OP [--json '{...}']
           linkctl [--home DIR] [--timeout SECONDS] phone|watch events
           linkctl [--home DIR] phone|watch --help
-          linkctl [--home DIR] trace [--from SOCKET|FILE]... [--html FILE] [--mermaid] [--follow]
+          linkctl [--home DIR] trace [--from SOCKET|FILE]... [--last N] [--html FILE] [--mermaid] [--follow]
           linkctl --help | --version
 
         Sends one control request to phoned or watchd and prints its result as one JSON line.
@@ -46,6 +46,7 @@ enum LinkctlCommand: Equatable {
           --mermaid           trace: print a Mermaid sequenceDiagram
           --follow            trace: a live two-column view in the terminal
           --width N           trace --follow: the width of the view (default 100)
+          --last N            trace: only the newest N entries of the merged trace
 
         Exit status: 0 success, 1 the daemon answered with an error, 2 usage error,
         3 cannot connect, 4 no valid answer (timeout, connection lost).
@@ -115,6 +116,13 @@ enum LinkctlCommand: Equatable {
                 traceOptions.append(name)
             case "--follow":
                 trace.follow = true
+                traceOptions.append(name)
+            case "--last":
+                let text = try value(of: name, inline: inline)
+                guard let count = Int(text), count > 0 else {
+                    throw UsageError(description: "--last needs a positive number of entries, got '\(text)'")
+                }
+                trace.last = count
                 traceOptions.append(name)
             case "--width":
                 let text = try value(of: name, inline: inline)
@@ -191,6 +199,8 @@ struct TraceInvocation: Equatable {
     var mermaid = false
     var follow = false
     var width = 100
+    /// Only the newest entries of the merged trace (a Mermaid diagram for a pull request).
+    var last: Int?
     var home: String?
     var timeoutSeconds = 10.0
 }

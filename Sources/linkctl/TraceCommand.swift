@@ -36,7 +36,8 @@ enum TraceCommand {
             }
         }
         guard !traces.isEmpty else { fail(.cannotConnect, "trace: no daemon answered and no trace file was given") }
-        let merged = MergedTrace(traces)
+        var merged = MergedTrace(traces)
+        if let last = invocation.last, merged.entries.count > last { merged = MergedTrace([Array(merged.entries.suffix(last))]) }
         if let path = invocation.htmlPath {
             let page = TraceHTMLPage.render(TraceDiagram(merged))
             guard FileManager.default.createFile(atPath: path, contents: Data(page.utf8)) else {

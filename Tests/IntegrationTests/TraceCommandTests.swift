@@ -71,6 +71,12 @@ final class TraceCommandTests: DaemonTestCase {
         XCTAssertEqual(MermaidGrammar.violations(text), [])
         XCTAssertGreaterThan(merged.entries.count, 50)
         try MermaidInBrowser.assertParses(text, keepingAs: "trace-scenario")
+
+        let short = try linkctl(["trace", "--mermaid", "--last", "12", "--from", home + "/phone.trace", "--from", home + "/watch.trace"])
+        XCTAssertEqual(short.status, 0, short.stderr)
+        XCTAssertLessThanOrEqual(short.stdout.split(separator: "\n").count, 4 + 12, "the header and at most one line an entry")
+        XCTAssertTrue(short.stdout.contains("7007 notReachable"), "the newest entries")
+        XCTAssertEqual(MermaidGrammar.violations(short.stdout), [])
     }
 
     func testFollowShowsBothSidesLiveInTwoColumns() throws {
