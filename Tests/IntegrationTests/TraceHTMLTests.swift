@@ -38,6 +38,7 @@ final class TraceHTMLTests: DaemonTestCase {
         XCTAssertTrue(dom.contains("ended without stopping (killed)"))
         XCTAssertTrue(dom.contains("7007 notReachable"))
         XCTAssertTrue(dom.contains("<title>"), "hover details")
+        XCTAssertTrue(dom.contains("id=\"next-alarm\"") && dom.contains("marked ⚠"), "a way from one alarm to the next")
 
         let png = Browser.pictures + "/trace-scenario.png"
         try? FileManager.default.removeItem(atPath: png)

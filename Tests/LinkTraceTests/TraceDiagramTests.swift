@@ -3,7 +3,7 @@ import LinkTrace
 import XCTest
 
 /// The picture's model: arrows for frames that arrived, lost ones ending on the link, notes,
-/// ops that set nothing off left out, runs of alike steps summarised; and its Mermaid text.
+/// runs of alike steps summarised; and its Mermaid text.
 final class TraceDiagramTests: XCTestCase {
     func e(_ side: String, _ device: String, pid: Int64 = 1, _ n: UInt64, t: Int64, _ kind: TraceEntry.Kind,
            _ fields: JSONObject = [:]) -> TraceEntry {
@@ -15,7 +15,6 @@ final class TraceDiagramTests: XCTestCase {
 
     func testArrowsNotesAndLostFrames() {
         let phone = [
-            e("phone", "P", 1, t: 1, .op, ["op": "status", "client": 1]),
             e("phone", "P", 2, t: 2, .op, ["op": "message.send", "client": 1]),
             e("phone", "P", 3, t: 3, .frame, ["dir": "out", "peer": "W", "type": "MESSAGE", "id": 1, "preview": "{a: 1}", "cause": 2]),
             e("phone", "P", 4, t: 6, .frame, ["dir": "out", "peer": "W", "type": "MESSAGE", "id": 2, "cause": 2]),

@@ -56,12 +56,6 @@ public struct TraceDiagram: Sendable {
         let entries = trace.entries
         lanes = [.phone, .link] + trace.watches.map { Lane.watch($0) }
 
-        // Ops that set nothing off (status, received.list, ...) are left out.
-        var causing = Set<String>()
-        for entry in entries {
-            if let cause = entry.cause { causing.insert("\(entry.device)\u{0}\(entry.pid)\u{0}\(cause)") }
-            if let op = entry.int("opEntry") { causing.insert("\(entry.device)\u{0}\(entry.pid)\u{0}\(op)") }
-        }
         func lane(side: String, device: String) -> Lane { side == "phone" ? .phone : .watch(device) }
         func peerLane(of entry: TraceEntry) -> Lane? {
             guard let peer = entry.string("peer") else { return nil }
@@ -96,8 +90,6 @@ public struct TraceDiagram: Sendable {
                     // The sender's trace is missing: drawn from the sender's lane all the same.
                     step.shape = .arrow(from: peerLane(of: entry) ?? .link, to: own, lost: false)
                 }
-            case .op:
-                guard causing.contains("\(entry.device)\u{0}\(entry.pid)\u{0}\(entry.n)") else { continue }
             case .link:
                 step.shape = .note(own, .link)
             case .daemon:

@@ -40,7 +40,8 @@ public enum TraceHTMLPage {
         }.joined(separator: " ")
         let first = entries.first.map { TraceText.clock($0.time) } ?? "-"
         let last = entries.last.map { TraceText.clock($0.time) } ?? "-"
-        let summary = "\(entries.count) entries, \(diagram.steps.count) steps, \(first) to \(last) UTC"
+        let alarms = diagram.steps.filter(\.isAlarm).count
+        let summary = "\(entries.count) entries, \(diagram.steps.count) steps (\(alarms) marked ⚠), \(first) to \(last) UTC"
         return page.replacing("{{TITLE}}", with: escape(title))
             .replacing("{{SUMMARY}}", with: escape(summary))
             .replacing("{{FILTERS}}", with: filters)
@@ -77,6 +78,7 @@ public enum TraceHTMLPage {
     header { position: sticky; top: 0; z-index: 3; background: #f4f6f8; border-bottom: 1px solid #cfd6dd; padding: 8px 12px 0; }
     h1 { font-size: 16px; margin: 0 0 4px; }
     #summary { color: #555; margin-bottom: 6px; }
+    #filters button { margin-left: 4px; font: inherit; padding: 0 6px; }
     .filter { margin-right: 10px; white-space: nowrap; }
     #heads { position: relative; height: 30px; margin: 6px 0 0 -12px; width: {{WIDTH}}px; }
     .lane-head { position: absolute; top: 2px; width: 220px; text-align: center; font-weight: 600; padding: 4px 0;
@@ -117,7 +119,7 @@ public enum TraceHTMLPage {
     <header>
     <h1>{{TITLE}}</h1>
     <div id="summary">{{SUMMARY}}</div>
-    <div id="filters">{{FILTERS}}</div>
+    <div id="filters">{{FILTERS}} <button id="previous-alarm" title="previous link drop, kill or error (key p)">◀ ⚠</button><button id="next-alarm" title="next link drop, kill or error (key n)">⚠ ▶</button></div>
     <div id="heads"><span class="axis-head">time (UTC) · +s</span>{{LANES}}</div>
     </header>
     <div id="scroller"><svg id="canvas" xmlns="http://www.w3.org/2000/svg" width="{{WIDTH}}" height="100"></svg></div>
@@ -214,6 +216,20 @@ public enum TraceHTMLPage {
         });
       }
       window.addEventListener("resize", draw);
+      // Link drops, kills and errors, one after the other.
+      function jumpToAlarm(direction) {
+        // An alarm jumped to is shown on the second row.
+        var row = Math.round(scroller.scrollTop / ROW) + 1 + direction;
+        for (; row >= 0 && row < visible.length; row += direction) {
+          if (data.steps[visible[row]][8]) { scroller.scrollTop = Math.max(0, row * ROW - ROW); draw(); return; }
+        }
+      }
+      document.getElementById("next-alarm").addEventListener("click", function () { jumpToAlarm(1); });
+      document.getElementById("previous-alarm").addEventListener("click", function () { jumpToAlarm(-1); });
+      document.addEventListener("keydown", function (event) {
+        if (event.key === "n") jumpToAlarm(1);
+        if (event.key === "p") jumpToAlarm(-1);
+      });
       var started = performance.now();
       filter();
       var jump = /^#row=(\d+)$/.exec(window.location.hash);
