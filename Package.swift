@@ -53,8 +53,11 @@ let package = Package(
         .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
         .target(name: "LinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkClient"),
+        // Trace entries of the daemons as JSON values: merging the traces of several daemons and
+        // drawing them (a Mermaid sequence diagram, an HTML page, a two-column terminal view).
+        .target(name: "LinkTrace", dependencies: ["LinkJSON"], path: "Sources/Shared/LinkTrace"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl", "LinkTrace"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
@@ -75,11 +78,11 @@ let package = Package(
         // The executables: flag parsing and wiring only.
         .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed),
         .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed),
-        .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient"], path: "Sources/linkctl"),
+        .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient", "LinkTrace"], path: "Sources/linkctl"),
 
         // The app side: start a phone and its watches from this package's daemons for a test;
         // a provider client for phoned's APNs endpoint (HTTP/2 over TLS, ES256 tokens).
-        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON", "LinkSystem", "LinkCrypto", "CSSL", "CNGHTTP2"],
+        .target(name: "WatchLinkTesting", dependencies: ["LinkClient", "LinkJSON", "LinkSystem", "LinkCrypto", "LinkTrace", "CSSL", "CNGHTTP2"],
                 path: "Sources/AppSide/WatchLinkTesting"),
         // Two example apps written only against the WatchConnectivity API.
         .executableTarget(name: "WatchLinkExamplePhone", dependencies: ["WatchConnectivity"], path: "Examples/PhoneApp"),
@@ -102,11 +105,12 @@ let package = Package(
         .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem", "TestSupport"], path: "Tests/LinkSystemTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem", "TestSupport"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
-        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol"],
+        .testTarget(name: "LinkTraceTests", dependencies: ["LinkTrace", "LinkJSON"], path: "Tests/LinkTraceTests"),
+        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol", "LinkTrace"],
                     path: "Tests/LinkDaemonTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "TestSupport"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.
-        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer",
+        .testTarget(name: "IntegrationTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "LinkCrypto", "TestSupport", "PowerAuthServer", "LinkTrace",
                                                             "WatchLinkTesting"],
                     path: "Tests/IntegrationTests"),
         // HTTP/2 (nghttp2) and TLS (OpenSSL libssl) for the APNs provider endpoint.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system libraries WatchLink builds against, where they are missing.
 # Debian/Ubuntu: libssl-dev (OpenSSL), libsqlite3-dev, libnghttp2-dev, pkg-config, python3-venv,
-# the sqlite3 shell, which the integration tests use to damage databases, and the openssl command.
+# the sqlite3 shell, which the integration tests use to damage databases, the openssl command,
+# and chromium, in which the trace tests check linkctl's HTML picture of a trace.
 # macOS: Homebrew openssl@3, sqlite, libnghttp2.
 set -euo pipefail
 
@@ -15,6 +16,8 @@ fi
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 # The push unit tests check the endpoint's certificates with the openssl command.
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+# The trace tests load linkctl's HTML picture of a trace in a real browser (headless).
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 # The push tests run Python clients from a virtual environment.
 if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
   missing+=(python3-venv)
@@ -32,6 +35,7 @@ if command -v apt-get >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 elif command -v brew >/dev/null 2>&1; then
   brew install pkg-config openssl@3 sqlite libnghttp2
+  # chromium: the trace tests look for Google Chrome or Chromium (WATCHLINK_CHROMIUM) and skip without one.
 else
   echo "ensure-deps: please install: ${missing[*]}" >&2
   exit 1

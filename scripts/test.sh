@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-deps.sh
+scripts/ensure-mermaid.sh
 
 # --sanitize address|thread: the same suite under ASan or TSan, in its own build path, without
 # the short fuzz runs (see docs/security.md).

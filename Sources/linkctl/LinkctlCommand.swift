@@ -6,6 +6,8 @@ enum LinkctlCommand: Equatable {
     /// `linkctl phone --help`: the daemon's op table (`ops.list`), printed for people.
     case ops(LinkctlInvocation)
     case events(LinkctlInvocation)
+    /// `linkctl trace`: both daemons' traces (or trace files), merged and drawn.
+    case trace(TraceInvocation)
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -16,11 +18,19 @@ enum LinkctlCommand: Equatable {
           linkctl [--home DIR] [--timeout SECONDS] phone|watch OP [--json '{...}']
           linkctl [--home DIR] [--timeout SECONDS] phone|watch events
           linkctl [--home DIR] phone|watch --help
+          linkctl [--home DIR] trace [--from SOCKET|FILE]... [--last N] [--html FILE] [--mermaid] [--follow]
           linkctl --help | --version
 
         Sends one control request to phoned or watchd and prints its result as one JSON line.
         'events' subscribes and prints each event as one JSON line until interrupted or until
         the daemon closes the connection.
+
+        'trace' reads the trace of phoned and watchd (trace.get on HOME/phone.ctl and
+        HOME/watch.ctl, or the sockets and trace files given with --from), merges them by
+        time and prints the entries as JSON lines; --html FILE writes a sequence diagram
+        as one self-contained HTML page, --mermaid prints a Mermaid sequenceDiagram, and
+        --follow prints the entries and then every new one as a two-column view until
+        interrupted (docs/trace.md).
 
         Options:
           --home DIR          WatchLink home holding phone.ctl and watch.ctl (default:
@@ -31,6 +41,12 @@ enum LinkctlCommand: Equatable {
           --help              show this help; after phone or watch: that daemon's ops,
                               their arguments and what they do (its ops.list)
           --version           show the version
+          --from PATH         trace: a control socket or a trace file to read (repeatable)
+          --html FILE         trace: write the picture as an HTML page
+          --mermaid           trace: print a Mermaid sequenceDiagram
+          --follow            trace: a live two-column view in the terminal
+          --width N           trace --follow: the width of the view (default 100)
+          --last N            trace: only the newest N entries of the merged trace
 
         Exit status: 0 success, 1 the daemon answered with an error, 2 usage error,
         3 cannot connect, 4 no valid answer (timeout, connection lost).
@@ -48,6 +64,8 @@ enum LinkctlCommand: Equatable {
         var json: String?
         var positionals: [String] = []
         var wantsHelp = false
+        var trace = TraceInvocation()
+        var traceOptions: [String] = []
         var remaining = arguments[...]
 
         func value(of option: String, inline: String?) throws -> String {
@@ -87,6 +105,32 @@ enum LinkctlCommand: Equatable {
                 timeout = seconds
             case "--json":
                 json = try value(of: name, inline: inline)
+            case "--from":
+                trace.sources.append(try value(of: name, inline: inline))
+                traceOptions.append(name)
+            case "--html":
+                trace.htmlPath = try value(of: name, inline: inline)
+                traceOptions.append(name)
+            case "--mermaid":
+                trace.mermaid = true
+                traceOptions.append(name)
+            case "--follow":
+                trace.follow = true
+                traceOptions.append(name)
+            case "--last":
+                let text = try value(of: name, inline: inline)
+                guard let count = Int(text), count > 0 else {
+                    throw UsageError(description: "--last needs a positive number of entries, got '\(text)'")
+                }
+                trace.last = count
+                traceOptions.append(name)
+            case "--width":
+                let text = try value(of: name, inline: inline)
+                guard let width = Int(text), width >= 60, width <= 1000 else {
+                    throw UsageError(description: "--width needs a number from 60 to 1000, got '\(text)'")
+                }
+                trace.width = width
+                traceOptions.append(name)
             default:
                 throw UsageError(description: "unknown option '\(argument)'")
             }
@@ -96,6 +140,20 @@ enum LinkctlCommand: Equatable {
             if wantsHelp { return .help }
             throw UsageError(description: "missing the daemon to talk to: phone or watch")
         }
+        if target == "trace" {
+            guard positionals.count == 1 else { throw UsageError(description: "unexpected argument '\(positionals[1])' after trace") }
+            guard json == nil else { throw UsageError(description: "'trace' takes no --json arguments") }
+            guard [trace.htmlPath != nil, trace.mermaid, trace.follow].filter({ $0 }).count <= 1 else {
+                throw UsageError(description: "give one of --html, --mermaid and --follow")
+            }
+            if trace.follow, trace.sources.contains(where: { !$0.hasSuffix(".ctl") }) {
+                throw UsageError(description: "--follow reads control sockets (ending in .ctl), not trace files")
+            }
+            trace.home = home
+            trace.timeoutSeconds = timeout
+            return .trace(trace)
+        }
+        if let option = traceOptions.first { throw UsageError(description: "\(option) is an option of 'linkctl trace'") }
         guard let device = LinkctlInvocation.Device(rawValue: target) else {
             throw UsageError(description: "unknown daemon '\(target)' (expected phone or watch)")
         }
@@ -131,4 +189,18 @@ struct LinkctlInvocation: Equatable {
     var home: String?
     var timeoutSeconds: Double
     var argumentsJSON: String?
+}
+
+/// `linkctl trace`: where the traces come from and what to make of them.
+struct TraceInvocation: Equatable {
+    /// Control sockets (`*.ctl`) and trace files; empty: HOME/phone.ctl and HOME/watch.ctl.
+    var sources: [String] = []
+    var htmlPath: String?
+    var mermaid = false
+    var follow = false
+    var width = 100
+    /// Only the newest entries of the merged trace (a Mermaid diagram for a pull request).
+    var last: Int?
+    var home: String?
+    var timeoutSeconds = 10.0
 }

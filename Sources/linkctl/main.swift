@@ -120,4 +120,6 @@ case .ops(let invocation):
     runOpsHelp(invocation)
 case .events(let invocation):
     runEvents(invocation)
+case .trace(let invocation):
+    TraceCommand.run(invocation)
 }

@@ -27,8 +27,14 @@ final class WatchLinkPairTests: XCTestCase {
         let kept = try XCTUnwrap(pair.stop(keepingLogs: true))
         XCTAssertTrue(kept.hasPrefix(keep), kept)
         let logs = try FileManager.default.contentsOfDirectory(atPath: kept).sorted()
-        XCTAssertEqual(logs, ["phoned.log", "watchd-1.log", "watchd-2.log"])
+        XCTAssertEqual(logs, ["phone.trace", "phoned.log", "trace.html", "watch-1.trace", "watch-2.trace", "watchd-1.log", "watchd-2.log"])
         XCTAssertTrue(try String(contentsOfFile: kept + "/phoned.log", encoding: .utf8).contains("paired with watch 'watch-2'"))
+        let page = try String(contentsOfFile: kept + "/trace.html", encoding: .utf8)
+        for lane in ["phone", "link", "watch-1", "watch-2"] {
+            XCTAssertTrue(page.contains("data-lane=\"\(lane)\""), "trace.html has a lane for \(lane)")
+        }
+        XCTAssertTrue(page.contains("HELLO watch 'watch-2'"), "the second watch's handshake is in the picture")
+        XCTAssertTrue(page.contains("watchd stopped"), "the trace files run to the daemons' stop")
         for pid in pids { XCTAssertEqual(kill(pid, 0), -1, "process \(pid) is gone") }
         for home in homes { XCTAssertFalse(FileManager.default.fileExists(atPath: home), "\(home) is removed") }
         XCTAssertNil(pair.stop(keepingLogs: true), "stopping twice does nothing")

@@ -33,6 +33,20 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertTrue(output.hasPrefix("phoned: --inactive-delivery-ms must be an integer from 0 to 600000, got '-1'"), output)
     }
 
+    func testTheTraceOptions() {
+        guard case .run(let defaults) = DaemonOptions.parse(["--home", "/h"], role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.traceEntries, 10_000)
+        XCTAssertNil(defaults.traceFile)
+        guard case .run(let options) = DaemonOptions.parse(["--home", "/h", "--trace-entries", "0", "--trace-file", "watch.trace"], role: .watch,
+                                                           environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(options.traceEntries, 0)
+        XCTAssertEqual(options.traceFile, "/h/watch.trace", "a relative trace file is in the home")
+        guard case .run(let absolute) = DaemonOptions.parse(["--trace-file=/tmp/t"], role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(absolute.traceFile, "/tmp/t")
+        guard case .exit(2, let output) = DaemonOptions.parse(["--trace-entries", "-5"], role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertTrue(output.hasPrefix("watchd: --trace-entries must be an integer from 0 to 10000000, got '-5'"), output)
+    }
+
     func testHelpListsTheFeaturesOptions() {
         guard case .exit(0, let usage) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: declared, environment: [:]) else {
             return XCTFail()

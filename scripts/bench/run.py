@@ -67,12 +67,12 @@ def pin_process(pid, cpus):
 
 
 class Pair:
-    def __init__(self, bin_dir, home):
+    def __init__(self, bin_dir, home, extra=()):
         self.home = home
         self.procs = {}
         for name in ("phoned", "watchd"):
             self.procs[name] = subprocess.Popen(
-                [os.path.join(bin_dir, name), "--home", home, "--activate", "--log-level", "warning"],
+                [os.path.join(bin_dir, name), "--home", home, "--activate", "--log-level", "warning", *extra],
                 stderr=open(os.path.join(home, name + ".log"), "w"))
         self.phone = os.path.join(home, "phone.ctl")
         self.watch = os.path.join(home, "watch.ctl")
@@ -95,6 +95,53 @@ class Pair:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def trace_cost(bin_dir, row, scale):
+    """The trace's cost (docs/trace.md): the same figures from a pair with the trace on (the
+    default ring of 10,000 entries) and one with it off (--trace-entries 0), measured
+    alternately, the best of each kept; printed side by side, the target is within 10%."""
+    homes = {state: tempfile.mkdtemp(prefix=f"wlt{state}-", dir="/tmp") for state in ("on", "off")}
+    pairs = {}
+    try:
+        pairs["on"] = Pair(bin_dir, homes["on"])
+        pairs["off"] = Pair(bin_dir, homes["off"], ["--trace-entries", "0"])
+        for pair in pairs.values():
+            call(pair.watch, "replies.set", {"mode": "echo"})
+        cpus = {min(os.sched_getaffinity(0))}
+        for pair in pairs.values():
+            for proc in pair.procs.values():
+                pin_process(proc.pid, cpus)
+        best = {}
+        n_rtt = int(2000 * scale)
+        for pair in pairs.values():
+            call(pair.phone, "bench.roundTrip", {"size": 64, "count": 500, "kind": "dictionary"})  # warm-up
+        for _ in range(10):
+            for state, pair in pairs.items():
+                r = call(pair.phone, "bench.roundTrip", {"size": 64, "count": n_rtt, "kind": "dictionary"})
+                best[state] = min(best.get(state, r["p50Us"]), r["p50Us"])
+        row("trace on vs off: round trip p50, dictionary", best["on"], "us", best["off"], target="<= 1.10x")
+        for pair in pairs.values():
+            for proc in pair.procs.values():
+                pin_process(proc.pid, os.sched_getaffinity(0))
+            call(pair.watch, "replies.set", {"mode": "empty"})
+        best = {}
+        for _ in range(6):
+            for state, pair in pairs.items():
+                r = call(pair.phone, "bench.oneWay", {"size": 64, "count": int(200000 * scale), "kind": "dictionary"})
+                best[state] = max(best.get(state, 0), r["messagesPerSecond"])
+        row("trace on vs off: one-way messages/s, dictionary", best["on"], "msg/s", best["off"], better="higher", target=">= 0.90x")
+        best = {}
+        for _ in range(4):
+            for state, pair in pairs.items():
+                r = call(pair.phone, "bench.userInfo", {"count": int(100000 * scale), "size": 100})
+                best[state] = max(best.get(state, 0), r["transfersPerSecond"])
+        row("trace on vs off: userInfo transfers/s", best["on"], "xfer/s", best["off"], better="higher", target=">= 0.90x")
+    finally:
+        for pair in pairs.values():
+            pair.stop()
+        for home in homes.values():
+            shutil.rmtree(home, ignore_errors=True)
 
 
 def main():
@@ -267,6 +314,8 @@ def main():
             row("  reference: SQLite 64-row group commits, rows/s", grouped["rowsPerSecond"], "rows/s")
         finally:
             pair.stop()
+
+        trace_cost(a.bin, row, scale)
 
         if shutil.which("h2load") and shutil.which("nghttpd"):
             sys.path.insert(0, os.path.dirname(__file__))

@@ -1,13 +1,15 @@
 import Foundation
 import LinkClient
 import LinkJSON
+import LinkTrace
 
 /// A phone and its watches, from the package's built daemons, in short temporary homes: the
 /// fixture of a test that runs app code against WatchLink.
 ///
 /// `start` spawns phoned and the watches and waits until every watch is linked; `stop` stops
 /// them by pid and removes the homes, first copying the daemons' logs to a directory it names
-/// when asked to keep them (a failing test). The phone and the first watch share one home
+/// when asked to keep them (a failing test), with `trace.html`: the picture of what crossed the
+/// link (docs/trace.md), from the trace file each daemon appends to in its home. The phone and the first watch share one home
 /// (`phone.ctl`, `watch.ctl`); every further watch has a home of its own, linked to the phone's
 /// `link.sock` with the phone's `pairing.key`.
 public final class WatchLinkPair: @unchecked Sendable {
@@ -27,10 +29,10 @@ public final class WatchLinkPair: @unchecked Sendable {
         let shared = TemporaryHome()
         var homes = [shared]
         let activation = activate ? ["--activate"] : []
-        let phone = WatchLinkDaemon("phoned", home: shared.path, extraArguments: activation + phoneArguments)
+        let phone = WatchLinkDaemon("phoned", home: shared.path, extraArguments: activation + ["--trace-file", traceFileName(of: 0)] + phoneArguments)
         var watches: [WatchLinkDaemon] = []
         for index in 1...watchCount {
-            var arguments = activation + ["--device-id", "watch-\(index)"] + watchArguments
+            var arguments = activation + ["--device-id", "watch-\(index)", "--trace-file", traceFileName(of: index)] + watchArguments
             var home = shared.path
             if index > 1 {
                 let own = TemporaryHome()
@@ -52,6 +54,11 @@ public final class WatchLinkPair: @unchecked Sendable {
             throw error
         }
         return pair
+    }
+
+    /// The trace file of the phone (0) and of each watch, in its home.
+    private static func traceFileName(of index: Int) -> String {
+        index == 0 ? "phone.trace" : "watch-\(index).trace"
     }
 
     private init(phone: WatchLinkDaemon, watches: [WatchLinkDaemon], homes: [TemporaryHome]) {
@@ -84,7 +91,8 @@ public final class WatchLinkPair: @unchecked Sendable {
     }
 
     /// Stops every daemon (SIGTERM, then SIGKILL, by pid) and removes the homes. With
-    /// `keepingLogs`, the daemons' logs are copied first to a directory that is returned and
+    /// `keepingLogs`, the daemons' logs and trace files, and `trace.html` (their traces merged
+    /// and drawn as a sequence diagram), are first put in a directory that is returned and
     /// printed (`WATCHLINK_KEEP_DIR` when set, else a new one under the system's temporary
     /// directory). Stopping twice does nothing.
     @discardableResult
@@ -103,18 +111,25 @@ public final class WatchLinkPair: @unchecked Sendable {
         let directory = (base as NSString).appendingPathComponent("watchlink-logs-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var traces: [[TraceEntry]] = []
             for (index, daemon) in ([phone] + watches).enumerated() {
                 let name = index == 0 ? "phoned.log" : "watchd-\(index).log"
                 try? FileManager.default.copyItem(atPath: daemon.logPath, toPath: directory + "/" + name)
-                for extra in ["trace.html"] where FileManager.default.fileExists(atPath: daemon.home + "/" + extra) {
-                    try? FileManager.default.copyItem(atPath: daemon.home + "/" + extra, toPath: directory + "/" + extra)
+                let trace = daemon.home + "/" + Self.traceFileName(of: index)
+                if let data = FileManager.default.contents(atPath: trace) {
+                    traces.append(TraceFile.read(Array(data)).entries)
+                    try? data.write(to: URL(fileURLWithPath: directory + "/" + Self.traceFileName(of: index)))
                 }
+            }
+            if !traces.isEmpty {
+                let page = TraceHTMLPage.render(TraceDiagram(MergedTrace(traces)), title: "WatchLink trace of a failed test")
+                try Data(page.utf8).write(to: URL(fileURLWithPath: directory + "/trace.html"))
             }
         } catch {
             print("WatchLinkTesting: could not keep the daemons' logs in \(directory): \(error)")
             return nil
         }
-        print("WatchLinkTesting: kept the daemons' logs in \(directory)")
+        print("WatchLinkTesting: kept the daemons' logs and trace.html in \(directory)")
         return directory
     }
 }

@@ -2,6 +2,7 @@ import LinkControl
 import LinkJSON
 import LinkRuntime
 import LinkSession
+import LinkTrace
 import WireProtocol
 
 /// Carries out a session's actions once the committer releases them: frames onto the peer's
@@ -15,10 +16,12 @@ final class ActionPerformer {
     private let committer: TurnCommitter
     private let gateway: SessionGateway
     private let control: ControlServer
+    private let tracer: Tracer
     private let features: [DaemonFeature]
 
     init(role: Role, loop: EventLoop, logger: Logger, directory: PeerDirectory, committer: TurnCommitter,
-         gateway: SessionGateway, control: ControlServer, features: [DaemonFeature]) {
+         gateway: SessionGateway, control: ControlServer, tracer: Tracer, features: [DaemonFeature]) {
+        self.tracer = tracer
         self.role = role
         self.loop = loop
         self.logger = logger
@@ -43,7 +46,10 @@ final class ActionPerformer {
             peer.timers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self, weak peer] in
                 guard let peer else { return }
                 peer.timers[timer] = nil
-                self.committer.perform(peer.session.timerFired(timer, now: self.loop.turnMilliseconds), from: peer)
+                let entry = self.tracer.record(.timer, ["name": .string(Self.name(of: timer))])
+                self.tracer.withCause(entry) {
+                    self.committer.perform(peer.session.timerFired(timer, now: self.loop.turnMilliseconds), from: peer)
+                }
             }
         case .cancelTimer(let timer):
             if let existing = peer.timers.removeValue(forKey: timer) { loop.cancel(existing) }
@@ -55,6 +61,7 @@ final class ActionPerformer {
     }
 
     private func notify(_ notification: SessionNotification, from peer: PeerSession) {
+        if tracer.isOn { trace(notification, from: peer) }
         if case .file(.problem(let text)) = notification { logger.warning("file: \(text)"); return }
         if case .userInfoReceived = notification { directory.noteDelivery(peer) }
         // The app hears from its own session only (a delegate belongs to one session).
@@ -67,5 +74,69 @@ final class ActionPerformer {
         var (name, data) = ControlRendering.render(notification)
         if role == .phone, let watch = peer.deviceId { data["watchDeviceId"] = .string(watch) }
         control.publish(name, data)
+    }
+
+    // MARK: - Trace
+
+    /// States as state entries, what the app is told of transfers as notes: never payloads.
+    private func trace(_ notification: SessionNotification, from peer: PeerSession) {
+        let watch = role == .phone ? peer.deviceId : nil
+        let kind: TraceEntry.Kind
+        var fields: JSONObject
+        switch notification {
+        case .activationDidComplete, .didBecomeInactive, .didDeactivate, .reachabilityDidChange, .watchStateDidChange,
+             .companionAppInstalledDidChange, .appStateDidChange:
+            let (name, data) = ControlRendering.render(notification)
+            kind = .state
+            fields = ["name": .string(name)]
+            for (key, value) in data { fields[key] = value }
+        // The frequent ones, without a JSON object.
+        case .messageReceived(let item):
+            tracer.note("message.received", seq: item.seq, peer: watch)
+            return
+        case .userInfoReceived(let seq, _, let isCurrent):
+            tracer.note(isCurrent ? "complicationUserInfo.received" : "userInfo.received", seq: seq, peer: watch)
+            return
+        case .userInfoDidFinish(let transferId, nil):
+            tracer.note("userInfo.didFinish", transferId: transferId, peer: watch)
+            return
+        case .applicationContextReceived(let seq, _):
+            tracer.note("context.received", seq: seq, peer: watch)
+            return
+        case .userInfoDidFinish(let transferId, let error?):
+            kind = .fault
+            fields = ["name": "userInfo.didFinish", "transferId": .string(transferId), "error": error.controlError.json]
+        case .systemMessageReceived(let replyId, _):
+            kind = .note
+            fields = ["name": "system.messageReceived"]
+            if let replyId { fields["replyId"] = .int(Int64(clamping: replyId)) }
+        case .systemUserInfoReceived(let seq, _):
+            kind = .note
+            fields = ["name": "system.userInfoReceived", "seq": .int(Int64(clamping: seq))]
+        case .file(.progress(let transferId, let completed, let total)):
+            kind = .note
+            fields = ["name": "file.progress", "transferId": .string(transferId),
+                      "completedBytes": .int(Int64(clamping: completed)), "totalBytes": .int(Int64(clamping: total))]
+        case .file(.didFinish(let transferId, let error)):
+            kind = error == nil ? .note : .fault
+            fields = ["name": "file.didFinish", "transferId": .string(transferId)]
+            if let error { fields["error"] = error.controlError.json }
+        case .file(.received(let file)):
+            kind = .note
+            fields = ["name": "file.received", "seq": .int(Int64(clamping: file.seq)), "transferId": .string(file.transferId), "totalBytes": .int(Int64(clamping: file.totalBytes))]
+        case .file(.problem(let text)):
+            kind = .fault
+            fields = ["name": "file.problem", "message": .string(TracePreview.clip(text))]
+        }
+        if let watch { fields["peer"] = .string(watch) }
+        tracer.record(kind, fields)
+    }
+
+    private static func name(of timer: SessionTimer) -> String {
+        switch timer {
+        case .replyTimeouts: return "replyTimeout"
+        case .delayedReply: return "delayedReply"
+        case .inactiveDelivery: return "inactiveDelivery"
+        }
     }
 }

@@ -20,6 +20,8 @@ final class ControlClientConnection {
     static let maximumLineLength = 1 << 20
     private var framer = LineFramer(maximumLineLength: ControlClientConnection.maximumLineLength)
     fileprivate(set) var isSubscribed = false
+    /// Receives `trace.entry` events (`trace.get {"follow": true}`).
+    fileprivate(set) var followsTrace = false
     /// Output held while the client does not read (events are dropped past the limit).
     static let maximumPendingOutput = 16 << 20
 
@@ -93,6 +95,31 @@ final class ControlServer {
         subscriberCount += 1
     }
 
+    /// Sends this client every trace entry from now on.
+    func followTrace(_ client: ControlClientConnection) {
+        guard !client.followsTrace else { return }
+        client.followsTrace = true
+        traceFollowerCount += 1
+        onTraceFollowersChanged?()
+    }
+
+    /// How many clients follow the trace; the daemon builds entries for them only while there are any.
+    private(set) var traceFollowerCount = 0
+    var onTraceFollowersChanged: (() -> Void)?
+
+    /// Sends a `trace.entry` event to every follower of the trace.
+    func publishTraceEntry(_ data: JSONObject) {
+        let line = ControlCodec.event(name: "trace.entry", at: Date(), data: data)
+        for client in clients.values where client.followsTrace && client.isOpen {
+            if client.connection.pendingWriteByteCount > ControlClientConnection.maximumPendingOutput {
+                logger.warning("control: trace follower #\(client.serial) is not reading; disconnecting it")
+                client.connection.close()
+                continue
+            }
+            client.write(line)
+        }
+    }
+
     /// Whether any client listens for events (counted, so the hot path does not scan clients).
     private(set) var subscriberCount = 0
     var hasSubscribers: Bool { subscriberCount > 0 }
@@ -143,6 +170,10 @@ final class ControlServer {
             connection.onClose = { [unowned self] _ in
                 if let client = self.clients.removeValue(forKey: serial) {
                     if client.isSubscribed { self.subscriberCount -= 1 }
+                    if client.followsTrace {
+                        self.traceFollowerCount -= 1
+                        self.onTraceFollowersChanged?()
+                    }
                     self.onClientClosed?(client)
                 }
             }

@@ -1,6 +1,8 @@
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import LinkSession
+import LinkTrace
 import LinkSystem
 import WireProtocol
 #if canImport(Glibc)
@@ -35,12 +37,16 @@ public final class Daemon {
     let table: OperationTable
     let features: [DaemonFeature]
     let app = AppAttachment()
+    let tracer: Tracer
     private var stopping = false
 
     public init(options: DaemonOptions, features: [DaemonFeature] = []) throws {
         self.options = options
         self.features = [BenchFeature()] + features
         logger = Logger(label: options.programName, level: options.logLevel)
+        tracer = Tracer(capacity: options.traceEntries, filePath: options.traceFile)
+        tracer.side = options.role.name
+        tracer.logger = logger
         loop = try EventLoop(backend: options.poller)
         var configuration = LinkSession.Configuration(role: options.role,
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
@@ -50,14 +56,14 @@ public final class Daemon {
         home = DaemonHome(options: options, logger: logger)
         directory = PeerDirectory(options: options, logger: logger, loop: loop, configuration: configuration)
         let directory = directory
-        committer = TurnCommitter(peers: { directory.peers })
+        committer = TurnCommitter(peers: { directory.peers }, tracer: tracer)
         directory.committer = committer
         let loop = loop
         gateway = SessionGateway(directory: directory, committer: committer, now: { loop.turnMilliseconds })
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
         let control = control
         link = LinkEndpoint(options: options, logger: logger, loop: loop, home: home, directory: directory,
-                            committer: committer, publish: { control.publish($0, $1) })
+                            committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
         table = OperationTable(role: options.role)
         wire()
     }
@@ -67,13 +73,17 @@ public final class Daemon {
     /// The committer's actions go to the performer; a failed turn reloads the peer and restarts its link.
     private func wire() {
         let performer = ActionPerformer(role: role, loop: loop, logger: logger, directory: directory, committer: committer,
-                                        gateway: gateway, control: control, features: features)
+                                        gateway: gateway, control: control, tracer: tracer, features: features)
         committer.execute = { performer.execute($0, from: $1) }
         committer.performBeforeCommit = { [unowned self] in self.directory.performFileActionBeforeCommit($0, of: $1) }
         committer.afterPerform = { [unowned self] in self.directory.followActiveWatchIfDeactivated($0) }
         committer.storeFailed = { [unowned self] peer, error in
             self.logger.error("store: a write failed and this turn was rolled back: \(error)")
             let failure = TurnCommitter.writeFailure(error)
+            var fields: JSONObject = ["name": .string("writeFailed"), "message": .string("\(error)")]
+            if case .wc(.insufficientSpace, _) = failure { fields["name"] = .string("diskFull") }
+            if let peer = peer.deviceId, self.role == .phone { fields["peer"] = .string(peer) }
+            self.tracer.record(.fault, fields)
             if case .wc(.insufficientSpace, _) = failure {
                 // What the peer sent in that turn cannot be kept: the peer learns it (7015).
                 self.committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
@@ -98,6 +108,7 @@ public final class Daemon {
         table.register(MessageOperations(context: context, directory: directory).operations)
         table.register(QueuedOperations(context: context).operations)
         table.register(FileOperations(context: context).operations)
+        table.register(TraceOperations(tracer: tracer, follow: { [unowned self] in self.control.followTrace($0) }).operations)
         for feature in features { table.register(feature.operations) }
     }
 
@@ -113,6 +124,13 @@ public final class Daemon {
     /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.
     public func start() throws {
         try home.prepare()
+        tracer.device = home.deviceId
+        try tracer.open()
+        control.onTraceFollowersChanged = { [unowned self] in
+            self.tracer.follow = self.control.traceFollowerCount > 0 ? { [unowned self] in self.control.publishTraceEntry($0.object) } : nil
+        }
+        let started = tracer.record(.daemon, ["name": "start", "version": .string(DaemonOptions.version),
+                                              "program": .string(options.programName)])
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         SystemCalls.ignoreSignal(SIGXFSZ)
         try directory.openStores()
@@ -132,6 +150,7 @@ public final class Daemon {
             self.committer.endOfTurn()
             self.directory.formerAppPeer = nil
             self.link.flush()
+            self.tracer.flush()
         }
         try loop.onSignals([SIGTERM, SIGINT]) { [unowned self] signal in
             self.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
@@ -145,7 +164,7 @@ public final class Daemon {
         for feature in features {
             do { try feature.start(context) } catch { throw StartupError("\(error)") }
         }
-        if options.activateOnStart { gateway.submit(.activate) { _ in } }
+        if options.activateOnStart { tracer.withCause(started) { gateway.submit(.activate) { _ in } } }
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
 
@@ -163,6 +182,8 @@ public final class Daemon {
         for feature in features { feature.stop() }
         directory.closeStores()
         loop.stop()
+        tracer.record(.daemon, ["name": "stop"])
+        tracer.close()
         logger.info("stopped")
     }
 
@@ -171,11 +192,27 @@ public final class Daemon {
         guard !stopping else {
             return client.respond(id: request.id, error: .control(.shuttingDown, "the daemon is shutting down"))
         }
-        table.dispatch(request, client: client) { [weak client] result in
+        let answer: (Result<JSONObject, ControlError>) -> Void = { [weak client] result in
             guard let client else { return }
             switch result {
             case .success(let object): client.respond(id: request.id, result: object)
             case .failure(let error): client.respond(id: request.id, error: error)
+            }
+        }
+        // trace.get is never traced, or a follower reading the trace would fill it.
+        guard request.op != "trace.get" else { return table.dispatch(request, client: client, respond: answer) }
+        // An op's entry is written only once it causes something (docs/trace.md).
+        tracer.withOp(request.op, client: client.serial) { op in
+            table.dispatch(request, client: client) { [tracer] result in
+                if case .failure(let error) = result, let op, let opEntry = tracer.number(of: op) {
+                    var fields: JSONObject = ["op": .string(request.op), "domain": .string(error.domain), "code": .int(Int64(error.code)),
+                                              "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
+                                              "opEntry": .int(Int64(opEntry))]
+                    // Answered later, with nothing else as its cause: the op.
+                    if tracer.cause == nil { fields["cause"] = .int(Int64(opEntry)) }
+                    tracer.record(.error, fields)
+                }
+                answer(result)
             }
         }
     }

@@ -28,6 +28,10 @@ public struct DaemonOptions: Sendable {
     /// How many payload bytes of received immediate messages `received.list` keeps.
     public var receivedListBytes: Int = LinkSession.Configuration.defaultReceivedListByteCapacity
     public var activateOnStart = false
+    /// How many entries the trace ring keeps (`--trace-entries`; 0: none).
+    public var traceEntries: Int = 10_000
+    /// Where the trace is appended, if anywhere (`--trace-file`; relative to the home).
+    public var traceFile: String?
     /// `--apns-*` and other feature options, by name without the dashes.
     public var featureOptions: [String: String] = [:]
 
@@ -69,6 +73,8 @@ public struct DaemonOptions: Sendable {
                                   phone: how long a session stays inactive after device.switchWatch at most (default: 2000)
           --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 1048576)
           --activate              activate the session at start, as an app that calls activate() at launch
+          --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
+          --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
         \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
           --version               print the version
@@ -117,7 +123,7 @@ public struct DaemonOptions: Sendable {
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
-                 "--inactive-delivery-ms", "--received-list-bytes", "--poller":
+                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
                 case "--home": home = v
@@ -145,6 +151,13 @@ public struct DaemonOptions: Sendable {
                         return fail("--inactive-delivery-ms must be an integer from 0 to 600000, got '\(v)'")
                     }
                     options.inactiveDeliveryMilliseconds = ms
+                case "--trace-entries":
+                    guard let count = Int(v), count >= 0, count <= 10_000_000 else {
+                        return fail("--trace-entries must be an integer from 0 to 10000000, got '\(v)'")
+                    }
+                    options.traceEntries = count
+                case "--trace-file":
+                    options.traceFile = v
                 case "--received-list-bytes":
                     guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
                         return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
@@ -170,6 +183,8 @@ public struct DaemonOptions: Sendable {
         resolved.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         resolved.receivedListBytes = options.receivedListBytes
         resolved.activateOnStart = options.activateOnStart
+        resolved.traceEntries = options.traceEntries
+        resolved.traceFile = options.traceFile.map { $0.hasPrefix("/") ? $0 : resolvedHome + "/" + $0 }
         resolved.featureOptions = options.featureOptions
         if let link { resolved.linkPath = link }
         if let control { resolved.controlPath = control }

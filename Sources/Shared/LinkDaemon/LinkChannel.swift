@@ -5,6 +5,7 @@ import Darwin
 #endif
 
 import LinkControl
+import LinkJSON
 import LinkRuntime
 import LinkSession
 import WireProtocol
@@ -24,6 +25,10 @@ final class LinkChannel {
     let serial: UInt64
     private let loop: EventLoop
     private let logger: Logger
+    private let tracer: Tracer
+    private let role: Role
+    /// Who ended the link: this side's role name, the peer's, or "error".
+    private(set) var closedBy = ""
     private var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
     private var handshake: LinkHandshake
     private(set) var peer: Hello?
@@ -48,9 +53,11 @@ final class LinkChannel {
     var onDirty: ((LinkChannel) -> Void)?
     private var closeReported = false
 
-    init(loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake,
-         logger: Logger, handshakeTimeoutMilliseconds: Int64 = Int64(LinkProtocol.handshakeTimeoutSeconds) * 1_000) {
+    init(loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake, role: Role,
+         logger: Logger, tracer: Tracer, handshakeTimeoutMilliseconds: Int64 = Int64(LinkProtocol.handshakeTimeoutSeconds) * 1_000) {
         self.loop = loop
+        self.role = role
+        self.tracer = tracer
         self.connection = connection
         self.serial = serial
         self.handshake = handshake
@@ -76,6 +83,7 @@ final class LinkChannel {
 
     func send(_ frame: Frame) {
         guard !isClosing else { return }
+        if tracer.isOn { tracer.frame(frame, outgoing: true, peer: peer?.deviceId) }
         if latencyMilliseconds > 0 || !delayed.isEmpty {
             var bytes: [UInt8] = []
             FrameEncoder.encode(frame, into: &bytes)
@@ -152,6 +160,8 @@ final class LinkChannel {
     func refuse(_ code: GoAwayCode, _ reason: String) {
         guard !isClosing else { return }
         logger.warning("link: refusing \(peerDescription) (\(code.name)): \(reason)")
+        tracer.record(.fault, ["name": "linkRefused", "code": .string(code.name), "reason": .string(TracePreview.clip(reason)),
+                               "peer": peer.map { .string($0.deviceId) } ?? .null])
         goAway(code, reason)
     }
 
@@ -159,15 +169,20 @@ final class LinkChannel {
         guard !isClosing else { return }
         // A GOAWAY skips the emulated latency: the link is ending now.
         flushDelayed(all: true)
-        FrameEncoder.encode(.goAway(code: code.rawValue, reason: reason), into: &output)
+        let frame = Frame.goAway(code: code.rawValue, reason: reason)
+        if tracer.isOn { tracer.frame(frame, outgoing: true, peer: peer?.deviceId) }
+        if closedBy.isEmpty { closedBy = role.name }
+        FrameEncoder.encode(frame, into: &output)
         flush()
         isClosing = true
         cancelTimers()
-        connection.closeAfterFlush()
+        // Reported before the connection's own close, which would only say "closed".
         reportClosed("\(code): \(reason)")
+        connection.closeAfterFlush()
     }
 
     func close(reason: String) {
+        if closedBy.isEmpty { closedBy = role.name }
         guard connection.isOpen else { reportClosed(reason); return }
         closeNow(reason)
     }
@@ -176,8 +191,9 @@ final class LinkChannel {
     private func closeNow(_ reason: String) {
         isClosing = true
         cancelTimers()
-        connection.close()
+        // Reported before the connection's own close, which would only say "closed".
         reportClosed(reason)
+        connection.close()
     }
 
     // MARK: - Private
@@ -205,12 +221,19 @@ final class LinkChannel {
     /// Handles one frame; false once the channel is closing.
     private func handle(_ frame: Frame) -> Bool {
         guard !isClosing else { return false }
+        let entry = tracer.isOn ? tracer.frame(frame, outgoing: false, peer: peer?.deviceId) : nil
+        return tracer.withCause(entry) { dispatch(frame) }
+    }
+
+    private func dispatch(_ frame: Frame) -> Bool {
         guard isEstablished else {
+            if case .goAway = frame { closedBy = peer?.role.name ?? "peer" }
             handshakeStep(handshake.receive(frame))
             return !isClosing
         }
         switch frame {
         case .goAway(let code, let reason):
+            closedBy = peer?.role.name ?? "peer"
             let name = GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)"
             logger.info("link: \(peerDescription) went away (\(name)): \(reason)")
             closeNow("the \(peer?.role.name ?? "peer") went away (\(name)): \(reason)")
@@ -248,9 +271,15 @@ final class LinkChannel {
         isClosing = true
         cancelTimers()
         switch reason {
-        case .eof: reportClosed("the \(peer?.role.name ?? "peer") closed the connection")
-        case .error(let error): reportClosed("connection error: \(error)")
-        case .local: reportClosed("closed")
+        case .eof:
+            if closedBy.isEmpty { closedBy = peer?.role.name ?? "peer" }
+            reportClosed("the \(peer?.role.name ?? "peer") closed the connection")
+        case .error(let error):
+            if closedBy.isEmpty { closedBy = "error" }
+            reportClosed("connection error: \(error)")
+        case .local:
+            if closedBy.isEmpty { closedBy = role.name }
+            reportClosed("closed")
         }
     }
 

@@ -16,6 +16,7 @@ final class LinkEndpoint {
     private let home: DaemonHome
     private let directory: PeerDirectory
     private let committer: TurnCommitter
+    private let tracer: Tracer
     private let publish: (String, JSONObject) -> Void
 
     private var listener: Int32 = -1
@@ -36,7 +37,8 @@ final class LinkEndpoint {
     static let holdAfterStoreFailure: Int64 = 1_000
 
     init(options: DaemonOptions, logger: Logger, loop: EventLoop, home: DaemonHome, directory: PeerDirectory,
-         committer: TurnCommitter, publish: @escaping (String, JSONObject) -> Void) {
+         committer: TurnCommitter, tracer: Tracer, publish: @escaping (String, JSONObject) -> Void) {
+        self.tracer = tracer
         self.options = options
         self.logger = logger
         self.loop = loop
@@ -94,10 +96,12 @@ final class LinkEndpoint {
         if let latency {
             latencyMilliseconds = latency
             for channel in channels.values { channel.latencyMilliseconds = latency }
+            tracer.record(.link, ["name": "latency", "latencyMs": .int(latency)])
         }
         guard let up, up != isEnabled else { return }
         isEnabled = up
         logger.info("link: \(up ? "enabled" : "disabled") by link.set")
+        tracer.record(.link, ["name": .string(up ? "enabled" : "disabled")])
         if let reconnectTimer { loop.cancel(reconnectTimer) }
         reconnectTimer = nil
         if up {
@@ -192,7 +196,8 @@ final class LinkEndpoint {
         let handshake = LinkHandshake(role: role, deviceId: home.deviceId, key: home.pairingKey) { [unowned self] hello in
             LinkAdmission.refusal(of: hello, in: self.admissionSituation)
         }
-        let channel = LinkChannel(loop: loop, connection: connection, serial: serial, handshake: handshake, logger: logger)
+        let channel = LinkChannel(loop: loop, connection: connection, serial: serial, handshake: handshake, role: role,
+                                  logger: logger, tracer: tracer)
         channel.latencyMilliseconds = latencyMilliseconds
         channel.onDirty = { [unowned self] channel in self.dirtyChannels.append(channel) }
         channel.onEvent = { [unowned self] channel, event in self.channelEvent(channel, event) }
@@ -221,7 +226,11 @@ final class LinkEndpoint {
                 var data: JSONObject = ["connected": false, "reason": .string(reason)]
                 if let id = channel.peer?.deviceId { data["peerDeviceId"] = .string(id) }
                 publish("link.stateDidChange", data)
-                committer.perform(peer.session.linkDown(now: loop.turnMilliseconds), from: peer)
+                let entry = tracer.record(.link, ["name": "down", "peer": channel.peer.map { .string($0.deviceId) } ?? .null,
+                                                  "by": .string(channel.closedBy), "reason": .string(TracePreview.clip(reason))])
+                tracer.withCause(entry) {
+                    committer.perform(peer.session.linkDown(now: loop.turnMilliseconds), from: peer)
+                }
             } else {
                 logger.debug("link: connection #\(channel.serial) closed: \(reason)")
             }
@@ -250,6 +259,9 @@ final class LinkEndpoint {
         }
         logger.info("link: up with \(hello.role.name) '\(hello.deviceId)' (protocol version \(version)\(note))")
         publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(hello.deviceId)])
-        committer.perform(peer.session.linkUp(now: loop.turnMilliseconds), from: peer)
+        let entry = tracer.record(.link, ["name": "up", "peer": .string(hello.deviceId), "version": .int(Int64(version))])
+        tracer.withCause(entry) {
+            committer.perform(peer.session.linkUp(now: loop.turnMilliseconds), from: peer)
+        }
     }
 }

@@ -17,7 +17,9 @@ extension PeerDirectory {
         let files = FileTransferEngine(loop: loop, logger: logger, paths: peer.session.filePaths)
         try files.recover(&state, removingOrphans: true)
         files.copyFinished = { [unowned self, unowned peer] token, result in
-            self.committer.perform(peer.session.fileCopied(token: token, result: result, now: self.loop.turnMilliseconds), from: peer)
+            self.committer.tracer.withCause(self.copyCauses.removeValue(forKey: token)) {
+                self.committer.perform(peer.session.fileCopied(token: token, result: result, now: self.loop.turnMilliseconds), from: peer)
+            }
         }
         files.verified = { [unowned self, unowned peer] seq, matched, path in
             self.committer.perform(peer.session.fileVerified(seq: seq, matched: matched, path: path, now: self.loop.turnMilliseconds), from: peer)
@@ -40,6 +42,7 @@ extension PeerDirectory {
         if peer.turnFailure != nil {
             guard case .copyIntoOutbox = action else { return }
         }
+        if case .copyIntoOutbox(let token, _, _) = action, let cause = committer.tracer.pendingCause { copyCauses[token] = cause }
         do { try files.performBeforeCommit(action) } catch { committer.failTurn(error, of: peer) }
     }
 

@@ -79,6 +79,7 @@ extension PeerDirectory {
             committer.perform(peer.session.setActiveWatch(active, now: loop.turnMilliseconds), from: peer)
         }
         logger.info("paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")")
+        committer.tracer.record(.state, ["name": "paired", "peer": .string(hello.deviceId), "isActive": .bool(active)])
         return peer
     }
 
@@ -95,6 +96,7 @@ extension PeerDirectory {
             }
             pairedWatches = updated
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
+            committer.tracer.record(.state, ["name": "activeWatch", "value": .string(deviceId), "previous": previous.map { .string($0) } ?? .null])
             // Only the active watch's queue goes out; what waits for another watch stays stored
             // for it. An activated session follows the active watch once it has deactivated
             // (`perform`).
@@ -120,6 +122,7 @@ extension PeerDirectory {
         formerAppPeer = appPeer
         appPeer = target
         logger.info("session: the app's session is now with watch '\(id)'")
+        committer.tracer.record(.state, ["name": "sessionWatch", "value": .string(id)])
     }
 
     /// Moves the app's session to the active watch once the current one is not activated

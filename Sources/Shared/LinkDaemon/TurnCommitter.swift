@@ -22,19 +22,25 @@ final class TurnCommitter {
     var afterPerform: (PeerSession) -> Void = { _ in }
 
     private let peers: () -> [PeerSession]
-    /// Actions that wait for the commit of this turn's transactions, with their peer.
-    private var deferred: [(PeerSession, SessionAction)] = []
+    /// The trace: an action that waits keeps the cause it had.
+    let tracer: Tracer
+    /// Actions that wait for the commit of this turn's transactions, with their peer and the
+    /// trace entry that caused them.
+    private var deferred: [(PeerSession, SessionAction, Tracer.Cause?)] = []
     /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
     private(set) var turnWrites = false
 
-    init(peers: @escaping () -> [PeerSession]) {
+    init(peers: @escaping () -> [PeerSession], tracer: Tracer = Tracer(capacity: 0, filePath: nil)) {
         self.peers = peers
+        self.tracer = tracer
     }
 
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
     func perform(_ actions: [SessionAction], from peer: PeerSession) {
         for action in actions {
             if case .persist(let operation) = action {
+                // A durable write is something the op did: its trace entry is written.
+                if tracer.isOn { _ = tracer.cause }
                 turnWrites = true
                 guard peer.turnFailure == nil, let store = peer.store else { continue }
                 do { try store.apply(operation) } catch { peer.turnFailure = error }
@@ -45,7 +51,7 @@ final class TurnCommitter {
                 continue
             }
             if turnWrites {
-                deferred.append((peer, action))
+                deferred.append((peer, action, tracer.pendingCause))
             } else {
                 execute(action, peer)
             }
@@ -82,11 +88,13 @@ final class TurnCommitter {
         let waiting = deferred
         deferred.removeAll(keepingCapacity: true)
         turnWrites = false
-        for (peer, action) in waiting {
-            if let (failure, _) = failures[ObjectIdentifier(peer)] {
-                executeAfterFailedWrite(action, failure, from: peer)
-            } else {
-                execute(action, peer)
+        for (peer, action, cause) in waiting {
+            tracer.withCause(cause) {
+                if let (failure, _) = failures[ObjectIdentifier(peer)] {
+                    executeAfterFailedWrite(action, failure, from: peer)
+                } else {
+                    execute(action, peer)
+                }
             }
         }
         for peer in peers() {

@@ -1,0 +1,80 @@
+@testable import LinkDaemon
+import LinkJSON
+import LinkTrace
+import WireProtocol
+import XCTest
+
+/// The recorder: a bounded ring read by number, causes, ops written only when they cause
+/// something, and frames described without their secrets.
+final class TracerTests: XCTestCase {
+    func testTheRingKeepsTheNewestAndReadsAfterANumber() {
+        let tracer = Tracer(capacity: 3, filePath: nil)
+        tracer.side = "phone"
+        for index in 1...5 { tracer.record(.link, ["name": "latency", "latencyMs": .int(Int64(index))]) }
+        XCTAssertEqual(tracer.lastNumber, 5)
+        XCTAssertEqual(tracer.oldestNumber, 3)
+        XCTAssertEqual(tracer.entries(after: 0, limit: 10).map(\.n), [3, 4, 5])
+        XCTAssertEqual(tracer.entries(after: 3, limit: 10).map(\.n), [4, 5])
+        XCTAssertEqual(tracer.entries(after: 0, limit: 2).map(\.n), [3, 4])
+        XCTAssertEqual(tracer.entries(after: 5, limit: 10).map(\.n), [])
+        XCTAssertEqual(tracer.entries(after: 4, limit: 10).first?.int("latencyMs"), 5)
+        let entry = tracer.entries(after: 4, limit: 1)[0]
+        XCTAssertEqual(entry.side, "phone")
+        XCTAssertGreaterThan(entry.time, 1_700_000_000_000_000, "microseconds of the real-time clock")
+    }
+
+    func testOffRecordsNothing() {
+        let tracer = Tracer(capacity: 0, filePath: nil)
+        XCTAssertFalse(tracer.isOn)
+        XCTAssertNil(tracer.record(.link, ["name": "up"]))
+        XCTAssertNil(tracer.frame(.ping(1), outgoing: true, peer: nil))
+        XCTAssertEqual(tracer.lastNumber, 0)
+    }
+
+    func testAnOpIsWrittenOnlyWhenItCausesSomething() {
+        let tracer = Tracer(capacity: 10, filePath: nil)
+        tracer.withOp("status", client: 1) { _ in }
+        XCTAssertEqual(tracer.lastNumber, 0, "an op that caused nothing")
+        var kept: Tracer.Cause?
+        tracer.withOp("link.set", client: 2) { _ in
+            kept = tracer.pendingCause
+            tracer.record(.link, ["name": "disabled"])
+        }
+        let entries = tracer.entries(after: 0, limit: 10)
+        XCTAssertEqual(entries.map(\.kind), [.op, .link])
+        XCTAssertEqual(entries[0].string("op"), "link.set")
+        XCTAssertEqual(entries[1].cause, entries[0].n)
+        XCTAssertLessThanOrEqual(entries[0].time, entries[1].time, "the op keeps the time it arrived")
+        tracer.withCause(kept) { tracer.record(.link, ["name": "down"]) }
+        XCTAssertEqual(tracer.entries(after: 2, limit: 1)[0].cause, entries[0].n, "a kept cause, later")
+        var late: Tracer.PendingOp?
+        tracer.withOp("userInfo.transfer", client: 3) { late = $0 }
+        XCTAssertEqual(tracer.lastNumber, 3)
+        let number = tracer.number(of: late!)
+        XCTAssertEqual(number, 4, "written when asked for, as an error answered later does")
+        XCTAssertEqual(tracer.number(of: late!), 4, "once")
+    }
+
+    func testFramesAreDescribedWithoutSecrets() throws {
+        let tracer = Tracer(capacity: 10, filePath: nil)
+        let message = try PropertyListCodec.encode(["hello": .string("watch"), "token": .data(Array(repeating: 0xAB, count: 32))])
+        tracer.frame(.message(id: 7, wantsReply: true, payload: .dictionary(message)), outgoing: true, peer: "watch-1")
+        tracer.frame(.auth(proof: Array(repeating: 0x5A, count: 32)), outgoing: false, peer: nil)
+        tracer.frame(.item(channel: 1, seq: 3, flags: 0, payload: Array(repeating: 1, count: 1_000)), outgoing: true, peer: "watch-1")
+        tracer.frame(.fileChunk(seq: 2, offset: 262_144, data: Array(repeating: 0, count: 100)), outgoing: false, peer: "phone-1")
+        let entries = tracer.entries(after: 0, limit: 10)
+        XCTAssertEqual(entries[0].string("type"), "MESSAGE")
+        XCTAssertEqual(entries[0].int("id"), 7)
+        XCTAssertEqual(entries[0].string("dir"), "out")
+        XCTAssertEqual(entries[0].string("peer"), "watch-1")
+        XCTAssertEqual(entries[0].string("preview"), "{hello: \"watch\", token: <32 bytes>}", "Data by its size only")
+        XCTAssertEqual(entries[0].int("size"), Int64(FrameEncoder.encodedLength(of: .message(id: 7, wantsReply: true, payload: .dictionary(message)))))
+        XCTAssertNil(entries[1].string("preview"), "the pairing proof is not shown")
+        XCTAssertFalse(JSON.serialize(entries[1].json).contains("5a5a"))
+        XCTAssertEqual(entries[2].string("preview"), "{…}", "a payload over 256 bytes is not kept")
+        XCTAssertEqual(entries[2].int("channel"), 1)
+        XCTAssertEqual(entries[2].int("seq"), 3)
+        XCTAssertEqual(entries[3].int("offset"), 262_144)
+        XCTAssertEqual(entries[3].string("dir"), "in")
+    }
+}
