@@ -62,6 +62,7 @@ final class TracerTests: XCTestCase {
         tracer.frame(.auth(proof: Array(repeating: 0x5A, count: 32)), outgoing: false, peer: nil)
         tracer.frame(.item(channel: 1, seq: 3, flags: 0, payload: Array(repeating: 1, count: 1_000)), outgoing: true, peer: "watch-1")
         tracer.frame(.fileChunk(seq: 2, offset: 262_144, data: Array(repeating: 0, count: 100)), outgoing: false, peer: "phone-1")
+        tracer.frame(.reply(id: 7, payload: .data(Array(repeating: 0xCD, count: 5_000))), outgoing: false, peer: "watch-1")
         let entries = tracer.entries(after: 0, limit: 10)
         XCTAssertEqual(entries[0].string("type"), "MESSAGE")
         XCTAssertEqual(entries[0].int("id"), 7)
@@ -76,5 +77,6 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries[2].int("seq"), 3)
         XCTAssertEqual(entries[3].int("offset"), 262_144)
         XCTAssertEqual(entries[3].string("dir"), "in")
+        XCTAssertEqual(entries[4].string("preview"), "<5000 bytes>", "Data over 256 bytes by its size, though not kept")
     }
 }

@@ -36,6 +36,8 @@ final class Tracer {
         var peer: String?
         var frame: Frame
         var size: Int
+        /// The length of a message's or reply's payload (kept in `frame` only when small).
+        var payloadLength = 0
     }
 
     /// What the app was told of a transfer: frequent, so kept without building a JSON object.
@@ -160,8 +162,10 @@ final class Tracer {
         default:
             break
         }
-        let size = FrameEncoder.encodedLength(of: frame)
-        return append(.frame, frame: FrameRecord(outgoing: outgoing, peer: peer, frame: kept, size: size), note: nil, [:])
+        var record = FrameRecord(outgoing: outgoing, peer: peer, frame: kept, size: FrameEncoder.encodedLength(of: frame))
+        if case .message(_, _, let payload) = frame { record.payloadLength = payload.bytes.count }
+        if case .reply(_, let payload) = frame { record.payloadLength = payload.bytes.count }
+        return append(.frame, frame: record, note: nil, [:])
     }
 
     /// Records a note (`message.received`, `userInfo.received`, a `didFinish` without error, ...).
@@ -303,10 +307,10 @@ final class Tracer {
         case .message(let id, let wantsReply, let payload):
             number("id", id)
             object["wantsReply"] = .bool(wantsReply)
-            object["preview"] = .string(TracePreview.text(payload.bytes, isData: payload.isData))
+            object["preview"] = .string(preview(payload, length: record.payloadLength))
         case .reply(let id, let payload):
             number("id", id)
-            object["preview"] = .string(TracePreview.text(payload.bytes, isData: payload.isData))
+            object["preview"] = .string(preview(payload, length: record.payloadLength))
         case .messageError(let id, let code, let description):
             number("id", id)
             object["code"] = .int(Int64(code))
@@ -344,5 +348,10 @@ final class Tracer {
             object["code"] = .int(Int64(code))
             object["preview"] = .string(TracePreview.clip(description))
         }
+    }
+
+    /// Data by its length (also when it was not kept), a small dictionary by its keys.
+    private static func preview(_ payload: MessagePayload, length: Int) -> String {
+        payload.isData ? "<\(length) bytes>" : TracePreview.text(payload.bytes, isData: false)
     }
 }
