@@ -75,7 +75,10 @@ final class WatchLinkClientTests: XCTestCase {
         let (client, connection) = try connect()
         defer { client.close() }
         let calls = (0..<5).map { index in start { try await client.call("op\(index)") } }
-        let requests = try (0..<5).map { _ in try connection.nextRequest() }
+        // The five calls run concurrently: their requests arrive in any order, and are put
+        // back in the order of the calls by their ops.
+        let arrived = try (0..<5).map { _ in try connection.nextRequest() }
+        let requests = try (0..<5).map { index in try XCTUnwrap(arrived.first { $0.op == "op\(index)" }, "op\(index) arrived") }
         connection.fail(requests[0], code: 7007, name: "notReachable", message: "the watch is not reachable")
         connection.fail(requests[1], domain: "control", code: 2, name: "unknownOp", message: "no such op 'op1'")
         connection.fail(requests[2], domain: "PowerAuthErrorDomain", code: 6, name: "missingActivation", message: "no activation")
