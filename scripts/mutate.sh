@@ -150,6 +150,36 @@ mutation unknown-op-error \
     '        throw ControlError.control(.unknownOp, "unknown op '\''\(name)'\'' (known: \(operations.map(\.name).joined(separator: ", ")))")' \
     '        throw ControlError.control(.invalidArgument, "unknown op '\''\(name)'\'' (known: \(operations.map(\.name).joined(separator: ", ")))")'
 
+mutation control-socket-served-first \
+    Sources/Shared/LinkRuntime/EventLoop.swift \
+    'EventLoopTests/testInteractiveDescriptorsAreServedFirstInATurn' \
+    '            if self.registration(fd)?.priority == .interactive {' \
+    '            if false {'
+
+mutation check-refuses-repeated-keys \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests' \
+    '                    guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {' \
+    '                    guard true else {'
+
+mutation ascii-strings-are-ascii \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'ASCIITests' \
+    '            guard string.utf8.count == content.count, string.utf16.count == content.count else {' \
+    '            guard string.utf8.count == content.count else {'
+
+mutation plain-payload-last-key-wins \
+    Sources/Shared/PushEmulator/FileProviderSignal.swift \
+    'FileProviderSignalTests' \
+    '                    identifier = value' \
+    '                    if identifier == nil { identifier = value }'
+
+mutation apns-token-checked-as-bytes \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests' \
+    '            if let invalidatedAt = currentTokenInvalidatedAt { return refuse(.unregistered, timestamp: invalidatedAt) }' \
+    '            if let invalidatedAt = currentTokenInvalidatedAt, invalidatedAt < 0 { return refuse(.unregistered, timestamp: invalidatedAt) }'
+
 mutation kdf-index-placement \
     Sources/Shared/PowerAuthServer/PowerAuthKDF.swift \
     'ReferenceVectorTests' \
