@@ -18,8 +18,10 @@ import Darwin
 /// The daemon's trace: every frame on the link, every change of the session's state, every
 /// fault, the ops that caused them, start and stop (docs/trace.md).
 ///
-/// Recording is cheap: a frame becomes a small record (its numbers and at most
-/// ``previewBytes`` of its payload, shared, not copied when small); the JSON entry is built
+/// Recording is cheap: an entry is a ``Slot`` of plain values written over the oldest (no
+/// reference counts, nothing to free), a small dictionary payload's bytes (at most
+/// ``previewBytes``) and a note's transfer id are copied into a ring of bytes, and only the rare
+/// kinds keep a ``Detail`` beside it; the JSON entry is built
 /// only when someone reads it (`trace.get`), follows it (`trace.entry`) or when it goes to
 /// the trace file, which is written once a loop turn. Secrets never enter a record: op
 /// arguments and results are not recorded, AUTH frames show their size only, and payload
@@ -31,30 +33,50 @@ final class Tracer {
     /// Payloads up to this size are kept whole for a preview; longer ones by their size only.
     static let previewBytes = 256
 
-    struct FrameRecord {
-        var outgoing: Bool
-        var peer: String?
-        var frame: Frame
-        var size: Int
-        /// The length of a message's or reply's payload (kept in `frame` only when small).
+    /// One entry as the ring keeps it: plain values only.
+    struct Slot {
+        var n: UInt64 = 0
+        var time: Int64 = 0
+        /// The entry that caused this one; 0 for none (entries are numbered from 1).
+        var cause: UInt64 = 0
+        /// A frame's id or seq, a note's seq.
+        var number: UInt64 = 0
+        var offset: UInt64 = 0
+        var secondOffset: UInt64 = 0
+        /// Where the entry's text (a payload's preview bytes, a note's transfer id) starts in
+        /// ``texts``, and its length.
+        var textStart: UInt64 = 0
+        var textLength = 0
+        var size = 0
         var payloadLength = 0
-    }
-
-    /// What the app was told of a transfer: frequent, so kept without building a JSON object.
-    struct NoteRecord {
-        var name: StaticString
-        var seq: UInt64?
-        var transferId: String?
-        var peer: String?
-    }
-
-    struct Record {
-        var n: UInt64
-        var time: Int64
         var kind: TraceEntry.Kind
-        var cause: UInt64?
-        var frame: FrameRecord?
-        var note: NoteRecord?
+        var frameType: FrameType?
+        var channel: UInt8 = 0
+        var flags: UInt8 = 0
+        var bits: Bits = []
+        /// The peer's index in ``peers`` plus one; 0 for none.
+        var peer: UInt16 = 0
+        var note: StaticString?
+
+        init(kind: TraceEntry.Kind) {
+            self.kind = kind
+        }
+    }
+
+    struct Bits: OptionSet {
+        let rawValue: UInt8
+        static let outgoing = Bits(rawValue: 1 << 0)
+        static let wantsReply = Bits(rawValue: 1 << 1)
+        static let isData = Bits(rawValue: 1 << 2)
+        static let hasNumber = Bits(rawValue: 1 << 3)
+        static let hasText = Bits(rawValue: 1 << 4)
+        static let hasDetail = Bits(rawValue: 1 << 5)
+    }
+
+    /// What the rare kinds keep beside their slot: the members of an op, a state change, a
+    /// fault, or of a frame of a rare type (handshake, state, errors, GOAWAY), made when it is
+    /// recorded. No payload is kept by reference anywhere in the ring.
+    struct Detail {
         var fields: JSONObject
     }
 
@@ -62,7 +84,17 @@ final class Tracer {
     private let filePath: String?
     private var fileDescriptor: Int32 = -1
     private var fileBuffer: [UInt8] = []
-    private var ring: [Record] = []
+    private var ring: [Slot] = []
+    private var details: [UInt64: Detail] = [:]
+    /// The bytes of previews and transfer ids, one after another, the oldest overwritten once
+    /// it holds ``textsCapacity``; a slot's text is there while fewer bytes have been written
+    /// after it.
+    private var texts: [UInt8] = []
+    private var textsWritten: UInt64 = 0
+    private let textsCapacity: Int
+    /// The peers' device ids, by the index slots keep.
+    private var peers: [String] = []
+    private var lastPeer = 0
     private var ringStart = 0
     private(set) var lastNumber: UInt64 = 0
     var side = ""
@@ -126,6 +158,7 @@ final class Tracer {
     init(capacity: Int, filePath: String?) {
         self.capacity = capacity
         self.filePath = filePath
+        textsCapacity = min(max(capacity, 1_000) * 128, 8 << 20)
     }
 
     /// Whether anything records: the ring, the file or a follower.
@@ -147,39 +180,80 @@ final class Tracer {
     @discardableResult
     func frame(_ frame: Frame, outgoing: Bool, peer: String?) -> UInt64? {
         guard isOn else { return nil }
-        var kept = frame
+        var slot = Slot(kind: .frame)
+        slot.frameType = frame.type
+        if outgoing { slot.bits.insert(.outgoing) }
+        slot.peer = peerIndex(peer)
+        slot.size = FrameEncoder.encodedLength(of: frame)
+        var detail: Detail?
         switch frame {
-        case .message(let id, let wantsReply, let payload) where payload.bytes.count > Self.previewBytes:
-            kept = .message(id: id, wantsReply: wantsReply, payload: payload.isData ? .data([]) : .dictionary([]))
-        case .reply(let id, let payload) where payload.bytes.count > Self.previewBytes:
-            kept = .reply(id: id, payload: payload.isData ? .data([]) : .dictionary([]))
-        case .item(let channel, let seq, let flags, let payload) where payload.count > Self.previewBytes:
-            kept = .item(channel: channel, seq: seq, flags: flags, payload: [])
-        case .fileChunk(let seq, let offset, _):
-            kept = .fileChunk(seq: seq, offset: offset, data: [])
-        case .auth:
-            kept = .auth(proof: [])
-        default:
+        case .message(let id, let wantsReply, let payload):
+            slot.set(number: id)
+            if wantsReply { slot.bits.insert(.wantsReply) }
+            keep(payload.bytes, isData: payload.isData, in: &slot)
+        case .reply(let id, let payload):
+            slot.set(number: id)
+            keep(payload.bytes, isData: payload.isData, in: &slot)
+        case .messageAck(let id), .ping(let id), .pong(let id):
+            slot.set(number: id)
+        case .item(let channel, let seq, let flags, let payload):
+            slot.channel = channel
+            slot.set(number: seq)
+            slot.flags = flags
+            keep(payload, isData: channel == 3, in: &slot)
+        case .ack(let channel, let seq):
+            slot.channel = channel
+            slot.set(number: seq)
+        case .fileChunk(let seq, let offset, let data):
+            slot.channel = 3
+            slot.set(number: seq)
+            slot.offset = offset
+            slot.payloadLength = data.count
+        case .fileChunkAck(let seq, _, let received, let committed):
+            slot.channel = 3
+            slot.set(number: seq)
+            slot.offset = received
+            slot.secondOffset = committed
+        case .fileCancel(let seq):
+            slot.channel = 3
+            slot.set(number: seq)
+        case .auth, .ready:
             break
+        case .hello, .state, .messageError, .goAway, .itemError:
+            detail = Detail(fields: Self.rareFields(frame))
         }
-        var record = FrameRecord(outgoing: outgoing, peer: peer, frame: kept, size: FrameEncoder.encodedLength(of: frame))
-        if case .message(_, _, let payload) = frame { record.payloadLength = payload.bytes.count }
-        if case .reply(_, let payload) = frame { record.payloadLength = payload.bytes.count }
-        return append(.frame, frame: record, note: nil, [:])
+        return append(slot, detail)
+    }
+
+    /// A payload's length, and the bytes of a dictionary of at most ``previewBytes`` for its
+    /// preview (Data is shown by its size only: PowerAuth packets and their secrets travel as
+    /// Data).
+    private func keep(_ payload: [UInt8], isData: Bool, in slot: inout Slot) {
+        slot.payloadLength = payload.count
+        if isData {
+            slot.bits.insert(.isData)
+        } else if payload.count <= Self.previewBytes {
+            payload.withUnsafeBufferPointer { writeText($0, into: &slot) }
+        }
     }
 
     /// Records a note (`message.received`, `userInfo.received`, a `didFinish` without error, ...).
     @discardableResult
     func note(_ name: StaticString, seq: UInt64? = nil, transferId: String? = nil, peer: String?) -> UInt64? {
         guard isOn else { return nil }
-        return append(.note, frame: nil, note: NoteRecord(name: name, seq: seq, transferId: transferId, peer: peer), [:])
+        var slot = Slot(kind: .note)
+        slot.note = name
+        if let seq { slot.set(number: seq) }
+        slot.peer = peerIndex(peer)
+        if var transferId { transferId.withUTF8 { writeText($0, into: &slot) } }
+        return append(slot, nil)
     }
 
     /// Records an entry of another kind with its members.
     @discardableResult
     func record(_ kind: TraceEntry.Kind, _ fields: @autoclosure () -> JSONObject) -> UInt64? {
         guard isOn else { return nil }
-        return append(kind, frame: nil, note: nil, fields())
+        return append(Slot(kind: kind), Detail(fields: fields()))
     }
 
     /// Runs `body` with `cause` as the cause of what it records (nil keeps the current one).
@@ -212,7 +286,7 @@ final class Tracer {
         currentCause = nil
         runningOp = nil
         defer { (currentCause, runningOp) = saved }
-        let number = append(.op, frame: nil, note: nil, ["op": .string(op.name), "client": .int(Int64(op.client))], time: op.time)
+        let number = append(Slot(kind: .op), Detail(fields: ["op": .string(op.name), "client": .int(Int64(op.client))]), time: op.time)
         op.number = number
         return number
     }
@@ -222,25 +296,74 @@ final class Tracer {
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 
-    private func append(_ kind: TraceEntry.Kind, frame: FrameRecord?, note: NoteRecord?, _ fields: JSONObject,
-                        time: Int64? = nil) -> UInt64 {
-        let cause = self.cause
+    private func append(_ new: Slot, _ detail: Detail?, time: Int64? = nil) -> UInt64 {
+        var slot = new
+        slot.cause = cause ?? 0
         lastNumber += 1
-        let record = Record(n: lastNumber, time: time ?? Self.now(), kind: kind, cause: cause, frame: frame, note: note, fields: fields)
-        if capacity > 0 {
-            if ring.count < capacity {
-                ring.append(record)
-            } else {
-                ring[ringStart] = record
-                ringStart = (ringStart + 1) % capacity
-            }
-        }
+        slot.n = lastNumber
+        slot.time = time ?? Self.now()
+        if detail != nil { slot.bits.insert(.hasDetail) }
         if fileDescriptor >= 0 || follow != nil {
-            let entry = self.entry(record)
+            let entry = self.entry(slot, detail)
             if fileDescriptor >= 0 { fileBuffer.append(contentsOf: TraceFile.line(entry)) }
             follow?(entry)
         }
+        if capacity > 0 {
+            if ring.count < capacity {
+                ring.append(slot)
+            } else {
+                if ring[ringStart].bits.contains(.hasDetail) { details[ring[ringStart].n] = nil }
+                ring[ringStart] = slot
+                ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
+            }
+            if let detail { details[slot.n] = detail }
+        }
         return lastNumber
+    }
+
+    /// The index a slot keeps for `peer` (its device id).
+    private func peerIndex(_ peer: String?) -> UInt16 {
+        guard let peer else { return 0 }
+        if lastPeer < peers.count, peers[lastPeer] == peer { return UInt16(lastPeer + 1) }
+        if let index = peers.firstIndex(of: peer) {
+            lastPeer = index
+        } else {
+            peers.append(peer)
+            lastPeer = peers.count - 1
+        }
+        return UInt16(truncatingIfNeeded: lastPeer + 1)
+    }
+
+    /// Copies `bytes` into ``texts`` for `slot`.
+    private func writeText(_ bytes: UnsafeBufferPointer<UInt8>, into slot: inout Slot) {
+        guard !bytes.isEmpty, bytes.count <= textsCapacity else { return }
+        slot.textStart = textsWritten
+        slot.textLength = bytes.count
+        slot.bits.insert(.hasText)
+        var at = Int(textsWritten % UInt64(textsCapacity))
+        var copied = 0
+        while copied < bytes.count {
+            if texts.count < textsCapacity, at == texts.count {
+                // Still growing: append what fits before the capacity.
+                let piece = min(bytes.count - copied, textsCapacity - at)
+                texts.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<copied + piece]))
+                copied += piece
+                at = (at + piece) % textsCapacity
+                continue
+            }
+            let piece = min(bytes.count - copied, texts.count - at)
+            texts.withUnsafeMutableBufferPointer { arena in (arena.baseAddress! + at).update(from: bytes.baseAddress! + copied, count: piece) }
+            copied += piece
+            at = (at + piece) % textsCapacity
+        }
+        textsWritten += UInt64(bytes.count)
+    }
+
+    /// A slot's text, if it has not been overwritten since.
+    private func text(of slot: Slot) -> [UInt8]? {
+        guard slot.bits.contains(.hasText), textsWritten - slot.textStart <= UInt64(textsCapacity) else { return nil }
+        let start = Int(slot.textStart % UInt64(textsCapacity))
+        return (0..<slot.textLength).map { texts[(start + $0) % textsCapacity] }
     }
 
     /// Writes what this turn recorded to the trace file.
@@ -270,88 +393,117 @@ final class Tracer {
         let skip = after >= oldest ? Int(after - oldest + 1) : 0
         guard skip < ring.count else { return [] }
         let count = min(limit, ring.count - skip)
-        return (0..<count).map { entry(ring[(ringStart + skip + $0) % ring.count]) }
+        return (0..<count).map { index in
+            let slot = ring[(ringStart + skip + index) % ring.count]
+            return entry(slot, slot.bits.contains(.hasDetail) ? details[slot.n] : nil)
+        }
     }
 
     /// The number of the oldest entry the ring still has.
     var oldestNumber: UInt64? { ring.isEmpty ? nil : ring[ringStart].n }
 
-    private func entry(_ record: Record) -> TraceEntry {
-        var object: JSONObject = ["n": .int(Int64(record.n)), "t": .int(record.time), "side": .string(side),
-                                  "device": .string(device), "pid": .int(pid), "kind": .string(record.kind.rawValue)]
-        if let frame = record.frame { Self.describe(frame, into: &object) }
-        if let note = record.note {
-            object["name"] = .string("\(note.name)")
-            if let seq = note.seq { object["seq"] = .int(Int64(clamping: seq)) }
-            if let transferId = note.transferId { object["transferId"] = .string(transferId) }
-            if let peer = note.peer { object["peer"] = .string(peer) }
+    private func entry(_ slot: Slot, _ detail: Detail?) -> TraceEntry {
+        var object: JSONObject = ["n": .int(Int64(slot.n)), "t": .int(slot.time), "side": .string(side),
+                                  "device": .string(device), "pid": .int(pid), "kind": .string(slot.kind.rawValue)]
+        if slot.kind == .frame {
+            describe(slot, into: &object)
+        } else if let name = slot.note {
+            object["name"] = .string("\(name)")
+            if slot.bits.contains(.hasNumber) { object["seq"] = .int(Int64(clamping: slot.number)) }
+            if let text = text(of: slot) { object["transferId"] = .string(String(decoding: text, as: UTF8.self)) }
+            if let peer = peer(of: slot) { object["peer"] = .string(peer) }
         }
-        for (key, value) in record.fields { object[key] = value }
-        if let cause = record.cause { object["cause"] = .int(Int64(cause)) }
+        if let fields = detail?.fields {
+            for (key, value) in fields { object[key] = value }
+        }
+        if slot.cause != 0 { object["cause"] = .int(Int64(slot.cause)) }
         return TraceEntry(object)
     }
 
-    private static func describe(_ record: FrameRecord, into object: inout JSONObject) {
-        object["dir"] = .string(record.outgoing ? "out" : "in")
-        if let peer = record.peer { object["peer"] = .string(peer) }
-        object["type"] = .string(record.frame.type.name)
-        object["size"] = .int(Int64(record.size))
+    private func peer(of slot: Slot) -> String? {
+        slot.peer == 0 ? nil : peers[Int(slot.peer) - 1]
+    }
+
+    private func describe(_ slot: Slot, into object: inout JSONObject) {
+        object["dir"] = .string(slot.bits.contains(.outgoing) ? "out" : "in")
+        if let peer = peer(of: slot) { object["peer"] = .string(peer) }
+        object["type"] = .string(slot.frameType?.name ?? "?")
+        object["size"] = .int(Int64(slot.size))
         func number(_ key: String, _ value: UInt64) { object[key] = .int(Int64(clamping: value)) }
-        switch record.frame {
+        switch slot.frameType {
+        case .message?:
+            number("id", slot.number)
+            object["wantsReply"] = .bool(slot.bits.contains(.wantsReply))
+            object["preview"] = .string(preview(slot))
+        case .reply?:
+            number("id", slot.number)
+            object["preview"] = .string(preview(slot))
+        case .messageAck?, .ping?, .pong?:
+            number("id", slot.number)
+        case .item?:
+            number("channel", UInt64(slot.channel))
+            number("seq", slot.number)
+            if slot.flags != 0 { object["flags"] = .int(Int64(slot.flags)) }
+            object["preview"] = .string(slot.channel == 3 ? "file header" : preview(slot))
+        case .ack?:
+            number("channel", UInt64(slot.channel))
+            number("seq", slot.number)
+        case .fileChunk?:
+            number("channel", 3)
+            number("seq", slot.number)
+            number("offset", slot.offset)
+        case .fileChunkAck?:
+            number("channel", 3)
+            number("seq", slot.number)
+            number("receivedOffset", slot.offset)
+            number("committedOffset", slot.secondOffset)
+        case .fileCancel?:
+            number("channel", 3)
+            number("seq", slot.number)
+        default:
+            break
+        }
+    }
+
+    /// Data by its length; a small dictionary by its keys and short values while its bytes are
+    /// kept; a larger one (or one whose bytes were overwritten) as `{…}`.
+    private func preview(_ slot: Slot) -> String {
+        if slot.bits.contains(.isData) { return "<\(slot.payloadLength) bytes>" }
+        if let bytes = text(of: slot) { return TracePreview.text(bytes, isData: false) }
+        return "{…}"
+    }
+
+    /// What the entry of a frame of a rare type says besides its type and size.
+    private static func rareFields(_ frame: Frame) -> JSONObject {
+        var object: JSONObject = [:]
+        func number(_ key: String, _ value: UInt64) { object[key] = .int(Int64(clamping: value)) }
+        switch frame {
         case .hello(let hello):
             object["preview"] = .string("\(hello.role.name) '\(hello.deviceId)' v\(hello.minVersion)-\(hello.maxVersion)")
-        case .auth, .ready:
-            break
         case .state(let state):
             object["preview"] = .string("\(state.activationState.name), app \(state.appState.name), flags 0x\(String(state.flags.rawValue, radix: 16))")
-        case .message(let id, let wantsReply, let payload):
-            number("id", id)
-            object["wantsReply"] = .bool(wantsReply)
-            object["preview"] = .string(preview(payload, length: record.payloadLength))
-        case .reply(let id, let payload):
-            number("id", id)
-            object["preview"] = .string(preview(payload, length: record.payloadLength))
         case .messageError(let id, let code, let description):
             number("id", id)
             object["code"] = .int(Int64(code))
             object["preview"] = .string(TracePreview.clip(description))
-        case .messageAck(let id):
-            number("id", id)
-        case .ping(let value), .pong(let value):
-            number("id", value)
         case .goAway(let code, let reason):
             object["code"] = .int(Int64(code))
             object["preview"] = .string((GoAwayCode(rawValue: code).map { "\($0)" } ?? "code \(code)") + ": " + TracePreview.clip(reason))
-        case .item(let channel, let seq, let flags, let payload):
-            number("channel", UInt64(channel))
-            number("seq", seq)
-            if flags != 0 { object["flags"] = .int(Int64(flags)) }
-            object["preview"] = .string(channel == 3 ? "file header" : TracePreview.text(payload, isData: false))
-        case .ack(let channel, let seq):
-            number("channel", UInt64(channel))
-            number("seq", seq)
-        case .fileChunk(let seq, let offset, _):
-            number("channel", 3)
-            number("seq", seq)
-            number("offset", offset)
-        case .fileChunkAck(let seq, _, let received, let committed):
-            number("channel", 3)
-            number("seq", seq)
-            number("receivedOffset", received)
-            number("committedOffset", committed)
-        case .fileCancel(let seq):
-            number("channel", 3)
-            number("seq", seq)
         case .itemError(let channel, let seq, let code, let description):
             number("channel", UInt64(channel))
             number("seq", seq)
             object["code"] = .int(Int64(code))
             object["preview"] = .string(TracePreview.clip(description))
+        default:
+            break
         }
+        return object
     }
+}
 
-    /// Data by its length (also when it was not kept), a small dictionary by its keys.
-    private static func preview(_ payload: MessagePayload, length: Int) -> String {
-        payload.isData ? "<\(length) bytes>" : TracePreview.text(payload.bytes, isData: false)
+extension Tracer.Slot {
+    mutating func set(number value: UInt64) {
+        number = value
+        bits.insert(.hasNumber)
     }
 }
