@@ -23,6 +23,43 @@ final class TracerTests: XCTestCase {
         XCTAssertGreaterThan(entry.time, 1_700_000_000_000_000, "microseconds of the real-time clock")
     }
 
+    /// Previews are copied into a ring of bytes that wraps: the newest entries' previews stay
+    /// exact across the wrap (a payload split between the end and the start), rare details are
+    /// dropped with their entries, and the notes' transfer ids and peers come back.
+    func testPreviewsSurviveTheWrapOfTheirRing() throws {
+        // 1,000 bytes of previews: most payloads (about 170 bytes) are split by the wrap.
+        let tracer = Tracer(capacity: 5, filePath: nil, textBytes: 1_000)
+        var expected: [UInt64: String] = [:]
+        for index in 0..<1_500 {
+            let value = String(repeating: Character(Unicode.Scalar(UInt8(97 + index % 26))), count: 150)
+            let payload = try PropertyListCodec.encode(["i": .integer(Int64(index)), "v": .string(value)])
+            let n = try XCTUnwrap(tracer.frame(.message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
+                                               outgoing: index % 2 == 0, peer: "watch-\(index % 3)"))
+            expected[n] = TracePreview.text(payload, isData: false)
+            // Each one read back at once: every split by the wrap is checked.
+            XCTAssertEqual(tracer.entries(after: n - 1, limit: 1).first?.string("preview"), expected[n], "entry \(n)")
+            if index % 7 == 0 { tracer.record(.link, ["name": "latency", "latencyMs": .int(Int64(index))]) }
+        }
+        tracer.record(.link, ["name": "latency", "latencyMs": 9])
+        XCTAssertEqual(tracer.entries(after: 0, limit: 100).last?.int("latencyMs"), 9, "a rare entry's members")
+        for index in 1_500..<1_504 {
+            let payload = try PropertyListCodec.encode(["i": .integer(Int64(index)), "v": .string(String(repeating: "z", count: 150))])
+            let n = try XCTUnwrap(tracer.frame(.message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
+                                               outgoing: true, peer: "watch-\(index % 3)"))
+            expected[n] = TracePreview.text(payload, isData: false)
+        }
+        tracer.note("userInfo.didFinish", transferId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", peer: "watch-1")
+        let entries = tracer.entries(after: 0, limit: 100)
+        XCTAssertEqual(entries.count, 5)
+        for entry in entries.dropLast() where entry.kind == .frame {
+            XCTAssertEqual(entry.string("preview"), expected[entry.n], "entry \(entry.n)")
+            XCTAssertEqual(entry.string("peer"), "watch-\((entry.int("id") ?? 0) % 3)")
+        }
+        XCTAssertEqual(entries.filter { $0.kind == .frame }.count, 4)
+        XCTAssertEqual(entries.last?.string("transferId"), "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D")
+        XCTAssertEqual(entries.last?.string("peer"), "watch-1")
+    }
+
     func testOffRecordsNothing() {
         let tracer = Tracer(capacity: 0, filePath: nil)
         XCTAssertFalse(tracer.isOn)

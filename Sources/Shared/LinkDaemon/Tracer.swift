@@ -89,7 +89,8 @@ final class Tracer {
     /// The bytes of previews and transfer ids, one after another, the oldest overwritten once
     /// it holds ``textsCapacity``; a slot's text is there while fewer bytes have been written
     /// after it.
-    private var texts: [UInt8] = []
+    /// Allocated once and written in place (its pages cost memory only once written to).
+    private var texts: UnsafeMutableBufferPointer<UInt8>?
     private var textsWritten: UInt64 = 0
     private let textsCapacity: Int
     /// The peers' device ids, by the index slots keep.
@@ -155,10 +156,16 @@ final class Tracer {
     var follow: ((TraceEntry) -> Void)?
     var logger: Logger?
 
-    init(capacity: Int, filePath: String?) {
+    /// - Parameter textBytes: the size of the ring of preview bytes (by default 128 bytes an
+    ///   entry, at most 8 MiB).
+    init(capacity: Int, filePath: String?, textBytes: Int? = nil) {
         self.capacity = capacity
         self.filePath = filePath
-        textsCapacity = min(max(capacity, 1_000) * 128, 8 << 20)
+        textsCapacity = textBytes ?? min(max(capacity, 1_000) * 128, 8 << 20)
+    }
+
+    deinit {
+        texts?.deallocate()
     }
 
     /// Whether anything records: the ring, the file or a follower.
@@ -336,32 +343,22 @@ final class Tracer {
 
     /// Copies `bytes` into ``texts`` for `slot`.
     private func writeText(_ bytes: UnsafeBufferPointer<UInt8>, into slot: inout Slot) {
-        guard !bytes.isEmpty, bytes.count <= textsCapacity else { return }
+        guard let source = bytes.baseAddress, bytes.count <= textsCapacity else { return }
+        let texts = self.texts ?? .allocate(capacity: textsCapacity)
+        self.texts = texts
         slot.textStart = textsWritten
         slot.textLength = bytes.count
         slot.bits.insert(.hasText)
-        var at = Int(textsWritten % UInt64(textsCapacity))
-        var copied = 0
-        while copied < bytes.count {
-            if texts.count < textsCapacity, at == texts.count {
-                // Still growing: append what fits before the capacity.
-                let piece = min(bytes.count - copied, textsCapacity - at)
-                texts.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<copied + piece]))
-                copied += piece
-                at = (at + piece) % textsCapacity
-                continue
-            }
-            let piece = min(bytes.count - copied, texts.count - at)
-            texts.withUnsafeMutableBufferPointer { arena in (arena.baseAddress! + at).update(from: bytes.baseAddress! + copied, count: piece) }
-            copied += piece
-            at = (at + piece) % textsCapacity
-        }
+        let at = Int(textsWritten % UInt64(textsCapacity))
+        let first = min(bytes.count, textsCapacity - at)
+        (texts.baseAddress! + at).update(from: source, count: first)
+        if first < bytes.count { texts.baseAddress!.update(from: source + first, count: bytes.count - first) }
         textsWritten += UInt64(bytes.count)
     }
 
     /// A slot's text, if it has not been overwritten since.
     private func text(of slot: Slot) -> [UInt8]? {
-        guard slot.bits.contains(.hasText), textsWritten - slot.textStart <= UInt64(textsCapacity) else { return nil }
+        guard slot.bits.contains(.hasText), let texts, textsWritten - slot.textStart <= UInt64(textsCapacity) else { return nil }
         let start = Int(slot.textStart % UInt64(textsCapacity))
         return (0..<slot.textLength).map { texts[(start + $0) % textsCapacity] }
     }
