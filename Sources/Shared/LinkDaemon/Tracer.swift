@@ -88,8 +88,8 @@ final class Tracer {
     private var details: [UInt64: Detail] = [:]
     /// The bytes of previews and transfer ids, one after another, the oldest overwritten once
     /// it holds ``textsCapacity``; a slot's text is there while fewer bytes have been written
-    /// after it.
-    /// Allocated once and written in place (its pages cost memory only once written to).
+    /// after it. Allocated at the first text and written in place (its pages cost memory only
+    /// once written to).
     private var texts: UnsafeMutableBufferPointer<UInt8>?
     private var textsWritten: UInt64 = 0
     private let textsCapacity: Int
