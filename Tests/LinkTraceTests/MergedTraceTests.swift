@@ -5,14 +5,6 @@ import XCTest
 /// Merging the traces of two daemons: one order by time, each run's own order kept, frames
 /// sent paired with the same frames received, causes found within their run.
 final class MergedTraceTests: XCTestCase {
-    func e(_ side: String, _ device: String, pid: Int64 = 1, _ n: UInt64, t: Int64, _ kind: TraceEntry.Kind,
-                      _ fields: JSONObject = [:]) -> TraceEntry {
-        var object: JSONObject = ["n": .int(Int64(n)), "t": .int(t), "side": .string(side), "device": .string(device),
-                                  "pid": .int(pid), "kind": .string(kind.rawValue)]
-        for (key, value) in fields { object[key] = value }
-        return TraceEntry(object)
-    }
-
     func testMergesByTimeAndPairsFramesOnTheirStream() {
         let phone = [
             e("phone", "P", 1, t: 100, .op, ["op": "message.send"]),

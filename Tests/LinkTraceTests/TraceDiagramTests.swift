@@ -5,14 +5,6 @@ import XCTest
 /// The picture's model: arrows for frames that arrived, lost ones ending on the link, notes,
 /// runs of alike steps summarised; and its Mermaid text.
 final class TraceDiagramTests: XCTestCase {
-    func e(_ side: String, _ device: String, pid: Int64 = 1, _ n: UInt64, t: Int64, _ kind: TraceEntry.Kind,
-           _ fields: JSONObject = [:]) -> TraceEntry {
-        var object: JSONObject = ["n": .int(Int64(n)), "t": .int(t), "side": .string(side), "device": .string(device),
-                                  "pid": .int(pid), "kind": .string(kind.rawValue)]
-        for (key, value) in fields { object[key] = value }
-        return TraceEntry(object)
-    }
-
     func testArrowsNotesAndLostFrames() {
         let phone = [
             e("phone", "P", 2, t: 2, .op, ["op": "message.send", "client": 1]),

@@ -109,15 +109,7 @@ final class ControlServer {
 
     /// Sends a `trace.entry` event to every follower of the trace.
     func publishTraceEntry(_ data: JSONObject) {
-        let line = ControlCodec.event(name: "trace.entry", at: Date(), data: data)
-        for client in clients.values where client.followsTrace && client.isOpen {
-            if client.connection.pendingWriteByteCount > ControlClientConnection.maximumPendingOutput {
-                logger.warning("control: trace follower #\(client.serial) is not reading; disconnecting it")
-                client.connection.close()
-                continue
-            }
-            client.write(line)
-        }
+        send(ControlCodec.event(name: "trace.entry", at: Date(), data: data), to: "trace follower") { $0.followsTrace }
     }
 
     /// Whether any client listens for events (counted, so the hot path does not scan clients).
@@ -127,9 +119,15 @@ final class ControlServer {
     /// Sends an event line to every subscriber; a subscriber that stopped reading long ago
     /// is disconnected rather than allowed to grow the daemon without bound.
     func broadcast(_ line: [UInt8]) {
-        for client in clients.values where client.isSubscribed && client.isOpen {
+        send(line, to: "event subscriber") { $0.isSubscribed }
+    }
+
+    /// Writes `line` to the open clients that `listens`; one that stopped reading long ago
+    /// (a `kind` of listener, for the log) is disconnected.
+    private func send(_ line: [UInt8], to kind: String, where listens: (ControlClientConnection) -> Bool) {
+        for client in clients.values where listens(client) && client.isOpen {
             if client.connection.pendingWriteByteCount > ControlClientConnection.maximumPendingOutput {
-                logger.warning("control: event subscriber #\(client.serial) is not reading; disconnecting it")
+                logger.warning("control: \(kind) #\(client.serial) is not reading; disconnecting it")
                 client.connection.close()
                 continue
             }
