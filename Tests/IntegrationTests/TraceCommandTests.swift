@@ -7,12 +7,6 @@ import XCTest
 /// `linkctl trace`: both daemons (and the trace file of a killed one) merged, as JSON lines,
 /// as a Mermaid diagram that Mermaid itself parses, and live in two columns.
 final class TraceCommandTests: DaemonTestCase {
-    func linkctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let outcome = try children.run(Binaries.path("linkctl"), ["--home", home] + arguments, timeout: 60)
-        XCTAssertEqual(outcome.reason, .exit, "linkctl \(arguments) ends by itself")
-        return (outcome.status, outcome.standardOutput, outcome.standardError)
-    }
-
     func testMergesTheDaemonsAndTheFileOfAKilledOne() throws {
         let (phone, watch) = try startPair(phoneArgs: ["--trace-file", "phone.trace"], watchArgs: ["--trace-file", "watch.trace"])
         let p = try client(phone)
@@ -135,5 +129,14 @@ enum MermaidGrammar {
             }
         }
         return problems
+    }
+}
+
+extension DaemonTestCase {
+    /// Runs `linkctl` on this test's home; it must end by itself within `timeout` seconds.
+    func linkctl(timeout: Double = 60, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let outcome = try children.run(Binaries.path("linkctl"), ["--home", home] + arguments, timeout: timeout)
+        XCTAssertEqual(outcome.reason, .exit, "linkctl \(arguments) ends by itself")
+        return (outcome.status, outcome.standardOutput, outcome.standardError)
     }
 }

@@ -6,17 +6,11 @@ import XCTest
 /// `linkctl trace --html` in a real browser: headless Chromium loads the page from a file, its
 /// DOM has the lanes and the arrows, and screenshots are kept in `.build/trace-pictures/`.
 final class TraceHTMLTests: DaemonTestCase {
-    func linkctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let outcome = try children.run(Binaries.path("linkctl"), ["--home", home] + arguments, timeout: 300)
-        XCTAssertEqual(outcome.reason, .exit, "linkctl \(arguments) ends by itself")
-        return (outcome.status, outcome.standardOutput, outcome.standardError)
-    }
-
     func testTheScenarioInChromium() throws {
         _ = try Browser.chromium()
         _ = try runTraceScenario()
         let page = Browser.pictures + "/trace-scenario.html"
-        let result = try linkctl(["trace", "--html", page, "--from", home + "/phone.trace", "--from", home + "/watch.trace"])
+        let result = try linkctl(timeout: 300, ["trace", "--html", page, "--from", home + "/phone.trace", "--from", home + "/watch.trace"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let html = try String(contentsOfFile: page, encoding: .utf8)
         XCTAssertFalse(html.contains(" src=") || html.contains(" href=") || html.contains("url("), "nothing is loaded from elsewhere")
@@ -57,7 +51,7 @@ final class TraceHTMLTests: DaemonTestCase {
         try watch.write(toFile: home + "/watch.trace", atomically: true, encoding: .utf8)
         let page = Browser.pictures + "/trace-100000.html"
         let started = Date()
-        let result = try linkctl(["trace", "--html", page, "--from", home + "/phone.trace", "--from", home + "/watch.trace"])
+        let result = try linkctl(timeout: 300, ["trace", "--html", page, "--from", home + "/phone.trace", "--from", home + "/watch.trace"])
         let writing = Date().timeIntervalSince(started)
         XCTAssertEqual(result.status, 0, result.stderr)
         let written = result.stderr.split(separator: " ").firstIndex(of: "entries").map { Int(result.stderr.split(separator: " ")[$0 - 1]) ?? 0 } ?? 0
