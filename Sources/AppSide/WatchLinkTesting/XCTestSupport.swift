@@ -9,7 +9,9 @@ extension XCTestCase {
         let pair = try WatchLinkPair.start(watchCount: watchCount, activate: activate, phoneArguments: phoneArguments,
                                            watchArguments: watchArguments)
         addTeardownBlock { [weak self] in
-            pair.stop(keepingLogs: self?.testRun.map { !$0.hasSucceeded } ?? true)
+            // The run is not over while its teardown blocks run (`hasSucceeded` is false until
+            // it is): what counts is whether a failure was recorded so far.
+            pair.stop(keepingLogs: self?.testRun.map { $0.totalFailureCount > 0 } ?? true)
         }
         return pair
     }
