@@ -7,41 +7,54 @@ import XCTest
 /// Which queue a callback ran on: the value each test queue (and the main queue) carries.
 let queueName = DispatchSpecificKey<String>()
 
-/// The page's app delegate, noting the tokens it is given and where.
-final class RecordingAppDelegate: AppDelegate {
+/// The tokens a registry's delegate was given, and whether each came on the main thread.
+final class TokenLog {
     private(set) var tokens: [String] = []
     private(set) var onMainThread: [Bool] = []
     private let onToken: () -> Void
 
     init(onToken: @escaping () -> Void) {
         self.onToken = onToken
-        super.init()
     }
 
-    override func pushRegistry(_ registry: PKPushRegistry, didUpdate credentials: PKPushCredentials, forType type: PKPushType) {
-        super.pushRegistry(registry, didUpdate: credentials, forType: type)
+    func record(_ credentials: PKPushCredentials) {
         tokens.append(PageCodeTests.hex(credentials.token))
         onMainThread.append(Thread.isMainThread)
         onToken()
     }
 }
 
-/// The page's File Provider extension, noting the tokens it is given and where.
-final class RecordingExtension: FileProviderExtension {
-    private(set) var tokens: [String] = []
-    private(set) var onMainThread: [Bool] = []
-    private let onToken: () -> Void
+/// The page's app delegate, noting the tokens it is given and where.
+final class RecordingAppDelegate: AppDelegate {
+    private let log: TokenLog
+    var tokens: [String] { log.tokens }
+    var onMainThread: [Bool] { log.onMainThread }
 
     init(onToken: @escaping () -> Void) {
-        self.onToken = onToken
+        log = TokenLog(onToken: onToken)
         super.init()
     }
 
     override func pushRegistry(_ registry: PKPushRegistry, didUpdate credentials: PKPushCredentials, forType type: PKPushType) {
         super.pushRegistry(registry, didUpdate: credentials, forType: type)
-        tokens.append(PageCodeTests.hex(credentials.token))
-        onMainThread.append(Thread.isMainThread)
-        onToken()
+        log.record(credentials)
+    }
+}
+
+/// The page's File Provider extension, noting the tokens it is given and where.
+final class RecordingExtension: FileProviderExtension {
+    private let log: TokenLog
+    var tokens: [String] { log.tokens }
+    var onMainThread: [Bool] { log.onMainThread }
+
+    init(onToken: @escaping () -> Void) {
+        log = TokenLog(onToken: onToken)
+        super.init()
+    }
+
+    override func pushRegistry(_ registry: PKPushRegistry, didUpdate credentials: PKPushCredentials, forType type: PKPushType) {
+        super.pushRegistry(registry, didUpdate: credentials, forType: type)
+        log.record(credentials)
     }
 }
 
