@@ -17,6 +17,7 @@
 
 #ifdef __linux__
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>

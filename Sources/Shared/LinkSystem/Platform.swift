@@ -109,6 +109,13 @@ let socketFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 // MARK: Process
 
 @inline(__always) func system_getuid() -> uid_t { getuid() }
+@inline(__always) func system_getrandom(_ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if os(Linux)
+    getrandom(buffer, count, 0)
+    #else
+    getentropy(buffer, min(count, 256)) == 0 ? min(count, 256) : -1
+    #endif
+}
 @inline(__always) func system_geteuid() -> uid_t { geteuid() }
 @inline(__always) func system_getpid() -> pid_t { getpid() }
 @inline(__always) func system_getsockname(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {

@@ -62,6 +62,23 @@ extension SystemCalls {
         }
     }
 
+    /// Fills `buffer` from the kernel's random source (`getrandom(2)`: no descriptor to open,
+    /// and it blocks only until the source is first seeded), retrying short reads and `EINTR`.
+    /// A failure stops the process: nothing that needs random bytes can continue without them.
+    public static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }
+        var filled = 0
+        while filled < buffer.count {
+            let n = system_getrandom(base + filled, buffer.count - filled)
+            if n < 0 {
+                let code = wl_errno()
+                if code == EINTR { continue }
+                fatalError("getrandom failed: \(Errno(rawValue: code))")
+            }
+            filled += n
+        }
+    }
+
     /// The real user id of the process.
     public static func userID() -> UInt32 {
         UInt32(system_getuid())

@@ -1,5 +1,6 @@
 import LinkCrypto
 import WireProtocol
+import LinkSystem
 
 /// What APNs answers to one request.
 public struct APNsResponse: Error, Sendable, Equatable {
@@ -69,15 +70,15 @@ struct APNsAnswer {
     var delayMilliseconds: Int64 = 0
 }
 
-/// `apns-id`s for the requests that bring none: random bytes taken from a pool filled 4 KiB
-/// at a time, so that a push costs no call into the random source.
+/// `apns-id`s for the requests that bring none: random bytes from `getrandom(2)` taken from a
+/// pool filled 4 KiB at a time, so that a push costs no call into the random source.
 final class APNsIdSource {
-    private var pool: [UInt8] = []
-    private var used = 0
+    private var pool = [UInt8](repeating: 0, count: 4096)
+    private var used = 4096
 
     func next() -> String {
         if used + 16 > pool.count {
-            pool = SecureRandom.bytes(4096)
+            pool.withUnsafeMutableBytes { SystemCalls.fillRandom($0) }
             used = 0
         }
         defer { used += 16 }
