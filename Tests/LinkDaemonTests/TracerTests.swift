@@ -48,7 +48,7 @@ final class TracerTests: XCTestCase {
                                                outgoing: true, peer: "watch-\(index % 3)"))
             expected[n] = TracePreview.text(payload, isData: false)
         }
-        tracer.note("userInfo.didFinish", transferId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", peer: "watch-1")
+        tracer.note(.userInfoDidFinish, transferId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", peer: "watch-1")
         let entries = tracer.entries(after: 0, limit: 100)
         XCTAssertEqual(entries.count, 5)
         for entry in entries.dropLast() where entry.kind == .frame {
@@ -115,5 +115,27 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries[3].int("offset"), 262_144)
         XCTAssertEqual(entries[3].string("dir"), "in")
         XCTAssertEqual(entries[4].string("preview"), "<5000 bytes>", "Data over 256 bytes by its size, though not kept")
+    }
+
+    /// The clock is read once a batch: frames decoded from the same bytes share a time, the
+    /// bytes that arrive next take a new one, and times never go back.
+    func testTheClockIsReadOnceABatch() throws {
+        let tracer = Tracer(capacity: 100, filePath: nil)
+        tracer.bytesArrived()
+        for id in 1...3 { tracer.frame(.messageAck(id: UInt64(id)), outgoing: false, peer: "watch-1") }
+        let batch = tracer.entries(after: 0, limit: 10).map(\.time)
+        XCTAssertEqual(Set(batch).count, 1, "one read for the frames of one read from the link")
+        func microseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+        let readAt = microseconds()
+        while microseconds() <= readAt + 1 {}
+        tracer.bytesArrived()
+        tracer.frame(.messageAck(id: 4), outgoing: false, peer: "watch-1")
+        let next = try XCTUnwrap(tracer.entries(after: 3, limit: 1).first?.time)
+        XCTAssertGreaterThan(next, readAt, "a frame received takes a time read after its bytes arrived")
+        tracer.frame(.messageAck(id: 5), outgoing: true, peer: "watch-1")
+        tracer.flush()
+        tracer.record(.link, ["name": "latency", "latencyMs": 1])
+        let times = tracer.entries(after: 0, limit: 10).map(\.time)
+        XCTAssertEqual(times, times.sorted(), "never earlier than the entry before")
     }
 }

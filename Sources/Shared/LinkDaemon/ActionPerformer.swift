@@ -91,17 +91,17 @@ final class ActionPerformer {
             fields = ["name": .string(name)]
             for (key, value) in data { fields[key] = value }
         // The frequent ones, without a JSON object.
-        case .messageReceived(let item):
-            tracer.note("message.received", seq: item.seq, peer: watch)
+        case .messageReceived:
+            // The MESSAGE received is its delivery.
             return
         case .userInfoReceived(let seq, _, let isCurrent):
-            tracer.note(isCurrent ? "complicationUserInfo.received" : "userInfo.received", seq: seq, peer: watch)
+            tracer.note(isCurrent ? .complicationUserInfoReceived : .userInfoReceived, seq: seq, peer: watch)
             return
         case .userInfoDidFinish(let transferId, nil):
-            tracer.note("userInfo.didFinish", transferId: transferId, peer: watch)
+            tracer.note(.userInfoDidFinish, transferId: transferId, peer: watch)
             return
         case .applicationContextReceived(let seq, _):
-            tracer.note("context.received", seq: seq, peer: watch)
+            tracer.note(.contextReceived, seq: seq, peer: watch)
             return
         case .userInfoDidFinish(let transferId, let error?):
             kind = .fault

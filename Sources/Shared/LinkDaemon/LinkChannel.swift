@@ -32,6 +32,8 @@ final class LinkChannel {
     private var decoder = FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength)
     private var handshake: LinkHandshake
     private(set) var peer: Hello?
+    /// The peer's index in the trace (``Tracer/peerIndex(_:)``), once the handshake named it.
+    private var tracePeer: UInt16 = 0
     /// The counterpart whose session this link carries, once the handshake is done.
     weak var owner: PeerSession?
     private(set) var isEstablished = false
@@ -83,7 +85,7 @@ final class LinkChannel {
 
     func send(_ frame: Frame) {
         guard !isClosing else { return }
-        if tracer.isOn { tracer.frame(frame, outgoing: true, peer: peer?.deviceId) }
+        if tracer.isOn { tracer.frame(frame, outgoing: true, peerIndex: tracePeer) }
         if latencyMilliseconds > 0 || !delayed.isEmpty {
             var bytes: [UInt8] = []
             FrameEncoder.encode(frame, into: &bytes)
@@ -170,7 +172,7 @@ final class LinkChannel {
         // A GOAWAY skips the emulated latency: the link is ending now.
         flushDelayed(all: true)
         let frame = Frame.goAway(code: code.rawValue, reason: reason)
-        if tracer.isOn { tracer.frame(frame, outgoing: true, peer: peer?.deviceId) }
+        if tracer.isOn { tracer.frame(frame, outgoing: true, peerIndex: tracePeer) }
         if closedBy.isEmpty { closedBy = role.name }
         FrameEncoder.encode(frame, into: &output)
         flush()
@@ -200,6 +202,7 @@ final class LinkChannel {
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosing else { return }
+        tracer.bytesArrived()
         do {
             if isEstablished {
                 // The common case: frames straight from the read buffer, no copy.
@@ -221,7 +224,7 @@ final class LinkChannel {
     /// Handles one frame; false once the channel is closing.
     private func handle(_ frame: Frame) -> Bool {
         guard !isClosing else { return false }
-        let entry = tracer.isOn ? tracer.frame(frame, outgoing: false, peer: peer?.deviceId) : nil
+        let entry = tracer.isOn ? tracer.frame(frame, outgoing: false, peerIndex: tracePeer) : nil
         return tracer.withCause(entry) { dispatch(frame) }
     }
 
@@ -253,6 +256,7 @@ final class LinkChannel {
             for frame in frames { send(frame) }
         case .established(let peer, let version):
             self.peer = peer
+            tracePeer = tracer.peerIndex(peer.deviceId)
             isEstablished = true
             decoder.maximumFrameLength = FrameDecoder.defaultMaximumFrameLength
             if let handshakeTimer { loop.cancel(handshakeTimer) }

@@ -33,34 +33,43 @@ final class Tracer {
     /// Payloads up to this size are kept whole for a preview; longer ones by their size only.
     static let previewBytes = 256
 
-    /// One entry as the ring keeps it: plain values only.
+    /// One entry as the ring keeps it: plain values only, 48 bytes (a ring of them stays in
+    /// the processor's cache; the entry's number is its place in the ring).
     struct Slot {
-        var n: UInt64 = 0
         var time: Int64 = 0
-        /// The entry that caused this one; 0 for none (entries are numbered from 1).
-        var cause: UInt64 = 0
         /// A frame's id or seq, a note's seq.
         var number: UInt64 = 0
-        var offset: UInt64 = 0
-        var secondOffset: UInt64 = 0
         /// Where the entry's text (a payload's preview bytes, a note's transfer id) starts in
-        /// ``texts``, and its length.
-        var textStart: UInt64 = 0
-        var textLength = 0
-        var size = 0
-        var payloadLength = 0
+        /// ``texts``; a file chunk's offset; the offset a chunk acknowledgement received.
+        var wide: UInt64 = 0
+        /// How many entries before this one its cause is; 0 for none (a cause further back
+        /// than this counts is kept in the entry's ``Detail``).
+        var causeDistance: UInt32 = 0
+        /// The frame's length on the wire.
+        var size: UInt32 = 0
+        var payloadLength: UInt32 = 0
+        var textLength: UInt16 = 0
+        /// The peer's index in ``peers`` plus one; 0 for none.
+        var peer: UInt16 = 0
         var kind: TraceEntry.Kind
         var frameType: FrameType?
         var channel: UInt8 = 0
         var flags: UInt8 = 0
         var bits: Bits = []
-        /// The peer's index in ``peers`` plus one; 0 for none.
-        var peer: UInt16 = 0
-        var note: StaticString?
+        var note: Note?
 
         init(kind: TraceEntry.Kind) {
             self.kind = kind
         }
+    }
+
+    /// The notes recorded without a ``Detail``: what the app is told of the frequent queued
+    /// transfers. (A message has no note: the MESSAGE received is its delivery.)
+    enum Note: String {
+        case userInfoReceived = "userInfo.received"
+        case complicationUserInfoReceived = "complicationUserInfo.received"
+        case userInfoDidFinish = "userInfo.didFinish"
+        case contextReceived = "context.received"
     }
 
     struct Bits: OptionSet {
@@ -101,6 +110,14 @@ final class Tracer {
     var side = ""
     var device = ""
     private let pid = Int64(getpid())
+    /// The time entries take, in microseconds of the real-time clock. Reading the clock costs
+    /// as much as the rest of an entry, so it is read once for a batch: at the first entry
+    /// after the link brought bytes (``bytesArrived()``), after a loop turn (``flush()``), and
+    /// for every entry of a rare kind; the entries after it take the same time. That keeps
+    /// the order both daemons share: a frame received takes a time read after its bytes were
+    /// read, so after they were written; a frame sent takes one read before it is written.
+    private var clock: Int64 = 0
+    private var clockIsStale = true
     /// The entry that caused what happens now: an op, a frame received, a timer.
     private var currentCause: UInt64?
     /// The op running now, recorded only once it causes something (`status` and other ops
@@ -156,12 +173,12 @@ final class Tracer {
     var follow: ((TraceEntry) -> Void)?
     var logger: Logger?
 
-    /// - Parameter textBytes: the size of the ring of preview bytes (by default 128 bytes an
+    /// - Parameter textBytes: the size of the ring of preview bytes (by default 64 bytes an
     ///   entry, at most 8 MiB).
     init(capacity: Int, filePath: String?, textBytes: Int? = nil) {
         self.capacity = capacity
         self.filePath = filePath
-        textsCapacity = textBytes ?? min(max(capacity, 1_000) * 128, 8 << 20)
+        textsCapacity = textBytes ?? min(max(capacity, 1_000) * 64, 8 << 20)
     }
 
     deinit {
@@ -183,15 +200,22 @@ final class Tracer {
 
     // MARK: Recording
 
-    /// Records a frame sent (`outgoing`) or received on the link with `peer`.
+    /// Records a frame sent (`outgoing`) or received on the link with `peer` (its device id).
     @discardableResult
     func frame(_ frame: Frame, outgoing: Bool, peer: String?) -> UInt64? {
+        self.frame(frame, outgoing: outgoing, peerIndex: peerIndex(peer))
+    }
+
+    /// Records a frame sent (`outgoing`) or received on the link with the peer `peerIndex`
+    /// names (``peerIndex(_:)``, which a channel asks once).
+    @discardableResult
+    func frame(_ frame: Frame, outgoing: Bool, peerIndex: UInt16) -> UInt64? {
         guard isOn else { return nil }
         var slot = Slot(kind: .frame)
         slot.frameType = frame.type
         if outgoing { slot.bits.insert(.outgoing) }
-        slot.peer = peerIndex(peer)
-        slot.size = FrameEncoder.encodedLength(of: frame)
+        slot.peer = peerIndex
+        slot.size = UInt32(clamping: FrameEncoder.encodedLength(of: frame))
         var detail: Detail?
         switch frame {
         case .message(let id, let wantsReply, let payload):
@@ -214,13 +238,13 @@ final class Tracer {
         case .fileChunk(let seq, let offset, let data):
             slot.channel = 3
             slot.set(number: seq)
-            slot.offset = offset
-            slot.payloadLength = data.count
+            slot.wide = offset
+            slot.payloadLength = UInt32(clamping: data.count)
         case .fileChunkAck(let seq, _, let received, let committed):
             slot.channel = 3
             slot.set(number: seq)
-            slot.offset = received
-            slot.secondOffset = committed
+            slot.wide = received
+            detail = Detail(fields: ["committedOffset": .int(Int64(clamping: committed))])
         case .fileCancel(let seq):
             slot.channel = 3
             slot.set(number: seq)
@@ -229,14 +253,15 @@ final class Tracer {
         case .hello, .state, .messageError, .goAway, .itemError:
             detail = Detail(fields: Self.rareFields(frame))
         }
-        return append(slot, detail)
+        if let detail { return append(slot, detail) }
+        return append(slot)
     }
 
     /// A payload's length, and the bytes of a dictionary of at most ``previewBytes`` for its
     /// preview (Data is shown by its size only: PowerAuth packets and their secrets travel as
     /// Data).
     private func keep(_ payload: [UInt8], isData: Bool, in slot: inout Slot) {
-        slot.payloadLength = payload.count
+        slot.payloadLength = UInt32(clamping: payload.count)
         if isData {
             slot.bits.insert(.isData)
         } else if payload.count <= Self.previewBytes {
@@ -246,20 +271,21 @@ final class Tracer {
 
     /// Records a note (`message.received`, `userInfo.received`, a `didFinish` without error, ...).
     @discardableResult
-    func note(_ name: StaticString, seq: UInt64? = nil, transferId: String? = nil, peer: String?) -> UInt64? {
+    func note(_ name: Note, seq: UInt64? = nil, transferId: String? = nil, peer: String?) -> UInt64? {
         guard isOn else { return nil }
         var slot = Slot(kind: .note)
         slot.note = name
         if let seq { slot.set(number: seq) }
         slot.peer = peerIndex(peer)
         if var transferId { transferId.withUTF8 { writeText($0, into: &slot) } }
-        return append(slot, nil)
+        return append(slot)
     }
 
     /// Records an entry of another kind with its members.
     @discardableResult
     func record(_ kind: TraceEntry.Kind, _ fields: @autoclosure () -> JSONObject) -> UInt64? {
         guard isOn else { return nil }
+        clockIsStale = true
         return append(Slot(kind: kind), Detail(fields: fields()))
     }
 
@@ -277,7 +303,8 @@ final class Tracer {
     /// (with the time it arrived) only if something it causes is, now or later (`number(of:)`).
     func withOp<T>(_ name: String, client: UInt64, _ body: (PendingOp?) throws -> T) rethrows -> T {
         guard isOn else { return try body(nil) }
-        let op = PendingOp(name: name, client: client, time: Self.now())
+        clockIsStale = true
+        let op = PendingOp(name: name, client: client, time: time())
         let saved = (currentCause, runningOp)
         currentCause = nil
         runningOp = op
@@ -298,38 +325,80 @@ final class Tracer {
         return number
     }
 
-    private static func now() -> Int64 {
-        let now = Syscall.realtime()
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    /// The link brought bytes: the frames in them take a time read after this.
+    func bytesArrived() {
+        clockIsStale = true
     }
 
-    private func append(_ new: Slot, _ detail: Detail?, time: Int64? = nil) -> UInt64 {
+    /// The time of an entry recorded now (``clock``); never earlier than the one before.
+    private func time() -> Int64 {
+        if clockIsStale {
+            let now = Syscall.realtime()
+            clock = max(clock, Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+            clockIsStale = false
+        }
+        return clock
+    }
+
+    /// Appends an entry of a frequent kind: a frame or note without a ``Detail``.
+    private func append(_ new: Slot) -> UInt64 {
+        // First: asking for the cause may write the running op's entry.
+        let cause = self.cause
+        if let cause, lastNumber + 1 - cause > UInt64(UInt32.max) { return append(new, Detail(fields: [:])) }
         var slot = new
-        slot.cause = cause ?? 0
         lastNumber += 1
-        slot.n = lastNumber
-        slot.time = time ?? Self.now()
-        if detail != nil { slot.bits.insert(.hasDetail) }
-        if fileDescriptor >= 0 || follow != nil {
-            let entry = self.entry(slot, detail)
-            if fileDescriptor >= 0 { fileBuffer.append(contentsOf: TraceFile.line(entry)) }
-            follow?(entry)
-        }
-        if capacity > 0 {
-            if ring.count < capacity {
-                ring.append(slot)
-            } else {
-                if ring[ringStart].bits.contains(.hasDetail) { details[ring[ringStart].n] = nil }
-                ring[ringStart] = slot
-                ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
-            }
-            if let detail { details[slot.n] = detail }
-        }
+        if let cause { slot.causeDistance = UInt32(lastNumber - cause) }
+        slot.time = time()
+        if fileDescriptor >= 0 || follow != nil { pass(slot, number: lastNumber, nil) }
+        if capacity > 0 { store(slot) }
         return lastNumber
     }
 
-    /// The index a slot keeps for `peer` (its device id).
-    private func peerIndex(_ peer: String?) -> UInt16 {
+    /// Appends an entry with its ``Detail`` (a rare kind, or a cause too far back for its slot).
+    private func append(_ new: Slot, _ newDetail: Detail, time: Int64? = nil) -> UInt64 {
+        var slot = new
+        var detail = newDetail
+        let cause = self.cause
+        lastNumber += 1
+        let number = lastNumber
+        if let cause {
+            if number - cause <= UInt64(UInt32.max) {
+                slot.causeDistance = UInt32(number - cause)
+            } else {
+                detail.fields["cause"] = .int(Int64(clamping: cause))
+            }
+        }
+        slot.time = time ?? self.time()
+        slot.bits.insert(.hasDetail)
+        if fileDescriptor >= 0 || follow != nil { pass(slot, number: number, detail) }
+        if capacity > 0 {
+            store(slot)
+            details[number] = detail
+        }
+        return number
+    }
+
+    /// Puts the newest entry (``lastNumber``) in the ring, over the oldest once it is full.
+    private func store(_ slot: Slot) {
+        if ring.count < capacity {
+            ring.append(slot)
+        } else {
+            if ring[ringStart].bits.contains(.hasDetail) { details[lastNumber - UInt64(capacity)] = nil }
+            ring[ringStart] = slot
+            ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
+        }
+    }
+
+    /// An entry for the trace file and the followers, as JSON.
+    @inline(never)
+    private func pass(_ slot: Slot, number: UInt64, _ detail: Detail?) {
+        let entry = self.entry(slot, number: number, detail)
+        if fileDescriptor >= 0 { fileBuffer.append(contentsOf: TraceFile.line(entry)) }
+        follow?(entry)
+    }
+
+    /// The index a slot keeps for `peer` (its device id); 0 for none.
+    func peerIndex(_ peer: String?) -> UInt16 {
         guard let peer else { return 0 }
         if lastPeer < peers.count, peers[lastPeer] == peer { return UInt16(lastPeer + 1) }
         if let index = peers.firstIndex(of: peer) {
@@ -343,11 +412,11 @@ final class Tracer {
 
     /// Copies `bytes` into ``texts`` for `slot`.
     private func writeText(_ bytes: UnsafeBufferPointer<UInt8>, into slot: inout Slot) {
-        guard let source = bytes.baseAddress, bytes.count <= textsCapacity else { return }
+        guard let source = bytes.baseAddress, bytes.count <= min(textsCapacity, Int(UInt16.max)) else { return }
         let texts = self.texts ?? .allocate(capacity: textsCapacity)
         self.texts = texts
-        slot.textStart = textsWritten
-        slot.textLength = bytes.count
+        slot.wide = textsWritten
+        slot.textLength = UInt16(bytes.count)
         slot.bits.insert(.hasText)
         let at = Int(textsWritten % UInt64(textsCapacity))
         let first = min(bytes.count, textsCapacity - at)
@@ -358,13 +427,14 @@ final class Tracer {
 
     /// A slot's text, if it has not been overwritten since.
     private func text(of slot: Slot) -> [UInt8]? {
-        guard slot.bits.contains(.hasText), let texts, textsWritten - slot.textStart <= UInt64(textsCapacity) else { return nil }
-        let start = Int(slot.textStart % UInt64(textsCapacity))
-        return (0..<slot.textLength).map { texts[(start + $0) % textsCapacity] }
+        guard slot.bits.contains(.hasText), let texts, textsWritten - slot.wide <= UInt64(textsCapacity) else { return nil }
+        let start = Int(slot.wide % UInt64(textsCapacity))
+        return (0..<Int(slot.textLength)).map { texts[(start + $0) % textsCapacity] }
     }
 
     /// Writes what this turn recorded to the trace file.
     func flush() {
+        clockIsStale = true
         guard fileDescriptor >= 0, !fileBuffer.isEmpty else { return }
         let result = fileBuffer.withUnsafeBytes { SystemCalls.writeAll(fileDescriptor, $0) }
         if case .failure(let error) = result {
@@ -385,27 +455,28 @@ final class Tracer {
 
     /// The entries numbered after `after`, oldest first, at most `limit`.
     func entries(after: UInt64, limit: Int) -> [TraceEntry] {
-        guard !ring.isEmpty else { return [] }
-        let oldest = ring[ringStart].n
+        guard let oldest = oldestNumber else { return [] }
         let skip = after >= oldest ? Int(after - oldest + 1) : 0
         guard skip < ring.count else { return [] }
         let count = min(limit, ring.count - skip)
         return (0..<count).map { index in
             let slot = ring[(ringStart + skip + index) % ring.count]
-            return entry(slot, slot.bits.contains(.hasDetail) ? details[slot.n] : nil)
+            let number = oldest + UInt64(skip + index)
+            return entry(slot, number: number, slot.bits.contains(.hasDetail) ? details[number] : nil)
         }
     }
 
-    /// The number of the oldest entry the ring still has.
-    var oldestNumber: UInt64? { ring.isEmpty ? nil : ring[ringStart].n }
+    /// The number of the oldest entry the ring still has (the ring holds the newest entries,
+    /// one after another).
+    var oldestNumber: UInt64? { ring.isEmpty ? nil : lastNumber - UInt64(ring.count) + 1 }
 
-    private func entry(_ slot: Slot, _ detail: Detail?) -> TraceEntry {
-        var object: JSONObject = ["n": .int(Int64(slot.n)), "t": .int(slot.time), "side": .string(side),
+    private func entry(_ slot: Slot, number: UInt64, _ detail: Detail?) -> TraceEntry {
+        var object: JSONObject = ["n": .int(Int64(number)), "t": .int(slot.time), "side": .string(side),
                                   "device": .string(device), "pid": .int(pid), "kind": .string(slot.kind.rawValue)]
         if slot.kind == .frame {
             describe(slot, into: &object)
         } else if let name = slot.note {
-            object["name"] = .string("\(name)")
+            object["name"] = .string(name.rawValue)
             if slot.bits.contains(.hasNumber) { object["seq"] = .int(Int64(clamping: slot.number)) }
             if let text = text(of: slot) { object["transferId"] = .string(String(decoding: text, as: UTF8.self)) }
             if let peer = peer(of: slot) { object["peer"] = .string(peer) }
@@ -413,7 +484,7 @@ final class Tracer {
         if let fields = detail?.fields {
             for (key, value) in fields { object[key] = value }
         }
-        if slot.cause != 0 { object["cause"] = .int(Int64(slot.cause)) }
+        if slot.causeDistance != 0 { object["cause"] = .int(Int64(number - UInt64(slot.causeDistance))) }
         return TraceEntry(object)
     }
 
@@ -448,12 +519,11 @@ final class Tracer {
         case .fileChunk?:
             number("channel", 3)
             number("seq", slot.number)
-            number("offset", slot.offset)
+            number("offset", slot.wide)
         case .fileChunkAck?:
             number("channel", 3)
             number("seq", slot.number)
-            number("receivedOffset", slot.offset)
-            number("committedOffset", slot.secondOffset)
+            number("receivedOffset", slot.wide)
         case .fileCancel?:
             number("channel", 3)
             number("seq", slot.number)
