@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a `bplist00` file: header, objects, offset table, 32-byte trailer.
 ///
@@ -16,23 +21,18 @@ struct BinaryPropertyListWriter {
     }
 
     private var objects: [Object] = []
-    /// Strings written so far, by their UTF-8 bytes (not by String equality, under which a
-    /// composed and a decomposed "é" are one string).
-    private var stringObjects: [StringBytes: Int] = [:]
-
-    /// A string's UTF-8 bytes as a dictionary key, hashed in one call rather than byte by byte
-    /// (as `[UInt8]` hashes): long strings are common in messages.
-    private struct StringBytes: Hashable {
-        let bytes: [UInt8]
-
-        func hash(into hasher: inout Hasher) {
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-    }
+    /// The first string object written for each string. Strings are equal here when their
+    /// UTF-8 bytes are: a string equal as a `String` but not in its bytes (a composed and a
+    /// decomposed "é") is found here and then written apart.
+    private var stringObjects: [String: Int] = [:]
 
     mutating func write(_ top: PropertyListValue) throws -> [UInt8] {
         objects = []
         stringObjects = [:]
+        if case .dictionary(let dictionary) = top {
+            objects.reserveCapacity(1 + 2 * dictionary.count)
+            stringObjects.reserveCapacity(2 * dictionary.count)
+        }
         _ = try flatten(top, depth: 0)
 
         let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
@@ -62,10 +62,13 @@ struct BinaryPropertyListWriter {
     private mutating func flatten(_ value: PropertyListValue, depth: Int) throws -> Int {
         switch value {
         case .string(let string):
-            let key = StringBytes(bytes: Array(string.utf8))
-            if let existing = stringObjects[key] { return existing }
+            if let existing = stringObjects[string] {
+                if case .leaf(.string(let written)) = objects[existing], UTF8Order.equal(written, string) { return existing }
+                objects.append(.leaf(value))
+                return objects.count - 1
+            }
             objects.append(.leaf(value))
-            stringObjects[key] = objects.count - 1
+            stringObjects[string] = objects.count - 1
             return objects.count - 1
         case .integer, .real, .boolean, .data, .date:
             objects.append(.leaf(value))
@@ -81,7 +84,7 @@ struct BinaryPropertyListWriter {
             return index
         case .dictionary(let dictionary):
             let index = try reserveContainer(depth: depth)
-            let entries = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let entries = PropertyListCodec.sortedEntries(dictionary)
             var keys: [Int] = []
             var values: [Int] = []
             keys.reserveCapacity(entries.count)
@@ -202,5 +205,34 @@ enum BinaryPropertyList {
         case 0...0xFFFF_FFFF: return 4
         default: return 8
         }
+    }
+}
+
+/// The order of strings by their UTF-8 bytes (for valid UTF-8, the order of their scalars):
+/// what property-list dictionaries are written in, and cheap, where `String`'s own order and
+/// equality follow Unicode's canonical equivalence.
+enum UTF8Order {
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        compare(a, b) < 0
+    }
+
+    static func equal(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && compare(a, b) == 0
+    }
+
+    private static func compare(_ a: String, _ b: String) -> Int {
+        let result = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Int in
+                let common = min(x.count, y.count)
+                if common > 0 {
+                    let order = memcmp(x.baseAddress!, y.baseAddress!, common)
+                    if order != 0 { return Int(order) }
+                }
+                return x.count - y.count
+            }
+        }
+        if let result, let result { return result }
+        if a.utf8.elementsEqual(b.utf8) { return 0 }
+        return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
     }
 }

@@ -21,6 +21,11 @@ public enum PropertyListCodec {
         return try writer.write(.dictionary(dictionary))
     }
 
+    /// A dictionary's entries in the order the encoding writes them: by the keys' UTF-8 bytes.
+    public static func sortedEntries(_ dictionary: [String: PropertyListValue]) -> [(key: String, value: PropertyListValue)] {
+        dictionary.sorted { UTF8Order.precedes($0.key, $1.key) }
+    }
+
     /// The dictionary a binary property list holds.
     ///
     /// - Throws: ``PropertyListError`` naming the problem: not a binary property list, a

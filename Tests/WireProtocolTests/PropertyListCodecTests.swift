@@ -138,6 +138,20 @@ final class PropertyListCodecTests: XCTestCase {
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(bytes)["b"], .array([.string(text), .string(text)]))
     }
 
+    /// Strings are shared when their bytes are equal, not when they are equal as Strings: a
+    /// composed and a decomposed "é" are two objects and each comes back as it was written.
+    func testStringsEqualOnlyAsStringsAreStoredApart() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let bytes = try PropertyListCodec.encode(["a": .string(composed), "b": .string(decomposed), "c": .string(composed)])
+        let decoded = try PropertyListCodec.decodeDictionary(bytes)
+        for (key, expected) in [("a", composed), ("b", decomposed), ("c", composed)] {
+            guard case .string(let string)? = decoded[key] else { return XCTFail("\(key) is not a string") }
+            XCTAssertEqual(Array(string.utf8), Array(expected.utf8), "\(key) keeps its bytes")
+        }
+        // "a" and "c" share one object: 3 keys, 2 strings and the dictionary.
+        XCTAssertEqual(bytes[bytes.count - 17], 6, "objects in the trailer")
+    }
+
     func testEncodingIsStable() throws {
         // plistlib.dumps({"zeta": 1, "alpha": "a", "mid": False, "é": 2.0}, fmt=plistlib.FMT_BINARY, sort_keys=True)
         let expected = Fixtures.bytes("""

@@ -24,8 +24,15 @@ public enum PlistJSON {
     /// - Throws: ``PlistJSONError`` naming the path of the first value that is not a
     ///   property-list value.
     public static func propertyList(from json: JSONValue, path: String = "") throws -> PropertyListValue {
+        try propertyList(from: json, path: { path })
+    }
+
+    /// The conversion, with the path made only for an error message: the paths of every
+    /// member would otherwise be built, as strings, for nothing.
+    private static func propertyList(from json: JSONValue, path: () -> String) throws -> PropertyListValue {
         switch json {
         case .null:
+            let path = path()
             throw PlistJSONError(path: path, message: "null at \(describe(path)) is not a property-list type")
         case .bool(let flag):
             return .boolean(flag)
@@ -39,16 +46,16 @@ public enum PlistJSON {
             var values: [PropertyListValue] = []
             values.reserveCapacity(elements.count)
             for (position, element) in elements.enumerated() {
-                values.append(try propertyList(from: element, path: "\(path)[\(position)]"))
+                values.append(try propertyList(from: element, path: { "\(path())[\(position)]" }))
             }
             return .array(values)
         case .object(let object):
             if object.count == 1, let key = object.keys.first, let member = object[key] {
                 if key == dataKey {
-                    return .data(try data(from: member, path: path))
+                    return .data(try data(from: member, path: path()))
                 }
                 if key == dateKey {
-                    return .date(try date(from: member, path: path))
+                    return .date(try date(from: member, path: path()))
                 }
             }
             return .dictionary(try members(of: object, path: path))
@@ -63,7 +70,7 @@ public enum PlistJSON {
         guard case .object(let object) = json else {
             throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
         }
-        return try members(of: object, path: path)
+        return try members(of: object, path: { path })
     }
 
     /// `plist` written as JSON; dictionary keys are sorted so the text is stable.
@@ -88,20 +95,20 @@ public enum PlistJSON {
         }
     }
 
-    /// `dictionary` written as a JSON object with sorted keys.
+    /// `dictionary` written as a JSON object with its keys in the order of their UTF-8 bytes
+    /// (as the property list has them).
     public static func json(from dictionary: [String: PropertyListValue]) -> JSONValue {
-        var object = JSONObject()
-        for key in dictionary.keys.sorted() {
-            object[key] = json(from: dictionary[key]!)
-        }
-        return .object(object)
+        .object(JSONObject(PropertyListCodec.sortedEntries(dictionary).map { ($0.key, json(from: $0.value)) }))
     }
 
-    private static func members(of object: JSONObject, path: String) throws -> [String: PropertyListValue] {
+    private static func members(of object: JSONObject, path: () -> String) throws -> [String: PropertyListValue] {
         var dictionary: [String: PropertyListValue] = [:]
         dictionary.reserveCapacity(object.count)
         for (key, member) in object {
-            dictionary[key] = try propertyList(from: member, path: path.isEmpty ? key : "\(path).\(key)")
+            dictionary[key] = try propertyList(from: member, path: {
+                let parent = path()
+                return parent.isEmpty ? key : "\(parent).\(key)"
+            })
         }
         return dictionary
     }

@@ -1,53 +1,89 @@
-/// A JSON object: members keep the order they were inserted in, lookups by key are O(1).
+/// A JSON object: members keep the order they were inserted in.
+///
+/// The members are kept in one array and found by a scan, which for the small objects the
+/// control protocol is made of (requests, responses, events, a message's dictionary) costs
+/// less than hashing the key; an object that grows past ``indexedCount`` members gets an index
+/// by key, so lookups stay O(1) for large ones.
 ///
 /// Equality and hashing ignore member order, as JSON objects do.
 public struct JSONObject: Sendable {
-    private var orderedKeys: [String] = []
-    private var storage: [String: JSONValue] = [:]
+    private struct Member: Sendable {
+        var key: String
+        var value: JSONValue
+    }
+
+    private var members: [Member] = []
+    /// The members' positions by key, once there are more than ``indexedCount``.
+    private var positions: [String: Int]?
+
+    /// From how many members on lookups go through an index rather than a scan.
+    static let indexedCount = 16
 
     /// An empty object.
     public init() {}
 
     /// An object with the given members; a repeated key keeps its first position and its last value.
     public init(_ members: some Sequence<(String, JSONValue)>) {
+        self.members.reserveCapacity(members.underestimatedCount)
         for (key, value) in members {
             self[key] = value
         }
     }
 
+    /// Where the member `key` is in ``members``.
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
     /// The value of the member `key`; setting `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil {
-                    orderedKeys.append(key)
+                if let position = position(of: key) {
+                    members[position].value = newValue
+                    return
                 }
-            } else if storage.removeValue(forKey: key) != nil {
-                orderedKeys.removeAll { $0 == key }
+                members.append(Member(key: key, value: newValue))
+                if positions != nil {
+                    positions![key] = members.count - 1
+                } else if members.count > Self.indexedCount {
+                    index()
+                }
+            } else if let position = position(of: key) {
+                members.remove(at: position)
+                if positions != nil { index() }
             }
         }
     }
 
+    private mutating func index() {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() { positions[member.key] = position }
+        self.positions = positions
+    }
+
     /// The member names in insertion order.
-    public var keys: [String] { orderedKeys }
+    public var keys: [String] { members.map(\.key) }
 
     /// The member values in insertion order.
-    public var values: [JSONValue] { orderedKeys.map { storage[$0]! } }
+    public var values: [JSONValue] { members.map(\.value) }
 
     /// The number of members.
-    public var count: Int { orderedKeys.count }
+    public var count: Int { members.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { orderedKeys.isEmpty }
+    public var isEmpty: Bool { members.isEmpty }
 
-    /// Whether the object has a member named `key`.
-    public func contains(_ key: String) -> Bool { storage[key] != nil }
+    /// Whether the object has a member `key`.
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
-    /// Removes the member `key` and returns its value.
+    /// Removes the member `key` and returns its value, if there was one.
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSONValue? {
-        let old = storage[key]
+        let old = self[key]
         self[key] = nil
         return old
     }
@@ -55,11 +91,22 @@ public struct JSONObject: Sendable {
 
 extension JSONObject: Hashable {
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.storage == rhs.storage
+        guard lhs.count == rhs.count else { return false }
+        return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
     }
 
+    /// Combines the members' hashes in an order-independent way (keys are unique, so no two
+    /// members cancel out).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage)
+        var combined = 0
+        for member in members {
+            var memberHasher = Hasher()
+            memberHasher.combine(member.key)
+            memberHasher.combine(member.value)
+            combined ^= memberHasher.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(combined)
     }
 }
 
@@ -72,27 +119,20 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
 extension JSONObject: Sequence {
     public typealias Element = (key: String, value: JSONValue)
 
-    /// Iterates the members in insertion order.
     public struct Iterator: IteratorProtocol {
-        private let object: JSONObject
+        private let members: [Member]
         private var position = 0
 
-        fileprivate init(_ object: JSONObject) { self.object = object }
+        fileprivate init(_ object: JSONObject) { members = object.members }
 
         public mutating func next() -> (key: String, value: JSONValue)? {
-            guard position < object.orderedKeys.count else { return nil }
-            let key = object.orderedKeys[position]
-            position += 1
-            return (key, object.storage[key]!)
+            guard position < members.count else { return nil }
+            defer { position += 1 }
+            return (members[position].key, members[position].value)
         }
     }
 
     public func makeIterator() -> Iterator { Iterator(self) }
 
     public var underestimatedCount: Int { count }
-}
-
-extension JSONObject: CustomStringConvertible {
-    /// The compact JSON text of this object.
-    public var description: String { JSON.serialize(.object(self)) }
 }
