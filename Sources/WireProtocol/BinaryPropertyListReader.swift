@@ -160,28 +160,52 @@ struct BinaryPropertyListReader {
         case 0xB, 0xC:
             throw unsupported(marker >> 4 == 0xB ? "ordered set" : "set", object)
         case 0xD:
-            let (count, contentStart) = try readCount(object: object, at: start)
-            guard count <= Int.max / 2 else { throw runsPast(object, start) }
-            let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
-            try enterContainer(object)
-            defer { openContainers.removeLast() }
-            var dictionary: [String: PropertyListValue] = [:]
-            dictionary.reserveCapacity(count)
-            for entry in 0..<count {
-                let keyObject = reference(references, entry)
-                let key = try readObject(keyObject)
-                guard case .string(let keyString) = key else {
-                    throw PropertyListError("dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)")
-                }
-                let value = try readObject(reference(references, count + entry))
-                guard dictionary.updateValue(value, forKey: keyString) == nil else {
-                    throw PropertyListError("dictionary object \(object) has the key \"\(keyString)\" more than once")
-                }
-            }
-            return .dictionary(dictionary)
+            let entries = try readEntries(object, at: start)
+            return .dictionary(Dictionary(uniqueKeysWithValues: entries.lazy.map { ($0.key, $0.value) }))
         default:
             throw PropertyListError("object \(object) has the unknown marker 0x\(hexByte(marker))")
         }
+    }
+
+    /// The entries of the top object, in the order the file has them, when it is a dictionary;
+    /// nil when it is something else (``readTopObject()`` says what). Read as
+    /// ``readTopObject()`` reads a dictionary, without making it a Swift dictionary.
+    mutating func readTopEntries() throws -> [(key: String, value: PropertyListValue)]? {
+        remainingValueBudget -= 1
+        guard remainingValueBudget >= 0 else {
+            throw PropertyListError("binary property list expands to more than \(2 * bytes.count) values through shared references")
+        }
+        let start = try offset(of: topObject)
+        guard bytes[start] >> 4 == 0xD else { return nil }
+        return try readEntries(topObject, at: start)
+    }
+
+    /// A dictionary object's entries, in the file's order; a key repeated (by String
+    /// equality, as a Swift dictionary compares them) is refused.
+    private mutating func readEntries(_ object: Int, at start: Int) throws -> [(key: String, value: PropertyListValue)] {
+        let (count, contentStart) = try readCount(object: object, at: start)
+        guard count <= Int.max / 2 else { throw runsPast(object, start) }
+        let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
+        try enterContainer(object)
+        defer { openContainers.removeLast() }
+        var entries: [(key: String, value: PropertyListValue)] = []
+        entries.reserveCapacity(count)
+        // Few keys are compared with each other; many go through a set.
+        var seen: Set<String>? = count > 16 ? Set(minimumCapacity: count) : nil
+        for entry in 0..<count {
+            let keyObject = reference(references, entry)
+            let key = try readObject(keyObject)
+            guard case .string(let keyString) = key else {
+                throw PropertyListError("dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)")
+            }
+            let value = try readObject(reference(references, count + entry))
+            let repeated = seen != nil ? !seen!.insert(keyString).inserted : entries.contains { $0.key == keyString }
+            guard !repeated else {
+                throw PropertyListError("dictionary object \(object) has the key \"\(keyString)\" more than once")
+            }
+            entries.append((keyString, value))
+        }
+        return entries
     }
 
     /// Checks the top object as ``readTopObject()`` reads it, without building it: true when

@@ -34,7 +34,20 @@ struct BinaryPropertyListWriter {
             stringObjects.reserveCapacity(2 * dictionary.count)
         }
         _ = try flatten(top, depth: 0)
+        return finish()
+    }
 
+    /// A dictionary of `entries` (distinct keys), as ``write(_:)`` writes it.
+    mutating func write(entries: [(key: String, value: PropertyListValue)]) throws -> [UInt8] {
+        objects = []
+        stringObjects = [:]
+        objects.reserveCapacity(1 + 2 * entries.count)
+        stringObjects.reserveCapacity(2 * entries.count)
+        _ = try flattenDictionary(PropertyListCodec.sorted(entries), depth: 0)
+        return finish()
+    }
+
+    private func finish() -> [UInt8] {
         let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
         var output: [UInt8] = BinaryPropertyList.header
         var offsets: [Int] = []
@@ -83,21 +96,25 @@ struct BinaryPropertyListWriter {
             objects[index] = .array(references)
             return index
         case .dictionary(let dictionary):
-            let index = try reserveContainer(depth: depth)
-            let entries = PropertyListCodec.sortedEntries(dictionary)
-            var keys: [Int] = []
-            var values: [Int] = []
-            keys.reserveCapacity(entries.count)
-            values.reserveCapacity(entries.count)
-            for (key, _) in entries {
-                keys.append(try flatten(.string(key), depth: depth + 1))
-            }
-            for (_, value) in entries {
-                values.append(try flatten(value, depth: depth + 1))
-            }
-            objects[index] = .dictionary(keys: keys, values: values)
-            return index
+            return try flattenDictionary(PropertyListCodec.sortedEntries(dictionary), depth: depth)
         }
+    }
+
+    /// A dictionary whose entries are in the order they are written.
+    private mutating func flattenDictionary(_ entries: [(key: String, value: PropertyListValue)], depth: Int) throws -> Int {
+        let index = try reserveContainer(depth: depth)
+        var keys: [Int] = []
+        var values: [Int] = []
+        keys.reserveCapacity(entries.count)
+        values.reserveCapacity(entries.count)
+        for (key, _) in entries {
+            keys.append(try flatten(.string(key), depth: depth + 1))
+        }
+        for (_, value) in entries {
+            values.append(try flatten(value, depth: depth + 1))
+        }
+        objects[index] = .dictionary(keys: keys, values: values)
+        return index
     }
 
     private mutating func reserveContainer(depth: Int) throws -> Int {
@@ -146,7 +163,9 @@ struct BinaryPropertyListWriter {
         case .string(let string):
             if ASCII.isASCII(string) {
                 appendMarker(BinaryPropertyList.asciiStringMarker, count: string.utf8.count, to: &output)
-                output.append(contentsOf: string.utf8)
+                if string.utf8.withContiguousStorageIfAvailable({ output.append(contentsOf: $0) }) == nil {
+                    output.append(contentsOf: string.utf8)
+                }
             } else {
                 appendMarker(BinaryPropertyList.utf16StringMarker, count: string.utf16.count, to: &output)
                 for unit in string.utf16 {

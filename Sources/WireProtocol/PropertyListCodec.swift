@@ -21,9 +21,47 @@ public enum PropertyListCodec {
         return try writer.write(.dictionary(dictionary))
     }
 
+    /// The binary property list of the dictionary of `entries`, written as ``encode(_:)``
+    /// writes it, without a Swift dictionary between (keys must be distinct).
+    ///
+    /// - Throws: ``PropertyListError`` when the value nests deeper than ``maximumDepth``.
+    public static func encode(entries: [(key: String, value: PropertyListValue)]) throws -> [UInt8] {
+        var writer = BinaryPropertyListWriter()
+        return try writer.write(entries: entries)
+    }
+
     /// A dictionary's entries in the order the encoding writes them: by the keys' UTF-8 bytes.
     public static func sortedEntries(_ dictionary: [String: PropertyListValue]) -> [(key: String, value: PropertyListValue)] {
-        dictionary.sorted { UTF8Order.precedes($0.key, $1.key) }
+        sorted(Array(dictionary))
+    }
+
+    /// `entries` in the order the encoding writes them: by the keys' UTF-8 bytes.
+    public static func sorted(_ entries: [(key: String, value: PropertyListValue)]) -> [(key: String, value: PropertyListValue)] {
+        var entries = entries
+        if !isSorted(entries) { entries.sort { UTF8Order.precedes($0.key, $1.key) } }
+        return entries
+    }
+
+    private static func isSorted(_ entries: [(key: String, value: PropertyListValue)]) -> Bool {
+        guard entries.count > 1 else { return true }
+        for index in 1..<entries.count where !UTF8Order.precedes(entries[index - 1].key, entries[index].key) { return false }
+        return true
+    }
+
+    /// The entries of the dictionary a binary property list holds, by their keys' UTF-8 bytes:
+    /// what ``decodeDictionary(_:)`` gives, without a Swift dictionary between.
+    ///
+    /// - Throws: the ``PropertyListError`` that ``decodeDictionary(_:)`` throws.
+    public static func decodeEntries(_ bytes: [UInt8]) throws -> [(key: String, value: PropertyListValue)] {
+        let entries = try bytes.withUnsafeBufferPointer { buffer in
+            var reader = try BinaryPropertyListReader(buffer)
+            return try reader.readTopEntries()
+        }
+        guard let entries else {
+            // Not a dictionary: the decoder names what it is.
+            return sortedEntries(try decodeDictionary(bytes))
+        }
+        return sorted(entries)
     }
 
     /// The dictionary a binary property list holds.

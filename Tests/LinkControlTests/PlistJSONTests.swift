@@ -73,6 +73,26 @@ final class PlistJSONTests: XCTestCase {
                     path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
     }
 
+    /// The entries (the control path's way to a property list) are the dictionary's, and
+    /// encode to the same bytes; their errors name the same paths.
+    func testEntriesAgreeWithTheDictionary() throws {
+        let json: JSONValue = ["zeta": 1, "alpha": ["x": [true, 2.5, "s"]], "caf\u{E9}": ["$data": "AAEC"], "mid": "m"]
+        let entries = try PlistJSON.entries(from: json, path: "message")
+        XCTAssertEqual(entries.map(\.key), ["zeta", "alpha", "caf\u{E9}", "mid"], "the object's order")
+        let dictionary = try PlistJSON.dictionary(from: json, path: "message")
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) }), dictionary)
+        let bytes = try PropertyListCodec.encode(entries: entries)
+        XCTAssertEqual(bytes, try PropertyListCodec.encode(dictionary))
+        XCTAssertEqual(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes)), PlistJSON.json(from: dictionary))
+        XCTAssertEqual(JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes))),
+                       #"{"alpha":{"x":[true,2.5,"s"]},"caf\#u{E9}":{"$data":"AAEC"},"mid":"m","zeta":1}"#,
+                       "keys by their UTF-8 bytes")
+        assertError(try PlistJSON.entries(from: ["a": ["b": [nil]]], path: "userInfo"),
+                    path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
+        assertError(try PlistJSON.entries(from: "text", path: "message"),
+                    path: "message", message: "message must be an object (a property-list dictionary), got string")
+    }
+
     func testDictionaryFromObject() throws {
         XCTAssertEqual(try PlistJSON.dictionary(from: ["a": 1], path: "message"), ["a": .integer(1)])
         XCTAssertEqual(try PlistJSON.dictionary(from: [:], path: "message"), [:])

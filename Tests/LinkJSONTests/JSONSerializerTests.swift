@@ -23,6 +23,12 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertEqual(JSON.serialize(.int(Int64.min)), "-9223372036854775808")
     }
 
+    func testIntegers() {
+        for number: Int64 in [0, 7, -1, 10, -10, 1_234_567_890, Int64.max, Int64.min, Int64.min + 1] {
+            XCTAssertEqual(JSON.serialize(.int(number)), String(number))
+        }
+    }
+
     func testStringEscaping() {
         XCTAssertEqual(JSON.serialize("a\"b\\c/d"), #""a\"b\\c/d""#)
         XCTAssertEqual(JSON.serialize("\n\r\t\u{08}\u{0C}"), #""\n\r\t\b\f""#)

@@ -36,12 +36,24 @@ final class PropertyListCodecTests: XCTestCase {
         for dictionary in valid {
             let encoded = try PropertyListCodec.encode(dictionary)
             XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(encoded))
+            XCTAssertEqual(try PropertyListCodec.encode(entries: Array(dictionary)), encoded, "entries in any order, the same bytes")
             for index in encoded.indices {
                 for replacement: UInt8 in [0x00, 0x0F, 0x5F, 0xD1, 0xFF, encoded[index] ^ 0x80] {
                     var damaged = encoded
                     damaged[index] = replacement
-                    let decodes = (try? PropertyListCodec.decodeDictionary(damaged)) != nil
-                    XCTAssertEqual(PropertyListCodec.isDictionaryByCheck(damaged), decodes, "byte \(index) = \(replacement) of \(dictionary)")
+                    let decoded = Result { try PropertyListCodec.decodeDictionary(damaged) }
+                    XCTAssertEqual(PropertyListCodec.isDictionaryByCheck(damaged), (try? decoded.get()) != nil, "byte \(index) = \(replacement) of \(dictionary)")
+                    // The entries read without a Swift dictionary agree with it, errors included.
+                    let entries = Result { try PropertyListCodec.decodeEntries(damaged) }
+                    switch (decoded, entries) {
+                    case (.success(let dictionary), .success(let entries)):
+                        XCTAssertEqual(entries.map(\.key), PropertyListCodec.sortedEntries(dictionary).map(\.key))
+                        XCTAssertEqual(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) }), dictionary)
+                    case (.failure(let error), .failure(let entriesError)):
+                        XCTAssertEqual("\(entriesError)", "\(error)", "byte \(index) = \(replacement)")
+                    default:
+                        XCTFail("byte \(index) = \(replacement): decodeDictionary \(decoded), decodeEntries \(entries)")
+                    }
                     checked += 1
                 }
             }

@@ -63,8 +63,21 @@ public enum ControlCodec {
 
     /// A success response line, including its `"\n"`: `{"id":7,"ok":true,"result":{...}}`.
     public static func success(id: JSONValue, result: JSONObject) -> [UInt8] {
-        line(["id": id, "ok": true, "result": .object(result)])
+        // The envelope written around the result, not made an object first: every response
+        // pays for it.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        bytes.append(contentsOf: successHead)
+        JSON.serialize(id, into: &bytes)
+        bytes.append(contentsOf: successMiddle)
+        JSON.serialize(.object(result), into: &bytes)
+        bytes.append(contentsOf: successEnd)
+        return bytes
     }
+
+    private static let successHead = Array(#"{"id":"#.utf8)
+    private static let successMiddle = Array(#","ok":true,"result":"#.utf8)
+    private static let successEnd = Array("}\n".utf8)
 
     /// An error response line, including its `"\n"`: `{"id":7,"ok":false,"error":{...}}`;
     /// the id is `null` when the request's id could not be read.

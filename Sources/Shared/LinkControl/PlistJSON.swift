@@ -73,6 +73,29 @@ public enum PlistJSON {
         return try members(of: object, path: { path })
     }
 
+    /// The entries of the property-list dictionary that `json` stands for, in the object's
+    /// order: what ``dictionary(from:path:)`` gives, for ``PropertyListCodec/encode(entries:)``,
+    /// without a Swift dictionary between.
+    ///
+    /// - Throws: ``PlistJSONError`` as ``dictionary(from:path:)`` does.
+    public static func entries(from json: JSONValue, path: String) throws -> [(key: String, value: PropertyListValue)] {
+        guard case .object(let object) = json else {
+            throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
+        }
+        var entries: [(key: String, value: PropertyListValue)] = []
+        entries.reserveCapacity(object.count)
+        for (key, member) in object {
+            entries.append((key, try propertyList(from: member, path: { path.isEmpty ? key : "\(path).\(key)" })))
+        }
+        return entries
+    }
+
+    /// Property-list dictionary entries written as a JSON object, keys in the order of their
+    /// UTF-8 bytes (as ``PropertyListCodec/decodeEntries(_:)`` gives them).
+    public static func json(fromEntries entries: [(key: String, value: PropertyListValue)]) -> JSONValue {
+        .object(JSONObject(entries.map { ($0.key, json(from: $0.value)) }))
+    }
+
     /// `plist` written as JSON; dictionary keys are sorted so the text is stable.
     public static func json(from plist: PropertyListValue) -> JSONValue {
         switch plist {
@@ -98,7 +121,7 @@ public enum PlistJSON {
     /// `dictionary` written as a JSON object with its keys in the order of their UTF-8 bytes
     /// (as the property list has them).
     public static func json(from dictionary: [String: PropertyListValue]) -> JSONValue {
-        .object(JSONObject(PropertyListCodec.sortedEntries(dictionary).map { ($0.key, json(from: $0.value)) }))
+        json(fromEntries: PropertyListCodec.sortedEntries(dictionary))
     }
 
     private static func members(of object: JSONObject, path: () -> String) throws -> [String: PropertyListValue] {

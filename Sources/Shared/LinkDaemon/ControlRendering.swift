@@ -27,7 +27,7 @@ enum ControlRendering {
             return object
         case .reply(let content):
             switch content {
-            case .dictionary(let dictionary): return ["reply": PlistJSON.json(from: dictionary.dictionary)]
+            case .dictionary(let dictionary): return ["reply": dictionaryJSON(dictionary.encoded)]
             case .data(let bytes): return ["replyData": PlistJSON.json(from: .data(bytes))]
             }
         case .received(let items):
@@ -70,7 +70,7 @@ enum ControlRendering {
     static func render(_ item: ReceivedItem) -> JSONObject {
         var object: JSONObject = ["seq": .int(Int64(item.seq)), "kind": .string(item.kind.rawValue)]
         switch item.content {
-        case .dictionary(let dictionary): object["message"] = PlistJSON.json(from: dictionary.dictionary)
+        case .dictionary(let dictionary): object["message"] = dictionaryJSON(dictionary.encoded)
         case .data(let bytes): object["data"] = PlistJSON.json(from: .data(bytes))
         }
         if let replyId = item.replyId { object["replyId"] = .int(Int64(replyId)) }
@@ -93,8 +93,8 @@ enum ControlRendering {
 
     /// An encoded dictionary as JSON (`{}` for none).
     static func dictionaryJSON(_ bytes: [UInt8]?) -> JSONValue {
-        guard let bytes, let dictionary = try? PropertyListCodec.decodeDictionary(bytes) else { return .object([:]) }
-        return PlistJSON.json(from: dictionary)
+        guard let bytes, let entries = try? PropertyListCodec.decodeEntries(bytes) else { return .object([:]) }
+        return PlistJSON.json(fromEntries: entries)
     }
 
     static func render(_ notification: SessionNotification) -> (String, JSONObject) {

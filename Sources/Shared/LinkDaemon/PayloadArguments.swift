@@ -18,14 +18,14 @@ extension Arguments {
         guard case .object = value else {
             throw ControlError.control(.invalidArgument, "\(op): '\(key)' must be an object (a property-list dictionary)")
         }
-        let dictionary: [String: PropertyListValue]
+        let entries: [(key: String, value: PropertyListValue)]
         do {
-            dictionary = try PlistJSON.dictionary(from: value, path: key)
+            entries = try PlistJSON.entries(from: value, path: key)
         } catch let error as PlistJSONError {
             throw SessionError.wc(.payloadUnsupportedTypes, "\(op): \(error)")
         }
         do {
-            return try PropertyListCodec.encode(dictionary)
+            return try PropertyListCodec.encode(entries: entries)
         } catch {
             throw SessionError.wc(.payloadUnsupportedTypes, "\(op): '\(key)' cannot be encoded as a property list: \(error)")
         }

@@ -5,16 +5,16 @@ enum JSONSerializer {
     static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
         switch value {
         case .null:
-            bytes.append(contentsOf: "null".utf8)
+            append("null", to: &bytes)
         case .bool(let flag):
-            bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+            append(flag ? "true" : "false", to: &bytes)
         case .int(let number):
-            bytes.append(contentsOf: String(number).utf8)
+            writeInteger(number, into: &bytes)
         case .double(let number):
             if number.isFinite {
                 bytes.append(contentsOf: number.description.utf8)
             } else {
-                bytes.append(contentsOf: "null".utf8)
+                append("null", to: &bytes)
             }
         case .string(let text):
             writeString(text, into: &bytes)
@@ -36,6 +36,26 @@ enum JSONSerializer {
                 write(member, into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends a literal's bytes (without the generic path of a String's UTF-8 view).
+    static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// An integer in decimal, without making a String of it.
+    static func writeInteger(_ number: Int64, into bytes: inout [UInt8]) {
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
