@@ -60,6 +60,11 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries.last?.string("peer"), "watch-1")
     }
 
+    /// A slot is 48 bytes (docs/trace.md, "Bounds"): the default ring stays in the cache.
+    func testASlotIs48Bytes() {
+        XCTAssertEqual(MemoryLayout<Tracer.Slot>.stride, 48)
+    }
+
     func testOffRecordsNothing() {
         let tracer = Tracer(capacity: 0, filePath: nil)
         XCTAssertFalse(tracer.isOn)
