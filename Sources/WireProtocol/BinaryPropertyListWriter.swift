@@ -76,7 +76,9 @@ struct BinaryPropertyListWriter {
         switch value {
         case .string(let string):
             if let existing = stringObjects[string] {
-                if case .leaf(.string(let written)) = objects[existing], UTF8Order.equal(written, string) { return existing }
+                if writtenString(existing, is: string) { return existing }
+                // Equal as a String, not in its bytes (rare): an earlier one with its bytes?
+                if let earlier = objects.indices.first(where: { writtenString($0, is: string) }) { return earlier }
                 objects.append(.leaf(value))
                 return objects.count - 1
             }
@@ -115,6 +117,12 @@ struct BinaryPropertyListWriter {
         }
         objects[index] = .dictionary(keys: keys, values: values)
         return index
+    }
+
+    /// Whether object `index` is a string with the bytes of `string`.
+    private func writtenString(_ index: Int, is string: String) -> Bool {
+        guard case .leaf(.string(let written)) = objects[index] else { return false }
+        return UTF8Order.equal(written, string)
     }
 
     private mutating func reserveContainer(depth: Int) throws -> Int {

@@ -154,14 +154,15 @@ final class PropertyListCodecTests: XCTestCase {
     /// composed and a decomposed "é" are two objects and each comes back as it was written.
     func testStringsEqualOnlyAsStringsAreStoredApart() throws {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
-        let bytes = try PropertyListCodec.encode(["a": .string(composed), "b": .string(decomposed), "c": .string(composed)])
+        let bytes = try PropertyListCodec.encode(["a": .string(composed), "b": .string(decomposed), "c": .string(composed),
+                                                  "d": .string(decomposed)])
         let decoded = try PropertyListCodec.decodeDictionary(bytes)
-        for (key, expected) in [("a", composed), ("b", decomposed), ("c", composed)] {
+        for (key, expected) in [("a", composed), ("b", decomposed), ("c", composed), ("d", decomposed)] {
             guard case .string(let string)? = decoded[key] else { return XCTFail("\(key) is not a string") }
             XCTAssertEqual(Array(string.utf8), Array(expected.utf8), "\(key) keeps its bytes")
         }
-        // "a" and "c" share one object: 3 keys, 2 strings and the dictionary.
-        XCTAssertEqual(bytes[bytes.count - 17], 6, "objects in the trailer")
+        // "a" and "c" share one object, "b" and "d" another: 4 keys, 2 strings and the dictionary.
+        XCTAssertEqual(bytes[bytes.count - 17], 7, "objects in the trailer")
     }
 
     func testEncodingIsStable() throws {
