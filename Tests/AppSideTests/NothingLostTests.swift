@@ -18,7 +18,9 @@ final class NothingLostTests: AppSideTestCase {
         let work = ["--work-ms", "2"]
         var watches = [try launchActivated("watch-app-1", on: pair.watch, of: pair, arguments: work)]
         phone.send(["cmd": "transferUserInfos", "count": total])
-        try phone.waitFor("queued", timeout: 60)
+        // The kills start at once: while the phone app still queues and the transfers stream
+        // (waiting for "queued" first let a slow phone, under a sanitizer, queue the last
+        // transfer only after the watch app had received them all).
 
         func received() -> [Int] {
             watches.flatMap { app in
@@ -35,6 +37,7 @@ final class NothingLostTests: AppSideTestCase {
             kills += 1
             watches.append(try launchActivated("watch-app-\(watches.count + 1)", on: pair.watch, of: pair, arguments: work))
         }
+        try phone.waitFor("queued", timeout: 60)
         _ = try phone.waitFor("didFinishUserInfo", count: total, timeout: 60)
 
         let sequence = received()
