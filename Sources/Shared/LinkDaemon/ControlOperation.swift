@@ -28,6 +28,8 @@ public struct ControlOperation {
     public let arguments: [Argument]
     /// Arguments beyond `arguments` are the handler's to check (`device.set` takes flag names).
     public let takesOtherArguments: Bool
+    /// The names of `arguments`, made once (every request's arguments are checked against them).
+    let argumentNames: Set<String>
     let handler: Handler
 
     public init(_ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
@@ -37,6 +39,7 @@ public struct ControlOperation {
         self.summary = summary
         self.arguments = arguments
         self.takesOtherArguments = takesOtherArguments
+        argumentNames = Set(arguments.map(\.name))
         self.handler = handler
     }
 }

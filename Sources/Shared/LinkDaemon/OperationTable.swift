@@ -55,7 +55,7 @@ public final class OperationTable {
             let operation = try find(request.op)
             let call = OperationCall(request: request, role: role, client: client, answer: answer)
             if !operation.takesOtherArguments {
-                try call.args.rejectUnknownKeys(allowed: Set(operation.arguments.map(\.name)))
+                try call.args.rejectUnknownKeys(allowed: operation.argumentNames)
             }
             for argument in operation.arguments { try argument.check(call.args) }
             try operation.handler(call)
