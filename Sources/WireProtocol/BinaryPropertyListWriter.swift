@@ -21,17 +21,19 @@ struct BinaryPropertyListWriter {
     }
 
     private var objects: [Object] = []
-    /// The first string object written for each string. Strings are equal here when their
-    /// UTF-8 bytes are: a string equal as a `String` but not in its bytes (a composed and a
-    /// decomposed "é") is found here and then written apart.
-    private var stringObjects: [String: Int] = [:]
+    /// The string objects written so far, found by a hash of their UTF-8 bytes: an open
+    /// addressing table of object numbers plus one (0 for an empty slot), at most half full.
+    /// Strings are equal here when their bytes are (a composed and a decomposed "é" are two),
+    /// and a `Dictionary` of Strings, which hashes and compares them as Unicode does, cost
+    /// more than the rest of a small dictionary's encoding.
+    private var stringSlots: [Int] = []
+    private var stringCount = 0
 
     mutating func write(_ top: PropertyListValue) throws -> [UInt8] {
-        objects = []
-        stringObjects = [:]
         if case .dictionary(let dictionary) = top {
-            objects.reserveCapacity(1 + 2 * dictionary.count)
-            stringObjects.reserveCapacity(2 * dictionary.count)
+            start(expectedObjects: 1 + 2 * dictionary.count)
+        } else {
+            start(expectedObjects: 1)
         }
         _ = try flatten(top, depth: 0)
         return finish()
@@ -39,12 +41,56 @@ struct BinaryPropertyListWriter {
 
     /// A dictionary of `entries` (distinct keys), as ``write(_:)`` writes it.
     mutating func write(entries: [(key: String, value: PropertyListValue)]) throws -> [UInt8] {
-        objects = []
-        stringObjects = [:]
-        objects.reserveCapacity(1 + 2 * entries.count)
-        stringObjects.reserveCapacity(2 * entries.count)
+        start(expectedObjects: 1 + 2 * entries.count)
         _ = try flattenDictionary(PropertyListCodec.sorted(entries), depth: 0)
         return finish()
+    }
+
+    private mutating func start(expectedObjects: Int) {
+        objects = []
+        objects.reserveCapacity(expectedObjects)
+        stringCount = 0
+        var size = 16
+        while size < 2 * expectedObjects { size *= 2 }
+        stringSlots = Array(repeating: 0, count: size)
+    }
+
+    /// The object of `string`: an earlier one with its bytes, or a new one.
+    private mutating func stringObject(_ string: String) -> Int {
+        if 2 * (stringCount + 1) > stringSlots.count { growStringSlots() }
+        let mask = stringSlots.count - 1
+        var slot = Self.hash(string) & mask
+        while stringSlots[slot] != 0 {
+            let index = stringSlots[slot] - 1
+            if writtenString(index, is: string) { return index }
+            slot = (slot + 1) & mask
+        }
+        objects.append(.leaf(.string(string)))
+        stringSlots[slot] = objects.count
+        stringCount += 1
+        return objects.count - 1
+    }
+
+    private mutating func growStringSlots() {
+        var slots = Array(repeating: 0, count: 2 * stringSlots.count)
+        let mask = slots.count - 1
+        for number in stringSlots where number != 0 {
+            guard case .leaf(.string(let string)) = objects[number - 1] else { continue }
+            var slot = Self.hash(string) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = number
+        }
+        stringSlots = slots
+    }
+
+    /// A seeded hash of the string's UTF-8 bytes (the process's random seed: no input can be
+    /// made to collide on purpose).
+    private static func hash(_ string: String) -> Int {
+        var hasher = Hasher()
+        if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            for byte in string.utf8 { hasher.combine(byte) }
+        }
+        return hasher.finalize()
     }
 
     private func finish() -> [UInt8] {
@@ -75,16 +121,7 @@ struct BinaryPropertyListWriter {
     private mutating func flatten(_ value: PropertyListValue, depth: Int) throws -> Int {
         switch value {
         case .string(let string):
-            if let existing = stringObjects[string] {
-                if writtenString(existing, is: string) { return existing }
-                // Equal as a String, not in its bytes (rare): an earlier one with its bytes?
-                if let earlier = objects.indices.first(where: { writtenString($0, is: string) }) { return earlier }
-                objects.append(.leaf(value))
-                return objects.count - 1
-            }
-            objects.append(.leaf(value))
-            stringObjects[string] = objects.count - 1
-            return objects.count - 1
+            return stringObject(string)
         case .integer, .real, .boolean, .data, .date:
             objects.append(.leaf(value))
             return objects.count - 1

@@ -163,6 +163,11 @@ final class PropertyListCodecTests: XCTestCase {
         }
         // "a" and "c" share one object, "b" and "d" another: 4 keys, 2 strings and the dictionary.
         XCTAssertEqual(bytes[bytes.count - 17], 7, "objects in the trailer")
+        // Many strings (the writer's table of strings grows): 150 distinct ones, each twice.
+        let list = try PropertyListCodec.encode(["list": .array((0..<300).map { .string("s\($0 % 150)") })])
+        let objectCount = list[(list.count - 24)...].prefix(8).reduce(0) { $0 << 8 | Int($1) }
+        XCTAssertEqual(objectCount, 1 + 1 + 1 + 150, "the dictionary, its key, the array and 150 strings")
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(list)["list"], .array((0..<300).map { .string("s\($0 % 150)") }))
     }
 
     func testEncodingIsStable() throws {
