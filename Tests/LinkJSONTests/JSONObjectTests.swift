@@ -26,6 +26,20 @@ final class JSONObjectTests: XCTestCase {
         }
     }
 
+    func testAnObjectOfUniqueKeysIsTheObjectOfThoseMembers() {
+        for size in [0, 5, JSONObject.indexedCount + 3] {
+            let members = (0..<size).map { ("k\($0)", JSONValue.int(Int64($0))) }
+            let object = JSONObject(uniqueKeysWithValues: members)
+            XCTAssertEqual(object, JSONObject(members))
+            XCTAssertEqual(object.keys, members.map(\.0))
+            XCTAssertEqual(object["k\(size - 1)"], size > 0 ? .int(Int64(size - 1)) : nil, "found, \(size) members")
+            var grown = object
+            grown["new"] = true
+            XCTAssertEqual(grown.count, size + 1)
+            XCTAssertEqual(grown["new"], true)
+        }
+    }
+
     func testEqualityAndHashIgnoreOrder() {
         for size in [4, 40] {
             let forward = JSONObject((0..<size).map { ("k\($0)", JSONValue.int(Int64($0))) })

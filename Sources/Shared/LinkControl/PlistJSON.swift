@@ -93,7 +93,8 @@ public enum PlistJSON {
     /// Property-list dictionary entries written as a JSON object, keys in the order of their
     /// UTF-8 bytes (as ``PropertyListCodec/decodeEntries(_:)`` gives them).
     public static func json(fromEntries entries: [(key: String, value: PropertyListValue)]) -> JSONValue {
-        .object(JSONObject(entries.map { ($0.key, json(from: $0.value)) }))
+        // A property-list dictionary's keys are distinct (the reader refuses a repeated one).
+        .object(JSONObject(uniqueKeysWithValues: entries.map { ($0.key, json(from: $0.value)) }))
     }
 
     /// `plist` written as JSON; dictionary keys are sorted so the text is stable.

@@ -30,6 +30,20 @@ public struct JSONObject: Sendable {
         }
     }
 
+    /// An object of members whose keys the caller knows to be distinct (decoded from a
+    /// property-list dictionary, say): no key is looked for before each is added.
+    public init(uniqueKeysWithValues members: [(String, JSONValue)]) {
+        self.members.reserveCapacity(members.count)
+        for (key, value) in members { self.members.append(Member(key: key, value: value)) }
+        if self.members.count > Self.indexedCount { index() }
+        assert(Set(self.members.map(\.key)).count == self.members.count, "JSONObject(uniqueKeysWithValues:) was given a key twice")
+    }
+
+    /// Makes room for `count` members.
+    public mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
     /// Where the member `key` is in ``members``.
     private func position(of key: String) -> Int? {
         if let positions { return positions[key] }

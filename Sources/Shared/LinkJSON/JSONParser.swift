@@ -54,6 +54,10 @@ struct JSONParser {
         index += 1
         var object = JSONObject()
         skipWhitespace()
+        if peek() != UInt8(ascii: "}") {
+            // Room for the members of a usual object without growing it member by member.
+            object.reserveCapacity(8)
+        }
         if peek() == UInt8(ascii: "}") {
             index += 1
             return .object(object)
