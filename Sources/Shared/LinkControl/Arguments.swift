@@ -95,7 +95,7 @@ public struct Arguments: Sendable {
 
     /// Refuses any argument not in `allowed`, naming the first one and listing the accepted names.
     public func rejectUnknownKeys(allowed: Set<String>) throws {
-        guard let unknown = object.keys.first(where: { !allowed.contains($0) }) else { return }
+        guard let unknown = object.first(where: { !allowed.contains($0.key) })?.key else { return }
         if allowed.isEmpty {
             throw invalid("unknown argument '\(unknown)' (this operation takes no arguments)")
         }

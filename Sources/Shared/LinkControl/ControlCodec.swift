@@ -37,7 +37,7 @@ public enum ControlCodec {
         func bad(_ message: String) -> Result<ControlRequest, ControlRequestFailure> {
             .failure(ControlRequestFailure(id: id, error: .control(.badRequest, message)))
         }
-        if let unknown = object.keys.first(where: { !requestKeys.contains($0) }) {
+        if let unknown = object.first(where: { !requestKeys.contains($0.key) })?.key {
             return bad("unknown request member '\(unknown)' (expected: \(requestKeys.joined(separator: ", ")))")
         }
         guard let opValue = object["op"] else {

@@ -50,7 +50,7 @@ public enum PlistJSON {
             }
             return .array(values)
         case .object(let object):
-            if object.count == 1, let key = object.keys.first, let member = object[key] {
+            if object.count == 1, let (key, member) = object.first(where: { _ in true }) {
                 if key == dataKey {
                     return .data(try data(from: member, path: path()))
                 }
