@@ -95,7 +95,20 @@ struct BinaryPropertyListWriter {
 
     private func finish() -> [UInt8] {
         let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
-        var output: [UInt8] = BinaryPropertyList.header
+        var output: [UInt8] = []
+        // Room for it at once (it grew a few times over otherwise): the header and the trailer,
+        // each object's marker, length, references and offset, and the bytes of strings and
+        // data (exact for ASCII strings; one that needs UTF-16 may grow the array once more).
+        var estimate = BinaryPropertyList.header.count + BinaryPropertyList.trailerLength + 8 * objects.count
+        for case .leaf(let value) in objects {
+            switch value {
+            case .string(let string): estimate += string.utf8.count
+            case .data(let bytes): estimate += bytes.count
+            default: break
+            }
+        }
+        output.reserveCapacity(estimate)
+        output.append(contentsOf: BinaryPropertyList.header)
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
         for object in objects {
