@@ -60,7 +60,7 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries.last?.string("peer"), "watch-1")
     }
 
-    /// A slot is 48 bytes (docs/trace.md, "Bounds"): the default ring stays in the cache.
+    /// A slot is 48 bytes (docs/trace.md, "Bounds"): the default ring stays about the size of a core's L2.
     func testASlotIs48Bytes() {
         XCTAssertEqual(MemoryLayout<Tracer.Slot>.stride, 48)
     }

@@ -33,8 +33,8 @@ final class Tracer {
     /// Payloads up to this size are kept whole for a preview; longer ones by their size only.
     static let previewBytes = 256
 
-    /// One entry as the ring keeps it: plain values only, 48 bytes (a ring of them stays in
-    /// the processor's cache; the entry's number is its place in the ring).
+    /// One entry as the ring keeps it: plain values only, 48 bytes (the default ring of them
+    /// is about a core's L2 cache; the entry's number is its place in the ring).
     struct Slot {
         var time: Int64 = 0
         /// A frame's id or seq, a note's seq.
