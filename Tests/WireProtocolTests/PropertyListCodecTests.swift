@@ -1,6 +1,7 @@
 import Foundation
 import WireProtocol
 import TestSupport
+import LinkCrypto
 import XCTest
 
 final class PropertyListCodecTests: XCTestCase {
@@ -150,24 +151,33 @@ final class PropertyListCodecTests: XCTestCase {
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(bytes)["b"], .array([.string(text), .string(text)]))
     }
 
-    /// Strings are shared when their bytes are equal, not when they are equal as Strings: a
-    /// composed and a decomposed "é" are two objects and each comes back as it was written.
-    func testStringsEqualOnlyAsStringsAreStoredApart() throws {
+    /// Strings are shared when their code points are equal, not when they are equal as Swift
+    /// Strings: a composed and a decomposed "é" are two objects, each shared by the keys that
+    /// hold it. The expected bytes are Python's plistlib's, an independent writer.
+    func testStringsAreSharedAsPlistlibSharesThem() throws {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        // plistlib.dumps({"a": "caf\u00e9", "b": "cafe\u0301", "c": "caf\u00e9", "d": "cafe\u0301"},
+        //                fmt=plistlib.FMT_BINARY, sort_keys=True)
+        let expected = Fixtures.bytes("""
+            62706c6973743030d4010203040506050651615162516351646400630061006600\
+            e9650063006100660065030108111315171922000000000000010100000000000000\
+            070000000000000000000000000000002d
+            """)
         let bytes = try PropertyListCodec.encode(["a": .string(composed), "b": .string(decomposed), "c": .string(composed),
                                                   "d": .string(decomposed)])
+        XCTAssertEqual(bytes, expected)
         let decoded = try PropertyListCodec.decodeDictionary(bytes)
-        for (key, expected) in [("a", composed), ("b", decomposed), ("c", composed), ("d", decomposed)] {
-            guard case .string(let string)? = decoded[key] else { return XCTFail("\(key) is not a string") }
-            XCTAssertEqual(Array(string.utf8), Array(expected.utf8), "\(key) keeps its bytes")
+        for (key, string) in [("a", composed), ("b", decomposed), ("c", composed), ("d", decomposed)] {
+            guard case .string(let value)? = decoded[key] else { return XCTFail("\(key) is not a string") }
+            XCTAssertEqual(Array(value.utf8), Array(string.utf8), "\(key) keeps its bytes")
         }
-        // "a" and "c" share one object, "b" and "d" another: 4 keys, 2 strings and the dictionary.
-        XCTAssertEqual(bytes[bytes.count - 17], 7, "objects in the trailer")
         // Many strings (the writer's table of strings grows): 150 distinct ones, each twice.
+        // plistlib.dumps({"list": ["s%d" % (i % 150) for i in range(300)]}, fmt=plistlib.FMT_BINARY,
+        //                sort_keys=True): 1,298 bytes, 153 objects, SHA-256 below.
         let list = try PropertyListCodec.encode(["list": .array((0..<300).map { .string("s\($0 % 150)") })])
-        let objectCount = list[(list.count - 24)...].prefix(8).reduce(0) { $0 << 8 | Int($1) }
-        XCTAssertEqual(objectCount, 1 + 1 + 1 + 150, "the dictionary, its key, the array and 150 strings")
-        XCTAssertEqual(try PropertyListCodec.decodeDictionary(list)["list"], .array((0..<300).map { .string("s\($0 % 150)") }))
+        XCTAssertEqual(list.count, 1_298)
+        XCTAssertEqual(list[(list.count - 24)...].prefix(8).reduce(0) { $0 << 8 | Int($1) }, 153, "objects in the trailer")
+        XCTAssertEqual(SHA256.hash(list), Fixtures.bytes("96461812afde19e39c5fa57019c5cc842fe339455f23c7b3d9fd7727cb018f8c"))
     }
 
     func testEncodingIsStable() throws {
