@@ -118,14 +118,8 @@ final class DeviceRulesTests: DurableTestCase {
     /// WCError 7015: "there isn't enough space on the receiving side to store the data"; a
     /// failed transferUserInfo reports through `session(_:didFinish:error:)`.
     func testAReceiversFullDiskReachesTheSenderAsDidFinish7015() throws {
-        let phone = restartable("phoned", logLevel: "info")
-        let watch = restartable("watchd", logLevel: "info")
-        try phone.startAndWait()
         // 1 MiB in the shell's 512-byte blocks.
-        try watch.startAndWait(fileSizeLimitBlocks: 2_048)
-        let p = try client(phone)
-        let w = try client(watch)
-        eventually("both sides reachable", timeout: 10) { try p.status("isReachable") == true }
+        let (phone, watch, p, w) = try startDurablePair(watchFileSizeLimitBlocks: 2_048, logLevel: "info")
         let events = try subscribed(phone)
         var generator = SeededGenerator(seed: 17)
         var ids: [JSONValue] = []
@@ -152,13 +146,8 @@ final class DeviceRulesTests: DurableTestCase {
 
     /// The same for a file: `session(_:didFinish fileTransfer:error:)` with 7015.
     func testAReceiversFullDiskFailsAFileTransferWith7015() throws {
-        let phone = restartable("phoned", logLevel: "info")
-        let watch = restartable("watchd", logLevel: "info")
-        try phone.startAndWait()
         // 16 MiB in the shell's 512-byte blocks.
-        try watch.startAndWait(fileSizeLimitBlocks: 32_768)
-        let p = try client(phone)
-        eventually("both sides reachable", timeout: 10) { try p.status("isReachable") == true }
+        let (phone, watch, p, _) = try startDurablePair(watchFileSizeLimitBlocks: 32_768, logLevel: "info")
         let events = try subscribed(phone)
         let source = home + "/large.bin"
         _ = try writeRandomFile(source, size: 24 << 20)

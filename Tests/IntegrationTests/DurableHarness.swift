@@ -191,12 +191,15 @@ class DurableTestCase: DaemonTestCase {
 
     /// Starts phoned and watchd (`--activate` each unless told otherwise) and waits until the
     /// link is up, and until both sides are reachable when both are activated.
-    func startDurablePair(activatePhone: Bool = true, activateWatch: Bool = true)
+    /// - Parameter watchFileSizeLimitBlocks: a file-size limit for watchd (512-byte blocks):
+    ///   a receiving side whose disk fills up.
+    func startDurablePair(activatePhone: Bool = true, activateWatch: Bool = true, watchFileSizeLimitBlocks: Int? = nil,
+                          logLevel: String = "debug")
         throws -> (phone: RestartableDaemon, watch: RestartableDaemon, p: ControlClient, w: ControlClient) {
-        let phone = restartable("phoned")
-        let watch = restartable("watchd")
+        let phone = restartable("phoned", logLevel: logLevel)
+        let watch = restartable("watchd", logLevel: logLevel)
         try phone.startAndWait(activate: activatePhone)
-        try watch.startAndWait(activate: activateWatch)
+        try watch.startAndWait(activate: activateWatch, fileSizeLimitBlocks: watchFileSizeLimitBlocks)
         let p = try client(phone)
         let w = try client(watch)
         eventually("the link to come up", timeout: 10) { try p.call("status")[path: "link", "connected"] == true }

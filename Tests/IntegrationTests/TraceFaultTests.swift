@@ -31,14 +31,8 @@ final class TraceFaultTests: DurableTestCase {
     }
 
     func testAFullDiskOnTheReceivingSide() throws {
-        let phone = restartable("phoned", logLevel: "info")
-        let watch = restartable("watchd", logLevel: "info")
-        try phone.startAndWait()
         // 2 MiB in the shell's 512-byte blocks.
-        try watch.startAndWait(fileSizeLimitBlocks: 4_096)
-        let p = try client(phone)
-        let w = try client(watch)
-        eventually("both sides reachable", timeout: 10) { try p.status("isReachable") == true }
+        let (_, _, p, w) = try startDurablePair(watchFileSizeLimitBlocks: 4_096, logLevel: "info")
         var generator = SeededGenerator(seed: 7)
         for n in 1...80 {
             _ = try? p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n)), "b": randomData(60_000, using: &generator)]])
