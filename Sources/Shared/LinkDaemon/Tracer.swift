@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import LinkControl
 import LinkJSON
 import LinkRuntime
 import LinkSystem
