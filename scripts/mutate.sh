@@ -162,6 +162,18 @@ mutation check-refuses-repeated-keys \
     '                    guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {' \
     '                    guard true else {'
 
+mutation reader-refuses-repeated-keys \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests' \
+    '            guard !repeated else {' \
+    '            guard true else {'
+
+mutation writer-shares-equal-strings \
+    Sources/WireProtocol/BinaryPropertyListWriter.swift \
+    'PropertyListCodecTests' \
+    '            if writtenString(index, is: string) { return index }' \
+    '            if false, writtenString(index, is: string) { return index }'
+
 mutation ascii-strings-are-ascii \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
     'ASCIITests' \
