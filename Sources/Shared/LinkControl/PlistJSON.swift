@@ -58,7 +58,7 @@ public enum PlistJSON {
                     return .date(try date(from: member, path: path()))
                 }
             }
-            return .dictionary(try members(of: object, path: path))
+            return .dictionary(Dictionary(uniqueKeysWithValues: try entries(of: object, path: path)))
         }
     }
 
@@ -67,10 +67,8 @@ public enum PlistJSON {
     /// - Throws: ``PlistJSONError`` when `json` is not an object or holds a value that is not a
     ///   property-list value.
     public static func dictionary(from json: JSONValue, path: String) throws -> [String: PropertyListValue] {
-        guard case .object(let object) = json else {
-            throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
-        }
-        return try members(of: object, path: { path })
+        // A JSON object's keys are distinct as Strings, as a dictionary's are.
+        Dictionary(uniqueKeysWithValues: try entries(from: json, path: path))
     }
 
     /// The entries of the property-list dictionary that `json` stands for, in the object's
@@ -82,12 +80,7 @@ public enum PlistJSON {
         guard case .object(let object) = json else {
             throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
         }
-        var entries: [(key: String, value: PropertyListValue)] = []
-        entries.reserveCapacity(object.count)
-        for (key, member) in object {
-            entries.append((key, try propertyList(from: member, path: { path.isEmpty ? key : "\(path).\(key)" })))
-        }
-        return entries
+        return try entries(of: object, path: { path })
     }
 
     /// Property-list dictionary entries written as a JSON object, keys in the order of their
@@ -125,16 +118,16 @@ public enum PlistJSON {
         json(fromEntries: PropertyListCodec.sortedEntries(dictionary))
     }
 
-    private static func members(of object: JSONObject, path: () -> String) throws -> [String: PropertyListValue] {
-        var dictionary: [String: PropertyListValue] = [:]
-        dictionary.reserveCapacity(object.count)
+    private static func entries(of object: JSONObject, path: () -> String) throws -> [(key: String, value: PropertyListValue)] {
+        var entries: [(key: String, value: PropertyListValue)] = []
+        entries.reserveCapacity(object.count)
         for (key, member) in object {
-            dictionary[key] = try propertyList(from: member, path: {
+            entries.append((key, try propertyList(from: member, path: {
                 let parent = path()
                 return parent.isEmpty ? key : "\(parent).\(key)"
-            })
+            })))
         }
-        return dictionary
+        return entries
     }
 
     private static func data(from member: JSONValue, path: String) throws -> [UInt8] {
