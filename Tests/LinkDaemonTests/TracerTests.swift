@@ -144,3 +144,12 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(times, times.sorted(), "never earlier than the entry before")
     }
 }
+
+extension Tracer {
+    /// A frame with its peer named by device id, as the tests name them (a channel asks for
+    /// the index once).
+    @discardableResult
+    func frame(_ frame: Frame, outgoing: Bool, peer: String?) -> UInt64? {
+        self.frame(frame, outgoing: outgoing, peerIndex: peerIndex(peer))
+    }
+}

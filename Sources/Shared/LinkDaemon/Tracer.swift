@@ -194,12 +194,6 @@ final class Tracer {
 
     // MARK: Recording
 
-    /// Records a frame sent (`outgoing`) or received on the link with `peer` (its device id).
-    @discardableResult
-    func frame(_ frame: Frame, outgoing: Bool, peer: String?) -> UInt64? {
-        self.frame(frame, outgoing: outgoing, peerIndex: peerIndex(peer))
-    }
-
     /// Records a frame sent (`outgoing`) or received on the link with the peer `peerIndex`
     /// names (``peerIndex(_:)``, which a channel asks once).
     @discardableResult
