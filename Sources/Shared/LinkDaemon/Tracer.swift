@@ -279,12 +279,7 @@ final class Tracer {
 
     /// Runs `body` with `cause` as the cause of what it records (nil keeps the current one).
     func withCause<T>(_ cause: UInt64?, _ body: () throws -> T) rethrows -> T {
-        guard let cause else { return try body() }
-        let saved = (currentCause, runningOp)
-        currentCause = cause
-        runningOp = nil
-        defer { (currentCause, runningOp) = saved }
-        return try body()
+        try withCause(cause.map(Cause.entry), body)
     }
 
     /// Runs `body` for the control op `name` of client `client`: the op's entry is written
