@@ -97,6 +97,22 @@ final class FileTransferHostilePeerTests: DaemonTestCase {
     /// An ACK of the file channel other than the one every link starts with.
     private let fileChannelAck: (Frame) -> Bool = { if case .ack(3, let seq) = $0 { return seq > 0 } else { return false } }
 
+    /// A property list holds any double as a date; one that no timestamp names is listed as
+    /// `{"$date": null}`, and the daemon keeps serving.
+    func testAUserInfoWithADateNoTimestampNamesIsListed() throws {
+        try start()
+        let userInfo = try PropertyListCodec.encode([
+            "far": .date(Date(timeIntervalSinceReferenceDate: 1e300)), "nan": .date(Date(timeIntervalSinceReferenceDate: .nan)),
+            "near": .date(Date(timeIntervalSinceReferenceDate: 0)),
+        ])
+        try peer.send(.item(channel: 1, seq: 1, flags: 0, payload: userInfo))
+        XCTAssertEqual(try peer.next { $0 == .ack(channel: 1, seq: 1) }, .ack(channel: 1, seq: 1))
+        let p = try client(phone)
+        let items = try Received.items(p, kind: "userInfo")
+        XCTAssertEqual(items.map { $0["userInfo"] }, [["far": ["$date": nil], "nan": ["$date": nil], "near": ["$date": "2001-01-01T00:00:00.000Z"]]])
+        XCTAssertEqual(try p.call("status")["activationState"], "activated", "still serving")
+    }
+
     private func headerBytes(transferId: String, name: String, content: [UInt8]) -> [UInt8] {
         // Written field by field: the encoder refuses the names these tests send.
         var bytes: [UInt8] = []

@@ -11,6 +11,14 @@ final class ISO8601TimestampTests: XCTestCase {
         XCTAssertEqual(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: 0.9996)), "1970-01-01T00:00:01.000Z")
     }
 
+    func testNoStringForADateNoTimestampNames() {
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -9.3e15] {
+            XCTAssertNil(ISO8601Timestamp.string(ifRepresentable: Date(timeIntervalSince1970: seconds)), "\(seconds)")
+        }
+        XCTAssertEqual(ISO8601Timestamp.string(ifRepresentable: Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00.000Z")
+        XCTAssertNotNil(ISO8601Timestamp.string(ifRepresentable: Date(timeIntervalSince1970: 9.1e15)), "about 288 million years")
+    }
+
     func testParsesVariants() {
         let expected = Date(timeIntervalSince1970: 1_700_000_000)
         XCTAssertEqual(ISO8601Timestamp.date(from: "2023-11-14T22:13:20Z"), expected)

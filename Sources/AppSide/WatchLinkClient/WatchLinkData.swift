@@ -28,9 +28,10 @@ public enum WatchLinkData {
         return Data(base64Encoded: text)
     }
 
-    /// `date` as `{"$date": "<ISO 8601>"}` (UTC, milliseconds).
+    /// `date` as `{"$date": "<ISO 8601>"}` (UTC, milliseconds); `{"$date": null}`, which the
+    /// daemon refuses naming the key, for a date no timestamp names (not finite, say).
     public static func json(_ date: Date) -> JSONValue {
-        .object([PlistJSON.dateKey: .string(ISO8601Timestamp.string(from: date))])
+        .object([PlistJSON.dateKey: ISO8601Timestamp.string(ifRepresentable: date).map { .string($0) } ?? .null])
     }
 
     /// The date of a `{"$date": "<ISO 8601>"}` value; `nil` when `value` is not one.

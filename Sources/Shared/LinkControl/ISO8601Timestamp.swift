@@ -10,9 +10,22 @@ import Foundation
 /// seconds, with `Z` or a `±HH:MM` / `±HHMM` offset. Pure arithmetic: no formatter, no locale,
 /// safe from any thread.
 public enum ISO8601Timestamp {
-    /// `date` in UTC with milliseconds, rounded to the nearest millisecond.
+    /// `date` in UTC with milliseconds, rounded to the nearest millisecond. The date must be
+    /// one a timestamp can name (see ``string(ifRepresentable:)``): the daemons' own clocks'.
     public static func string(from date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        guard let text = string(ifRepresentable: date) else {
+            preconditionFailure("\(date.timeIntervalSince1970) s since 1970 is not a date a timestamp can name")
+        }
+        return text
+    }
+
+    /// `date` as ``string(from:)`` writes it; nil when no timestamp names it: not finite, or
+    /// so far from 1970 (about 292 million years) that its milliseconds do not fit an `Int64`.
+    /// Dates read from a property list, which holds any double, can be such.
+    public static func string(ifRepresentable date: Date) -> String? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, milliseconds > -9.2e18, milliseconds < 9.2e18 else { return nil }
+        let totalMilliseconds = Int64(milliseconds)
         let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let hour = millisecondOfDay / 3_600_000

@@ -10,7 +10,8 @@ import WireProtocol
 ///
 /// Strings, numbers, booleans, arrays and objects stand for themselves; an object with the
 /// single member `"$data"` (standard base64 with padding) is `Data`, one with the single member
-/// `"$date"` (ISO 8601) is a `Date`. `null` has no property-list equivalent. A dictionary
+/// `"$date"` (ISO 8601) is a `Date` (`{"$date": null}` one that no timestamp names: not
+/// finite, or hundreds of millions of years away). `null` has no property-list equivalent. A dictionary
 /// whose only key is `"$data"` or `"$date"` cannot be written in this form.
 public enum PlistJSON {
     /// The JSON member that marks `Data`.
@@ -104,7 +105,7 @@ public enum PlistJSON {
         case .data(let bytes):
             return .object([dataKey: .string(Data(bytes).base64EncodedString())])
         case .date(let date):
-            return .object([dateKey: .string(ISO8601Timestamp.string(from: date))])
+            return .object([dateKey: ISO8601Timestamp.string(ifRepresentable: date).map { .string($0) } ?? .null])
         case .array(let elements):
             return .array(elements.map { json(from: $0) })
         case .dictionary(let dictionary):
