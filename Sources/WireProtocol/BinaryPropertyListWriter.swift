@@ -59,7 +59,7 @@ struct BinaryPropertyListWriter {
     private mutating func stringObject(_ string: String) -> Int {
         if 2 * (stringCount + 1) > stringSlots.count { growStringSlots() }
         let mask = stringSlots.count - 1
-        var slot = Self.hash(string) & mask
+        var slot = Self.hash(string, slots: stringSlots.count) & mask
         while stringSlots[slot] != 0 {
             let index = stringSlots[slot] - 1
             if writtenString(index, is: string) { return index }
@@ -76,22 +76,34 @@ struct BinaryPropertyListWriter {
         let mask = slots.count - 1
         for number in stringSlots where number != 0 {
             guard case .leaf(.string(let string)) = objects[number - 1] else { continue }
-            var slot = Self.hash(string) & mask
+            var slot = Self.hash(string, slots: slots.count) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = number
         }
         stringSlots = slots
     }
 
-    /// A seeded hash of the string's UTF-8 bytes (the process's random seed: no input can be
-    /// made to collide on purpose).
-    private static func hash(_ string: String) -> Int {
-        var hasher = Hasher()
-        if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-            for byte in string.utf8 { hasher.combine(byte) }
+    /// A hash of the string's UTF-8 bytes. A small table (most dictionaries apps send) takes
+    /// FNV-1a, a few instructions a byte; from ``seededHashSlots`` slots on, the process's
+    /// seeded `Hasher`, so that no input can be made to collide on purpose where collisions
+    /// would cost (in a small table they cost at most a few comparisons each).
+    private static func hash(_ string: String, slots: Int) -> Int {
+        var string = string
+        return string.withUTF8 { bytes in
+            if slots >= seededHashSlots {
+                var hasher = Hasher()
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+                return hasher.finalize()
+            }
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            return Int(truncatingIfNeeded: hash ^ (hash >> 29))
         }
-        return hasher.finalize()
     }
+
+    private static let seededHashSlots = 128
 
     private func finish() -> [UInt8] {
         let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
@@ -218,13 +230,14 @@ struct BinaryPropertyListWriter {
         case .data(let bytes):
             appendMarker(BinaryPropertyList.dataMarker, count: bytes.count, to: &output)
             output.append(contentsOf: bytes)
-        case .string(let string):
-            if ASCII.isASCII(string) {
-                appendMarker(BinaryPropertyList.asciiStringMarker, count: string.utf8.count, to: &output)
-                if string.utf8.withContiguousStorageIfAvailable({ output.append(contentsOf: $0) }) == nil {
-                    output.append(contentsOf: string.utf8)
-                }
-            } else {
+        case .string(var string):
+            let isASCII = string.withUTF8 { bytes in
+                guard ASCII.firstNonASCII(UnsafeRawBufferPointer(bytes)) == nil else { return false }
+                appendMarker(BinaryPropertyList.asciiStringMarker, count: bytes.count, to: &output)
+                output.append(contentsOf: bytes)
+                return true
+            }
+            if !isASCII {
                 appendMarker(BinaryPropertyList.utf16StringMarker, count: string.utf16.count, to: &output)
                 for unit in string.utf16 {
                     output.appendBigEndian(unit)
@@ -252,6 +265,10 @@ struct BinaryPropertyListWriter {
     }
 
     private func appendUnsigned(_ value: UInt64, size: Int, to output: inout [UInt8]) {
+        if size == 1 {
+            output.append(UInt8(truncatingIfNeeded: value))
+            return
+        }
         for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
             output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
         }
