@@ -208,6 +208,90 @@ struct BinaryPropertyListReader {
         return entries
     }
 
+    /// Reports the top object to `walker` as ``readTopEntries()`` reads it, when it is a
+    /// dictionary of the common form: every string ASCII and every dictionary's keys in
+    /// ascending byte order (as writers that sort keys write them). The values come in the
+    /// order ``PropertyListCodec/decodeEntries(_:)`` gives them, every check of the reading
+    /// is made with the same budget, and nothing is built. False for anything else, valid or
+    /// not, perhaps after part of it was reported.
+    mutating func walkTopDictionary<Walker: PropertyListWalker>(_ walker: inout Walker) -> Bool {
+        guard let start = try? offset(of: topObject), bytes[start] >> 4 == 0xD else { return false }
+        return (try? walk(topObject, walker: &walker)) != nil
+    }
+
+    private mutating func walk<Walker: PropertyListWalker>(_ object: Int, walker: inout Walker) throws {
+        remainingValueBudget -= 1
+        guard remainingValueBudget >= 0 else { throw Invalid() }
+        let start = try offset(of: object)
+        let marker = bytes[start]
+        let info = marker & 0x0F
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case BinaryPropertyList.falseMarker: walker.boolean(false)
+            case BinaryPropertyList.trueMarker: walker.boolean(true)
+            default: throw Invalid()
+            }
+        case 0x1:
+            walker.integer(try readInteger(object: object, at: start))
+        case 0x2:
+            guard info == 2 || info == 3 else { throw Invalid() }
+            let bits = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
+            walker.real(info == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(bits)))) : Double(bitPattern: Self.readUnsigned(bits)))
+        case 0x3:
+            guard marker == BinaryPropertyList.dateMarker else { throw Invalid() }
+            let bits = try readPayload(object: object, from: start + 1, count: 8)
+            walker.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bits))))
+        case 0x4:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            walker.data(try readPayload(object: object, from: contentStart, count: count))
+        case 0x5:
+            walker.string(try asciiContent(object, at: start))
+        case 0xA:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            let references = try checkReferences(object: object, from: contentStart, count: count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            walker.beginArray(count: count)
+            for index in 0..<count {
+                try walk(reference(references, index), walker: &walker)
+            }
+            walker.endArray()
+        case 0xD:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= Int.max / 2 else { throw Invalid() }
+            let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
+            try enterContainer(object)
+            defer { openContainers.removeLast() }
+            walker.beginDictionary(count: count)
+            var previousKey: UnsafeBufferPointer<UInt8>?
+            for entry in 0..<count {
+                let keyObject = reference(references, entry)
+                remainingValueBudget -= 1
+                guard remainingValueBudget >= 0 else { throw Invalid() }
+                let keyStart = try offset(of: keyObject)
+                guard bytes[keyStart] >> 4 == 0x5 else { throw Invalid() }
+                let key = try asciiContent(keyObject, at: keyStart)
+                if let previousKey, Self.compareBytes(previousKey, key) >= 0 { throw Invalid() }
+                previousKey = key
+                walker.key(key)
+                try walk(reference(references, count + entry), walker: &walker)
+            }
+            walker.endDictionary()
+        default:
+            // UTF-16 strings among them: the decoder reads those.
+            throw Invalid()
+        }
+    }
+
+    /// The bytes of the ASCII string object at `start`.
+    private func asciiContent(_ object: Int, at start: Int) throws -> UnsafeBufferPointer<UInt8> {
+        let (count, contentStart) = try readCount(object: object, at: start)
+        let content = try readPayload(object: object, from: contentStart, count: count)
+        guard ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { throw Invalid() }
+        return content
+    }
+
     /// Checks the top object as ``readTopObject()`` reads it, without building it: true when
     /// it is a dictionary that ``readTopObject()`` would read. Every check of the reading is
     /// made, in the same order and with the same budget; only dictionary keys are built, to
@@ -271,6 +355,7 @@ struct BinaryPropertyListReader {
             // Strings can differ in their units) or many keys, as Strings in a set.
             var asciiKeys: [UnsafeBufferPointer<UInt8>] = []
             var textKeys: Set<String>?
+            var keysAscending = true
             if count > 16 { textKeys = [] } else { asciiKeys.reserveCapacity(count) }
             for entry in 0..<count {
                 let keyObject = reference(references, entry)
@@ -298,8 +383,16 @@ struct BinaryPropertyListReader {
                 if textKeys != nil {
                     guard textKeys!.insert(keyText ?? String(decoding: key, as: UTF8.self)).inserted else { throw Invalid() }
                 } else {
-                    guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {
-                        throw Invalid()
+                    // Keys in ascending byte order (as writers that sort them give them) are
+                    // distinct by that order alone; from the first out of order, each is
+                    // compared with all before it.
+                    if keysAscending, let previous = asciiKeys.last, Self.compareBytes(previous, key) >= 0 {
+                        keysAscending = false
+                    }
+                    if !keysAscending {
+                        guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {
+                            throw Invalid()
+                        }
                     }
                     asciiKeys.append(key)
                 }
@@ -309,6 +402,16 @@ struct BinaryPropertyListReader {
             throw Invalid()
         }
         return false
+    }
+
+    /// The order of two byte strings (negative, zero or positive), as `memcmp` and then length.
+    private static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 
     /// The String of big-endian UTF-16 units.

@@ -64,6 +64,18 @@ public enum PropertyListCodec {
         return sorted(entries)
     }
 
+    /// Reports the dictionary a binary property list holds to `walker`, value by value in the
+    /// order ``decodeEntries(_:)`` gives them (keys by their UTF-8 bytes), without building it,
+    /// when it has the common form: every string ASCII, every dictionary's keys in ascending
+    /// byte order. False for anything else, valid or not, perhaps after part of it was
+    /// reported: the caller then decodes it.
+    public static func walkDictionary<Walker: PropertyListWalker>(_ bytes: [UInt8], with walker: inout Walker) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard var reader = try? BinaryPropertyListReader(buffer) else { return false }
+            return reader.walkTopDictionary(&walker)
+        }
+    }
+
     /// The dictionary a binary property list holds.
     ///
     /// - Throws: ``PropertyListError`` naming the problem: not a binary property list, a

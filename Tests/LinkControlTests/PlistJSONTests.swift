@@ -93,6 +93,67 @@ final class PlistJSONTests: XCTestCase {
                     path: "message", message: "message must be an object (a property-list dictionary), got string")
     }
 
+    /// Lists written by Python's `plistlib` (`FMT_BINARY`): the JSON of an encoded dictionary.
+    /// The first has the common form and is written straight from its bytes; the second has
+    /// its keys out of order (`sort_keys=False`) and the third a UTF-16 string, so both are
+    /// decoded first. All three give the keys by their UTF-8 bytes.
+    func testEncodedDictionaryFromPlistlib() throws {
+        let vectors: [(hex: String, walked: Bool, json: String)] = [
+            ("62706c6973743030d60102030405060708090a1112516151625164516e517251745378220a10014200ffa20b0c09d20d0e0f10517951"
+                + "7a13fffffffffffffff951762340040000000000003341c5821440000000081517191b1d1f2125272a2d2e33353740424b0000000000"
+                + "000101000000000000001300000000000000000000000000000054",
+             true, #"{"a":"x\"\n","b":1,"d":{"$data":"AP8="},"n":[true,{"y":-7,"z":"v"}],"r":2.5,"t":{"$date":"2023-11-14T22:13:20.000Z"}}"#),
+            ("62706c6973743030d2010203045162516110015178080d0f11130000000000000101000000000000000500000000000000000000000000000015",
+             false, #"{"a":"x","b":1}"#),
+            ("62706c6973743030d2010203045161516b51786100e9080d0f11130000000000000101000000000000000500000000000000000000000000000016",
+             false, #"{"a":"x","k":"\#u{E9}"}"#),
+        ]
+        for vector in vectors {
+            let bytes = try XCTUnwrap(hexBytes(vector.hex))
+            var walker = CountingWalker()
+            XCTAssertEqual(PropertyListCodec.walkDictionary(bytes, with: &walker), vector.walked, vector.json)
+            let json = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
+            XCTAssertEqual(JSON.serialize(json), vector.json)
+            XCTAssertEqual(json, try JSON.parse(vector.json), "read back, the same object")
+            XCTAssertNotNil(json["a"], "members read from the text")
+        }
+    }
+
+    /// The JSON of an encoded dictionary, written from its bytes or decoded first, is what its
+    /// decoded entries give, on valid lists of every kind and on each of their damaged copies
+    /// (nil exactly where the entries do not decode).
+    func testEncodedDictionaryAgreesWithItsEntries() throws {
+        let valid: [[String: PropertyListValue]] = [
+            [:], ["a": .string("x\"\\\n\u{1}")], ["k": .array([.integer(1), .real(2.5), .real(-0.0), .boolean(true), .data([1, 2]), .string("plain")])],
+            ["nested": .dictionary(["x": .date(date), "y": .integer(Int64.min), "z": .array([.dictionary([:]), .array([])])]),
+             "long key of more than fifteen": .string("a value of more than fifteen bytes")],
+            ["utf16": .string("\u{E9}\u{1F642}"), "ascii": .string("x")],
+            Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", PropertyListValue.string("value \($0 % 7)")) }),
+        ]
+        var walked = 0
+        for dictionary in valid {
+            let encoded = try PropertyListCodec.encode(dictionary)
+            var walker = CountingWalker()
+            if PropertyListCodec.walkDictionary(encoded, with: &walker) { walked += 1 }
+            for index in -1..<encoded.count {
+                for replacement: UInt8 in index < 0 ? [0] : [0x00, 0x0F, 0x5F, 0xD1, 0xFF, encoded[index] ^ 0x80] {
+                    var bytes = encoded
+                    if index >= 0 { bytes[index] = replacement }
+                    let expected = (try? PropertyListCodec.decodeEntries(bytes)).map { JSON.serialize(PlistJSON.json(fromEntries: $0)) }
+                    XCTAssertEqual(PlistJSON.json(fromEncodedDictionary: bytes).map { JSON.serialize($0) }, expected,
+                                   "byte \(index) = \(replacement) of \(dictionary)")
+                }
+            }
+        }
+        XCTAssertEqual(walked, valid.count - 1, "all but the UTF-16 one are written from their bytes")
+    }
+
+    private func hexBytes(_ hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    }
+
     func testDictionaryFromObject() throws {
         XCTAssertEqual(try PlistJSON.dictionary(from: ["a": 1], path: "message"), ["a": .integer(1)])
         XCTAssertEqual(try PlistJSON.dictionary(from: [:], path: "message"), [:])
@@ -109,4 +170,20 @@ final class PlistJSONTests: XCTestCase {
             XCTAssertEqual(error.description, message, file: file, line: line)
         }
     }
+}
+
+/// Counts what a walk reports.
+private struct CountingWalker: PropertyListWalker {
+    var values = 0
+    mutating func beginDictionary(count: Int) { values += 1 }
+    mutating func key(_ ascii: UnsafeBufferPointer<UInt8>) {}
+    mutating func endDictionary() {}
+    mutating func beginArray(count: Int) { values += 1 }
+    mutating func endArray() {}
+    mutating func string(_ ascii: UnsafeBufferPointer<UInt8>) { values += 1 }
+    mutating func integer(_ value: Int64) { values += 1 }
+    mutating func real(_ value: Double) { values += 1 }
+    mutating func boolean(_ value: Bool) { values += 1 }
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>) { values += 1 }
+    mutating func date(_ value: Date) { values += 1 }
 }

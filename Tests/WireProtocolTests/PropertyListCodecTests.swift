@@ -310,6 +310,13 @@ final class PropertyListCodecTests: XCTestCase {
         // Two different ASCII keys of the same length are two keys.
         XCTAssertNotNil(try? PropertyListCodec.decodeDictionary(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
         XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
+        // Keys in ascending order are distinct; a repeat after the order breaks is still found,
+        // and keys out of order but distinct are taken.
+        assertDecodingFails(handMadePropertyList([[0xD3, 1, 2, 1, 3, 3, 3], [0x51, 0x61], [0x51, 0x62], [0x09]]), containing: "has the key \"a\" more than once")
+        assertDecodingFails(handMadePropertyList([[0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x63], [0x51, 0x63], [0x09]]), containing: "has the key \"c\" more than once")
+        let outOfOrder = handMadePropertyList([[0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x63], [0x51, 0x62], [0x09]])
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(outOfOrder).keys.sorted(), ["a", "b", "c"])
+        XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(outOfOrder))
     }
 
     func testInvalidStringsAreRefused() {

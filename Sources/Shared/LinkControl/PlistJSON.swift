@@ -91,6 +91,20 @@ public enum PlistJSON {
         .object(JSONObject(uniqueKeysWithValues: entries.map { ($0.key, json(from: $0.value)) }))
     }
 
+    /// The JSON object of an encoded property-list dictionary, as ``json(fromEntries:)``
+    /// writes its decoded entries; nil when `bytes` do not hold a dictionary.
+    ///
+    /// A dictionary of the common form (ASCII strings, keys in order) is written straight from
+    /// the bytes as compact text, with no value between; others are decoded first.
+    public static func json(fromEncodedDictionary bytes: [UInt8]) -> JSONValue? {
+        var writer = JSONTextWalker(capacity: bytes.count + bytes.count / 2)
+        if PropertyListCodec.walkDictionary(bytes, with: &writer) {
+            return .object(writer.json.object())
+        }
+        guard let entries = try? PropertyListCodec.decodeEntries(bytes) else { return nil }
+        return json(fromEntries: entries)
+    }
+
     /// `plist` written as JSON; dictionary keys are sorted so the text is stable.
     public static func json(from plist: PropertyListValue) -> JSONValue {
         switch plist {
@@ -153,5 +167,42 @@ public enum PlistJSON {
 
     private static func describe(_ path: String) -> String {
         path.isEmpty ? "the top level" : path
+    }
+}
+
+/// Writes the values of a property list, as ``PlistJSON/json(from:)`` maps them, as JSON text.
+private struct JSONTextWalker: PropertyListWalker {
+    var json: JSONWriter
+
+    init(capacity: Int) {
+        json = JSONWriter(reservingCapacity: capacity)
+    }
+
+    mutating func beginDictionary(count: Int) { json.beginObject() }
+    mutating func key(_ ascii: UnsafeBufferPointer<UInt8>) { json.key(utf8: ascii) }
+    mutating func endDictionary() { json.endObject() }
+    mutating func beginArray(count: Int) { json.beginArray() }
+    mutating func endArray() { json.endArray() }
+    mutating func string(_ ascii: UnsafeBufferPointer<UInt8>) { json.string(utf8: ascii) }
+    mutating func integer(_ value: Int64) { json.integer(value) }
+    mutating func real(_ value: Double) { json.double(value) }
+    mutating func boolean(_ value: Bool) { json.bool(value) }
+
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>) {
+        json.beginObject()
+        json.key(PlistJSON.dataKey)
+        json.string(Data(bytes).base64EncodedString())
+        json.endObject()
+    }
+
+    mutating func date(_ value: Date) {
+        json.beginObject()
+        json.key(PlistJSON.dateKey)
+        if let text = ISO8601Timestamp.string(ifRepresentable: value) {
+            json.string(text)
+        } else {
+            json.null()
+        }
+        json.endObject()
     }
 }

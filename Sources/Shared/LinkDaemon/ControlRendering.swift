@@ -93,8 +93,8 @@ enum ControlRendering {
 
     /// An encoded dictionary as JSON (`{}` for none).
     static func dictionaryJSON(_ bytes: [UInt8]?) -> JSONValue {
-        guard let bytes, let entries = try? PropertyListCodec.decodeEntries(bytes) else { return .object([:]) }
-        return PlistJSON.json(fromEntries: entries)
+        guard let bytes, let json = PlistJSON.json(fromEncodedDictionary: bytes) else { return .object([:]) }
+        return json
     }
 
     static func render(_ notification: SessionNotification) -> (String, JSONObject) {

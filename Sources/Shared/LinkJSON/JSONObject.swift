@@ -5,6 +5,10 @@
 /// less than hashing the key; an object that grows past ``indexedCount`` members gets an index
 /// by key, so lookups stay O(1) for large ones.
 ///
+/// An object can also be kept as its compact text (made by a ``JSONWriter`` from a property
+/// list, say, and only written): the serializer copies the text, and anything that reads or
+/// changes the members parses it first.
+///
 /// Equality and hashing ignore member order, as JSON objects do.
 public struct JSONObject: Sendable {
     private struct Member: Sendable {
@@ -15,6 +19,9 @@ public struct JSONObject: Sendable {
     private var members: [Member] = []
     /// The members' positions by key, once there are more than ``indexedCount``.
     private var positions: [String: Int]?
+    /// The object as ``JSON/serialize(_:)`` writes it, when it was made from its text
+    /// (``members`` is then empty).
+    private(set) var compactText: [UInt8]?
 
     /// From how many members on lookups go through an index rather than a scan.
     static let indexedCount = 16
@@ -30,6 +37,26 @@ public struct JSONObject: Sendable {
         }
     }
 
+    /// The object whose compact text ``JSONWriter`` wrote.
+    init(compactText: [UInt8]) {
+        self.compactText = compactText
+        assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "JSONWriter wrote text that the serializer would not")
+    }
+
+    /// The object the compact text holds.
+    private var parsed: JSONObject {
+        guard let compactText else { return self }
+        guard case .object(let object)? = try? JSON.parse(compactText) else {
+            preconditionFailure("the compact text of a JSONObject is not a JSON object")
+        }
+        return object
+    }
+
+    /// Made of its members, for a change.
+    private mutating func materialize() {
+        if compactText != nil { self = parsed }
+    }
+
     /// An object of members whose keys the caller knows to be distinct (decoded from a
     /// property-list dictionary, say): no key is looked for before each is added.
     public init(uniqueKeysWithValues members: [(String, JSONValue)]) {
@@ -41,6 +68,7 @@ public struct JSONObject: Sendable {
 
     /// Makes room for `count` members.
     public mutating func reserveCapacity(_ count: Int) {
+        materialize()
         members.reserveCapacity(count)
     }
 
@@ -52,8 +80,12 @@ public struct JSONObject: Sendable {
 
     /// The value of the member `key`; setting `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
-        get { position(of: key).map { members[$0].value } }
+        get {
+            if compactText != nil { return parsed[key] }
+            return position(of: key).map { members[$0].value }
+        }
         set {
+            materialize()
             if let newValue {
                 if let position = position(of: key) {
                     members[position].value = newValue
@@ -80,19 +112,19 @@ public struct JSONObject: Sendable {
     }
 
     /// The member names in insertion order.
-    public var keys: [String] { members.map(\.key) }
+    public var keys: [String] { parsed.members.map(\.key) }
 
     /// The member values in insertion order.
-    public var values: [JSONValue] { members.map(\.value) }
+    public var values: [JSONValue] { parsed.members.map(\.value) }
 
     /// The number of members.
-    public var count: Int { members.count }
+    public var count: Int { compactText != nil ? parsed.count : members.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { members.isEmpty }
+    public var isEmpty: Bool { compactText != nil ? parsed.isEmpty : members.isEmpty }
 
     /// Whether the object has a member `key`.
-    public func contains(_ key: String) -> Bool { position(of: key) != nil }
+    public func contains(_ key: String) -> Bool { self[key] != nil }
 
     /// Removes the member `key` and returns its value, if there was one.
     @discardableResult
@@ -105,6 +137,7 @@ public struct JSONObject: Sendable {
 
 extension JSONObject: Hashable {
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        if lhs.compactText != nil || rhs.compactText != nil { return lhs.parsed == rhs.parsed }
         guard lhs.count == rhs.count else { return false }
         return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
     }
@@ -113,6 +146,7 @@ extension JSONObject: Hashable {
     /// members cancel out).
     public func hash(into hasher: inout Hasher) {
         var combined = 0
+        let members = parsed.members
         for member in members {
             var memberHasher = Hasher()
             memberHasher.combine(member.key)
@@ -137,7 +171,7 @@ extension JSONObject: Sequence {
         private let members: [Member]
         private var position = 0
 
-        fileprivate init(_ object: JSONObject) { members = object.members }
+        fileprivate init(_ object: JSONObject) { members = object.parsed.members }
 
         public mutating func next() -> (key: String, value: JSONValue)? {
             guard position < members.count else { return nil }

@@ -11,11 +11,7 @@ enum JSONSerializer {
         case .int(let number):
             writeInteger(number, into: &bytes)
         case .double(let number):
-            if number.isFinite {
-                bytes.append(contentsOf: number.description.utf8)
-            } else {
-                append("null", to: &bytes)
-            }
+            writeDouble(number, into: &bytes)
         case .string(let text):
             writeString(text, into: &bytes)
         case .array(let elements):
@@ -26,6 +22,10 @@ enum JSONSerializer {
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let object):
+            if let text = object.compactText {
+                bytes.append(contentsOf: text)
+                return
+            }
             bytes.append(UInt8(ascii: "{"))
             var first = true
             for (key, member) in object {
@@ -56,6 +56,15 @@ enum JSONSerializer {
                 magnitude /= 10
             } while magnitude > 0
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// A double in its shortest round-trip form (integral ones with `.0`); `null` when not finite.
+    static func writeDouble(_ number: Double, into bytes: inout [UInt8]) {
+        if number.isFinite {
+            bytes.append(contentsOf: number.description.utf8)
+        } else {
+            append("null", to: &bytes)
         }
     }
 
@@ -96,20 +105,23 @@ enum JSONSerializer {
     }
 
     static func writeString(_ text: String, into bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, into: &bytes) }
+    }
+
+    /// A string of valid UTF-8 bytes.
+    static func writeString(utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are copied whole: strings are mostly such runs.
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                writeEscaped(byte, into: &bytes)
-                runStart = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            writeEscaped(byte, into: &bytes)
+            runStart = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         bytes.append(UInt8(ascii: "\""))
     }
 
