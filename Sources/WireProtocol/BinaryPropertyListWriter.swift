@@ -84,9 +84,10 @@ struct BinaryPropertyListWriter {
     }
 
     /// A hash of the string's UTF-8 bytes. A small table (most dictionaries apps send) takes
-    /// FNV-1a, a few instructions a byte; from ``seededHashSlots`` slots on, the process's
-    /// seeded `Hasher`, so that no input can be made to collide on purpose where collisions
-    /// would cost (in a small table they cost at most a few comparisons each).
+    /// FNV-1a of the length and of at most the first and last 16 bytes, a few instructions a
+    /// byte; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every byte, so
+    /// that no input can be made to collide on purpose where collisions would cost (in a
+    /// small table they cost at most a few comparisons each).
     private static func hash(_ string: String, slots: Int) -> Int {
         var string = string
         return string.withUTF8 { bytes in
@@ -95,9 +96,17 @@ struct BinaryPropertyListWriter {
                 hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
                 return hasher.finalize()
             }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+            func mix(_ range: Range<Int>) {
+                for index in range {
+                    hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+                }
+            }
+            if bytes.count <= 32 {
+                mix(0..<bytes.count)
+            } else {
+                mix(0..<16)
+                mix(bytes.count - 16..<bytes.count)
             }
             return Int(truncatingIfNeeded: hash ^ (hash >> 29))
         }

@@ -6,6 +6,30 @@ final class JSONParserTests: XCTestCase {
         try JSON.parse(Array(text.utf8))
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, an escape, a control character,
+    /// valid and invalid UTF-8 are each found at every place in and around a word.
+    func testEveryPlaceOfASpecialByteInAString() throws {
+        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33] {
+            for place in 0..<length {
+                func text(_ special: [UInt8]) -> [UInt8] {
+                    var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                    bytes.replaceSubrange(place..<place + 1, with: special)
+                    return [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")]
+                }
+                let context = "at \(place) of \(length)"
+                let plain = String(repeating: "a", count: place)
+                let rest = String(repeating: "a", count: length - place - 1)
+                XCTAssertEqual(try JSON.parse(text(Array(#"\""#.utf8))), .string(plain + "\"" + rest), context)
+                XCTAssertEqual(try JSON.parse(text(Array(#"\n"#.utf8))), .string(plain + "\n" + rest), context)
+                XCTAssertEqual(try JSON.parse(text([0xC3, 0xA9])), .string(plain + "\u{E9}" + rest), context)
+                assertFails(text([0x0A]), offset: 1 + place, "control character", file: #filePath, line: #line)
+                assertFails(text([0xC3]), offset: 1 + place, "UTF-8", file: #filePath, line: #line)
+                // Cut short after the special byte: the string is unterminated.
+                assertFails(Array(text([0xC3, 0xA9]).prefix(place + 3)), offset: 0, "unterminated string", file: #filePath, line: #line)
+            }
+        }
+    }
+
     private func assertFails(_ text: String, offset: Int, _ fragment: String,
                              file: StaticString = #filePath, line: UInt = #line) {
         assertFails(Array(text.utf8), offset: offset, fragment, file: file, line: line)

@@ -8,6 +8,33 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertEqual(value.description, JSON.serialize(value))
     }
 
+    /// Strings are scanned eight bytes at a time: a byte to escape is found at every place in
+    /// and around a word, and the text is the one a byte-by-byte escape gives.
+    func testEveryPlaceOfAByteToEscape() {
+        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33] {
+            for place in 0..<length {
+                for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{E9}", " "] {
+                    var characters = Array(repeating: "a", count: length)
+                    characters[place] = special
+                    let text = characters.joined()
+                    let expected = "\"" + characters.map { escapedByHand($0) }.joined() + "\""
+                    XCTAssertEqual(JSON.serialize(.string(text)), expected, "\(special.debugDescription) at \(place) of \(length)")
+                }
+            }
+        }
+    }
+
+    private func escapedByHand(_ character: String) -> String {
+        switch character {
+        case "\"": return "\\\""
+        case "\\": return "\\\\"
+        case "\n": return "\\n"
+        case "\u{1}": return "\\u0001"
+        case "\u{1F}": return "\\u001f"
+        default: return character
+        }
+    }
+
     func testDoubles() {
         XCTAssertEqual(JSON.serialize(.double(1.5)), "1.5")
         XCTAssertEqual(JSON.serialize(.double(2)), "2.0")

@@ -210,6 +210,7 @@ struct JSONParser {
         var decoded: [UInt8] = []
         var runStart = index
         while true {
+            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
             guard index < bytes.count else {
                 throw JSONParseError(offset: open, message: "unterminated string")
             }

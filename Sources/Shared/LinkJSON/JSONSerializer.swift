@@ -114,12 +114,17 @@ enum JSONSerializer {
         bytes.append(UInt8(ascii: "\""))
         // Runs of bytes that need no escape are copied whole: strings are mostly such runs.
         var runStart = 0
-        for index in utf8.indices {
+        var index = 0
+        while true {
+            index = JSONStringBytes.skipPlainWords(utf8, from: index, nonASCIIIsPlain: true)
+            guard index < utf8.count else { break }
             let byte = utf8[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            writeEscaped(byte, into: &bytes)
-            runStart = index + 1
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                writeEscaped(byte, into: &bytes)
+                runStart = index + 1
+            }
+            index += 1
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         bytes.append(UInt8(ascii: "\""))
