@@ -11,275 +11,322 @@ import Darwin
 
 /// Writes a `bplist00` file: header, objects, offset table, 32-byte trailer.
 ///
-/// Equal strings are written once and shared, as Foundation does; other values are written
-/// where they occur. Dictionary keys are sorted by their UTF-8 bytes so equal values give equal bytes.
+/// Objects are numbered as Python's `plistlib` numbers them: a container before what it
+/// holds, a dictionary's keys (sorted by their UTF-8 bytes, so equal values give equal bytes)
+/// before its values. Equal strings are written once and shared, as Foundation does; other
+/// values are written where they occur.
 struct BinaryPropertyListWriter {
-    private enum Object {
-        case leaf(PropertyListValue)
-        case array([Int])
-        case dictionary(keys: [Int], values: [Int])
-    }
-
-    private var objects: [Object] = []
+    private typealias Node = PropertyListBuilder.Node
+    private let nodes: UnsafeBufferPointer<Node>
+    private let storage: UnsafeBufferPointer<UInt8>
+    /// The node each object was made from, by object number.
+    private var objectNodes: [Int] = []
+    /// For each container object, where its references start in ``references`` (0 for others).
+    private var referenceStarts: [Int] = []
+    private var references: [Int] = []
     /// The string objects written so far, found by a hash of their UTF-8 bytes: an open
     /// addressing table of object numbers plus one (0 for an empty slot), at most half full.
-    /// Strings are equal here when their bytes are (a composed and a decomposed "é" are two),
-    /// and a `Dictionary` of Strings, which hashes and compares them as Unicode does, cost
-    /// more than the rest of a small dictionary's encoding.
-    private var stringSlots: [Int] = []
+    /// Strings are equal here when their bytes are (a composed and a decomposed "é" are two).
+    private var stringSlots: [Int]
     private var stringCount = 0
 
-    mutating func write(_ top: PropertyListValue) throws -> [UInt8] {
-        if case .dictionary(let dictionary) = top {
-            start(expectedObjects: 1 + 2 * dictionary.count)
-        } else {
-            start(expectedObjects: 1)
+    /// The file of the first value of `list` (and all it holds).
+    ///
+    /// - Throws: ``PropertyListError`` when containers nest deeper than
+    ///   ``PropertyListCodec/maximumDepth`` or a dictionary has two keys of the same bytes.
+    static func write(_ list: PropertyListBuilder) throws -> [UInt8] {
+        precondition(!list.nodes.isEmpty, "an empty property list")
+        return try list.nodes.withUnsafeBufferPointer { nodes in
+            try list.storage.withUnsafeBufferPointer { storage in
+                var writer = BinaryPropertyListWriter(nodes: nodes, storage: storage)
+                _ = try writer.flatten(0, depth: 0)
+                return writer.finish()
+            }
         }
-        _ = try flatten(top, depth: 0)
-        return finish()
     }
 
-    /// A dictionary of `entries` (distinct keys), as ``write(_:)`` writes it.
-    mutating func write(entries: [(key: String, value: PropertyListValue)]) throws -> [UInt8] {
-        start(expectedObjects: 1 + 2 * entries.count)
-        _ = try flattenDictionary(PropertyListCodec.sorted(entries), depth: 0)
-        return finish()
-    }
-
-    private mutating func start(expectedObjects: Int) {
-        objects = []
-        objects.reserveCapacity(expectedObjects)
-        stringCount = 0
+    private init(nodes: UnsafeBufferPointer<Node>, storage: UnsafeBufferPointer<UInt8>) {
+        self.nodes = nodes
+        self.storage = storage
+        objectNodes.reserveCapacity(nodes.count)
+        referenceStarts.reserveCapacity(nodes.count)
+        references.reserveCapacity(nodes.count)
         var size = 16
-        while size < 2 * expectedObjects { size *= 2 }
+        while size < 2 * nodes.count { size *= 2 }
         stringSlots = Array(repeating: 0, count: size)
     }
 
-    /// The object of `string`: an earlier one with its bytes, or a new one.
-    private mutating func stringObject(_ string: String) -> Int {
+    /// Numbers node `index` and what it holds; its object number.
+    private mutating func flatten(_ index: Int, depth: Int) throws -> Int {
+        let node = nodes[index]
+        switch node.kind {
+        case .string:
+            return stringObject(index)
+        case .array:
+            let object = try addContainer(index, references: node.count, depth: depth)
+            let start = referenceStarts[object]
+            var child = index + 1
+            for position in 0..<node.count {
+                references[start + position] = try flatten(child, depth: depth + 1)
+                child = PropertyListBuilder.next(after: child, in: nodes)
+            }
+            return object
+        case .dictionary:
+            let count = node.count / 2
+            let object = try addContainer(index, references: 2 * count, depth: depth)
+            let start = referenceStarts[object]
+            // The key and value nodes, by the keys' bytes.
+            var entries: [(key: Int, value: Int)] = []
+            entries.reserveCapacity(count)
+            var child = index + 1
+            var sorted = true
+            for _ in 0..<count {
+                precondition(nodes[child].kind == .string, "a dictionary key that is not a string")
+                let value = child + 1
+                if sorted, let previous = entries.last, Self.compare(bytes(of: previous.key), bytes(of: child)) >= 0 { sorted = false }
+                entries.append((child, value))
+                child = PropertyListBuilder.next(after: value, in: nodes)
+            }
+            if !sorted {
+                entries.sort { Self.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
+                for position in entries.indices.dropFirst() where Self.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
+                    throw PropertyListError("dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
+                }
+            }
+            for position in 0..<count {
+                references[start + position] = try flatten(entries[position].key, depth: depth + 1)
+            }
+            for position in 0..<count {
+                references[start + count + position] = try flatten(entries[position].value, depth: depth + 1)
+            }
+            return object
+        default:
+            return addObject(index)
+        }
+    }
+
+    private mutating func addObject(_ node: Int) -> Int {
+        objectNodes.append(node)
+        referenceStarts.append(0)
+        return objectNodes.count - 1
+    }
+
+    private mutating func addContainer(_ node: Int, references count: Int, depth: Int) throws -> Int {
+        guard depth < PropertyListCodec.maximumDepth else {
+            throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
+        }
+        let object = addObject(node)
+        referenceStarts[object] = references.count
+        references.append(contentsOf: repeatElement(0, count: count))
+        return object
+    }
+
+    /// The object of string node `index`: an earlier one with its bytes, or a new one.
+    private mutating func stringObject(_ index: Int) -> Int {
         if 2 * (stringCount + 1) > stringSlots.count { growStringSlots() }
+        let string = bytes(of: index)
         let mask = stringSlots.count - 1
         var slot = Self.hash(string, slots: stringSlots.count) & mask
         while stringSlots[slot] != 0 {
-            let index = stringSlots[slot] - 1
-            if writtenString(index, is: string) { return index }
+            let object = stringSlots[slot] - 1
+            if Self.compare(bytes(of: objectNodes[object]), string) == 0 { return object }
             slot = (slot + 1) & mask
         }
-        objects.append(.leaf(.string(string)))
-        stringSlots[slot] = objects.count
+        let object = addObject(index)
+        stringSlots[slot] = object + 1
         stringCount += 1
-        return objects.count - 1
+        return object
     }
 
     private mutating func growStringSlots() {
         var slots = Array(repeating: 0, count: 2 * stringSlots.count)
         let mask = slots.count - 1
         for number in stringSlots where number != 0 {
-            guard case .leaf(.string(let string)) = objects[number - 1] else { continue }
-            var slot = Self.hash(string, slots: slots.count) & mask
+            var slot = Self.hash(bytes(of: objectNodes[number - 1]), slots: slots.count) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = number
         }
         stringSlots = slots
     }
 
-    /// A hash of the string's UTF-8 bytes. A small table (most dictionaries apps send) takes
+    /// The bytes of a string or data node.
+    private func bytes(of node: Int) -> UnsafeBufferPointer<UInt8> {
+        let node = nodes[node]
+        return UnsafeBufferPointer(rebasing: storage[node.start..<node.start + node.count])
+    }
+
+    /// A hash of a string's UTF-8 bytes. A small table (most dictionaries apps send) takes
     /// FNV-1a of the length and of at most the first and last 16 bytes, a few instructions a
     /// byte; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every byte, so
     /// that no input can be made to collide on purpose where collisions would cost (in a
     /// small table they cost at most a few comparisons each).
-    private static func hash(_ string: String, slots: Int) -> Int {
-        var string = string
-        return string.withUTF8 { bytes in
-            if slots >= seededHashSlots {
-                var hasher = Hasher()
-                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-                return hasher.finalize()
-            }
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
-            func mix(_ range: Range<Int>) {
-                for index in range {
-                    hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
-                }
-            }
-            if bytes.count <= 32 {
-                mix(0..<bytes.count)
-            } else {
-                mix(0..<16)
-                mix(bytes.count - 16..<bytes.count)
-            }
-            return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, slots: Int) -> Int {
+        if slots >= seededHashSlots {
+            var hasher = Hasher()
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            return hasher.finalize()
         }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+        func mix(_ range: Range<Int>) {
+            for index in range {
+                hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+            }
+        }
+        if bytes.count <= 32 {
+            mix(0..<bytes.count)
+        } else {
+            mix(0..<16)
+            mix(bytes.count - 16..<bytes.count)
+        }
+        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
     }
 
     private static let seededHashSlots = 128
 
+    /// The order of two byte strings: `memcmp`, then length.
+    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
+    }
+
+    /// The file: its size is worked out first, and each byte written once where it goes.
     private func finish() -> [UInt8] {
-        let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objects.count - 1))
-        var output: [UInt8] = []
-        // Room for it at once (it grew a few times over otherwise): the header and the trailer,
-        // each object's marker, length, references and offset, and the bytes of strings and
-        // data (exact for ASCII strings; one that needs UTF-16 may grow the array once more).
-        var estimate = BinaryPropertyList.header.count + BinaryPropertyList.trailerLength + 8 * objects.count
-        for case .leaf(let value) in objects {
-            switch value {
-            case .string(let string): estimate += string.utf8.count
-            case .data(let bytes): estimate += bytes.count
-            default: break
+        let objectCount = objectNodes.count
+        let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objectCount - 1))
+        var utf16Counts: [Int: Int] = [:]
+        var objectsSize = 0
+        for object in 0..<objectCount {
+            let node = nodes[objectNodes[object]]
+            switch node.kind {
+            case .boolean: objectsSize += 1
+            case .integer: objectsSize += Self.integerSize(Int64(bitPattern: node.bits))
+            case .real, .date: objectsSize += 9
+            case .data: objectsSize += Self.markerSize(count: node.count) + node.count
+            case .string where node.isASCII: objectsSize += Self.markerSize(count: node.count) + node.count
+            case .string:
+                let units = String(decoding: bytes(of: objectNodes[object]), as: UTF8.self).utf16.count
+                utf16Counts[object] = units
+                objectsSize += Self.markerSize(count: units) + 2 * units
+            case .array: objectsSize += Self.markerSize(count: node.count) + node.count * referenceSize
+            case .dictionary: objectsSize += Self.markerSize(count: node.count / 2) + node.count * referenceSize
             }
         }
-        output.reserveCapacity(estimate)
-        output.append(contentsOf: BinaryPropertyList.header)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objects.count)
-        for object in objects {
-            offsets.append(output.count)
-            append(object, referenceSize: referenceSize, to: &output)
-        }
-
-        let offsetTableOffset = output.count
+        let header = BinaryPropertyList.header.count
+        let offsetTableOffset = header + objectsSize
         let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
-        for offset in offsets {
-            appendUnsigned(UInt64(offset), size: offsetSize, to: &output)
+        let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
+
+        var output = [UInt8](repeating: 0, count: total)
+        output.withUnsafeMutableBufferPointer { buffer in
+            var out = Output(base: buffer.baseAddress!)
+            for byte in BinaryPropertyList.header { out.put(byte) }
+            var offsetAt = offsetTableOffset
+            for object in 0..<objectCount {
+                out.putUnsigned(UInt64(out.position), size: offsetSize, at: offsetAt)
+                offsetAt += offsetSize
+                let node = nodes[objectNodes[object]]
+                switch node.kind {
+                case .boolean:
+                    out.put(node.bits != 0 ? BinaryPropertyList.trueMarker : BinaryPropertyList.falseMarker)
+                case .integer:
+                    out.putInteger(Int64(bitPattern: node.bits))
+                case .real:
+                    out.put(BinaryPropertyList.realMarker | 3)
+                    out.putUnsigned(node.bits, size: 8)
+                case .date:
+                    out.put(BinaryPropertyList.dateMarker)
+                    out.putUnsigned(node.bits, size: 8)
+                case .data:
+                    out.putMarker(BinaryPropertyList.dataMarker, count: node.count)
+                    out.put(bytes(of: objectNodes[object]))
+                case .string where node.isASCII:
+                    out.putMarker(BinaryPropertyList.asciiStringMarker, count: node.count)
+                    out.put(bytes(of: objectNodes[object]))
+                case .string:
+                    out.putMarker(BinaryPropertyList.utf16StringMarker, count: utf16Counts[object]!)
+                    for unit in String(decoding: bytes(of: objectNodes[object]), as: UTF8.self).utf16 {
+                        out.putUnsigned(UInt64(unit), size: 2)
+                    }
+                case .array, .dictionary:
+                    out.putMarker(node.kind == .array ? BinaryPropertyList.arrayMarker : BinaryPropertyList.dictionaryMarker,
+                                  count: node.kind == .array ? node.count : node.count / 2)
+                    let start = referenceStarts[object]
+                    for position in start..<start + node.count {
+                        out.putUnsigned(UInt64(references[position]), size: referenceSize)
+                    }
+                }
+            }
+            precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
+            out.position = offsetAt + 6
+            out.put(UInt8(offsetSize))
+            out.put(UInt8(referenceSize))
+            out.putUnsigned(UInt64(objectCount), size: 8)
+            out.putUnsigned(0, size: 8)
+            out.putUnsigned(UInt64(offsetTableOffset), size: 8)
+            precondition(out.position == total, "the property list's size was worked out wrong")
         }
-        output.append(contentsOf: [0, 0, 0, 0, 0, 0])
-        output.append(UInt8(offsetSize))
-        output.append(UInt8(referenceSize))
-        output.appendBigEndian(UInt64(objects.count))
-        output.appendBigEndian(UInt64(0))
-        output.appendBigEndian(UInt64(offsetTableOffset))
         return output
     }
 
-    /// Assigns object numbers depth first, the container before its contents.
-    private mutating func flatten(_ value: PropertyListValue, depth: Int) throws -> Int {
-        switch value {
-        case .string(let string):
-            return stringObject(string)
-        case .integer, .real, .boolean, .data, .date:
-            objects.append(.leaf(value))
-            return objects.count - 1
-        case .array(let elements):
-            let index = try reserveContainer(depth: depth)
-            var references: [Int] = []
-            references.reserveCapacity(elements.count)
-            for element in elements {
-                references.append(try flatten(element, depth: depth + 1))
-            }
-            objects[index] = .array(references)
-            return index
-        case .dictionary(let dictionary):
-            return try flattenDictionary(PropertyListCodec.sortedEntries(dictionary), depth: depth)
-        }
-    }
-
-    /// A dictionary whose entries are in the order they are written.
-    private mutating func flattenDictionary(_ entries: [(key: String, value: PropertyListValue)], depth: Int) throws -> Int {
-        let index = try reserveContainer(depth: depth)
-        var keys: [Int] = []
-        var values: [Int] = []
-        keys.reserveCapacity(entries.count)
-        values.reserveCapacity(entries.count)
-        for (key, _) in entries {
-            keys.append(try flatten(.string(key), depth: depth + 1))
-        }
-        for (_, value) in entries {
-            values.append(try flatten(value, depth: depth + 1))
-        }
-        objects[index] = .dictionary(keys: keys, values: values)
-        return index
-    }
-
-    /// Whether object `index` is a string with the bytes of `string`.
-    private func writtenString(_ index: Int, is string: String) -> Bool {
-        guard case .leaf(.string(let written)) = objects[index] else { return false }
-        return UTF8Order.equal(written, string)
-    }
-
-    private mutating func reserveContainer(depth: Int) throws -> Int {
-        guard depth < PropertyListCodec.maximumDepth else {
-            throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
-        }
-        objects.append(.array([]))
-        return objects.count - 1
-    }
-
-    private func append(_ object: Object, referenceSize: Int, to output: inout [UInt8]) {
-        switch object {
-        case .array(let references):
-            appendMarker(BinaryPropertyList.arrayMarker, count: references.count, to: &output)
-            for reference in references {
-                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
-            }
-        case .dictionary(let keys, let values):
-            appendMarker(BinaryPropertyList.dictionaryMarker, count: keys.count, to: &output)
-            for reference in keys {
-                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
-            }
-            for reference in values {
-                appendUnsigned(UInt64(reference), size: referenceSize, to: &output)
-            }
-        case .leaf(let value):
-            appendLeaf(value, to: &output)
-        }
-    }
-
-    private func appendLeaf(_ value: PropertyListValue, to output: inout [UInt8]) {
-        switch value {
-        case .boolean(let bool):
-            output.append(bool ? BinaryPropertyList.trueMarker : BinaryPropertyList.falseMarker)
-        case .integer(let integer):
-            appendInteger(integer, to: &output)
-        case .real(let real):
-            output.append(BinaryPropertyList.realMarker | 3)
-            output.appendBigEndian(real.bitPattern)
-        case .date(let date):
-            output.append(BinaryPropertyList.dateMarker)
-            output.appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
-        case .data(let bytes):
-            appendMarker(BinaryPropertyList.dataMarker, count: bytes.count, to: &output)
-            output.append(contentsOf: bytes)
-        case .string(var string):
-            let isASCII = string.withUTF8 { bytes in
-                guard ASCII.firstNonASCII(UnsafeRawBufferPointer(bytes)) == nil else { return false }
-                appendMarker(BinaryPropertyList.asciiStringMarker, count: bytes.count, to: &output)
-                output.append(contentsOf: bytes)
-                return true
-            }
-            if !isASCII {
-                appendMarker(BinaryPropertyList.utf16StringMarker, count: string.utf16.count, to: &output)
-                for unit in string.utf16 {
-                    output.appendBigEndian(unit)
-                }
-            }
-        case .array, .dictionary:
-            preconditionFailure("containers are flattened before they are written")
-        }
+    /// A marker and, from 15 on, the integer object of the count.
+    private static func markerSize(count: Int) -> Int {
+        count < 0x0F ? 1 : 1 + integerSize(Int64(count))
     }
 
     /// Non-negative integers in the fewest of 1, 2, 4 or 8 bytes; negative ones in 8.
-    private func appendInteger(_ integer: Int64, to output: inout [UInt8]) {
-        let size = integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer))
-        output.append(BinaryPropertyList.integerMarker | UInt8(size.trailingZeroBitCount))
-        appendUnsigned(UInt64(bitPattern: integer), size: size, to: &output)
+    private static func integerSize(_ integer: Int64) -> Int {
+        1 + (integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer)))
     }
 
-    private func appendMarker(_ marker: UInt8, count: Int, to output: inout [UInt8]) {
-        if count < 0x0F {
-            output.append(marker | UInt8(count))
-        } else {
-            output.append(marker | 0x0F)
-            appendInteger(Int64(count), to: &output)
-        }
-    }
+    /// Writes into memory of the right size.
+    private struct Output {
+        let base: UnsafeMutablePointer<UInt8>
+        var position = 0
 
-    private func appendUnsigned(_ value: UInt64, size: Int, to output: inout [UInt8]) {
-        if size == 1 {
-            output.append(UInt8(truncatingIfNeeded: value))
-            return
+        mutating func put(_ byte: UInt8) {
+            base[position] = byte
+            position += 1
         }
-        for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
-            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if let source = bytes.baseAddress {
+                (base + position).update(from: source, count: bytes.count)
+            }
+            position += bytes.count
+        }
+
+        mutating func putUnsigned(_ value: UInt64, size: Int) {
+            putUnsigned(value, size: size, at: position)
+            position += size
+        }
+
+        func putUnsigned(_ value: UInt64, size: Int, at start: Int) {
+            if size == 1 {
+                base[start] = UInt8(truncatingIfNeeded: value)
+                return
+            }
+            for index in 0..<size {
+                base[start + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (size - 1 - index)))
+            }
+        }
+
+        mutating func putInteger(_ integer: Int64) {
+            let size = integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer))
+            put(BinaryPropertyList.integerMarker | UInt8(size.trailingZeroBitCount))
+            putUnsigned(UInt64(bitPattern: integer), size: size)
+        }
+
+        mutating func putMarker(_ marker: UInt8, count: Int) {
+            if count < 0x0F {
+                put(marker | UInt8(count))
+            } else {
+                put(marker | 0x0F)
+                putInteger(Int64(count))
+            }
         }
     }
 }

@@ -17,8 +17,9 @@ public enum PropertyListCodec {
     ///
     /// - Throws: ``PropertyListError`` when the value nests deeper than ``maximumDepth``.
     public static func encode(_ dictionary: [String: PropertyListValue]) throws -> [UInt8] {
-        var writer = BinaryPropertyListWriter()
-        return try writer.write(.dictionary(dictionary))
+        var list = PropertyListBuilder(nodes: 1 + 2 * dictionary.count)
+        list.value(.dictionary(dictionary))
+        return try encode(list)
     }
 
     /// The binary property list of the dictionary of `entries`, written as ``encode(_:)``
@@ -26,8 +27,23 @@ public enum PropertyListCodec {
     ///
     /// - Throws: ``PropertyListError`` when the value nests deeper than ``maximumDepth``.
     public static func encode(entries: [(key: String, value: PropertyListValue)]) throws -> [UInt8] {
-        var writer = BinaryPropertyListWriter()
-        return try writer.write(entries: entries)
+        var list = PropertyListBuilder(nodes: 1 + 2 * entries.count)
+        list.beginDictionary()
+        for (key, value) in entries {
+            list.string(key)
+            list.value(value)
+        }
+        list.end()
+        return try encode(list)
+    }
+
+    /// The binary property list of the first value told to `list` (a dictionary, for a
+    /// payload), written as ``encode(_:)`` writes the same value.
+    ///
+    /// - Throws: ``PropertyListError`` when the value nests deeper than ``maximumDepth`` or a
+    ///   dictionary has two keys of the same UTF-8 bytes.
+    public static func encode(_ list: PropertyListBuilder) throws -> [UInt8] {
+        try BinaryPropertyListWriter.write(list)
     }
 
     /// A dictionary's entries in the order the encoding writes them: by the keys' UTF-8 bytes.
