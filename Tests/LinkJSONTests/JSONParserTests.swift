@@ -6,6 +6,39 @@ final class JSONParserTests: XCTestCase {
         try JSON.parse(Array(text.utf8))
     }
 
+    /// Objects kept as text read, compare and are written as parsed ones; their text is the
+    /// input's; a change or `materialized` makes them members.
+    func testObjectsKeptAsTextAgreeWithParsedOnes() throws {
+        let documents = [
+            #"{"id":1,"op":"message.send","args":{"wantsReply":true,"message":{ "b" : [1, 2.5e1, {"x": null}], "a":"\u00e9\n" , "a":"last"}}}"#,
+            #"[{"k":{}}, [[{"deep":{"er":true}}]], "s", -0, 1E2]"#,
+            #"{}"#,
+        ]
+        for document in documents {
+            let full = try JSON.parse(Array(document.utf8))
+            for depth in 1...4 {
+                let lazy = try JSON.parse(Array(document.utf8), keepingObjectsAsTextFrom: depth)
+                XCTAssertEqual(lazy, full, "\(document) from depth \(depth)")
+                XCTAssertEqual(JSON.serialize(lazy), JSON.serialize(full))
+                XCTAssertEqual(JSON.prettyPrinted(lazy), JSON.prettyPrinted(full))
+                XCTAssertEqual(lazy.materialized, full)
+                XCTAssertEqual(JSON.serialize(lazy.materialized), JSON.serialize(full))
+            }
+        }
+        let request = try JSON.parse(Array(documents[0].utf8), keepingObjectsAsTextFrom: 3)
+        let message = try XCTUnwrap(request["args"]?["message"]?.objectValue)
+        XCTAssertEqual(message.jsonText.map { String(decoding: $0, as: UTF8.self) },
+                       #"{ "b" : [1, 2.5e1, {"x": null}], "a":"\u00e9\n" , "a":"last"}"#, "the input's text")
+        XCTAssertNil(try XCTUnwrap(request["args"]?.objectValue).jsonText, "shallower objects are built")
+        XCTAssertEqual(message["a"], "last")
+        XCTAssertEqual(message.keys, ["b", "a"])
+        var changed = message
+        changed["c"] = 3
+        XCTAssertNil(changed.jsonText)
+        XCTAssertEqual(JSON.serialize(.object(changed)), #"{"b":[1,25.0,{"x":null}],"a":"last","c":3}"#)
+        XCTAssertNil(message.materialized.jsonText)
+    }
+
     /// Strings are scanned eight bytes at a time: a quote, an escape, a control character,
     /// valid and invalid UTF-8 are each found at every place in and around a word.
     func testEveryPlaceOfASpecialByteInAString() throws {
@@ -44,6 +77,12 @@ final class JSONParserTests: XCTestCase {
             XCTAssertEqual(error.offset, offset, "\(error)", file: file, line: line)
             XCTAssertTrue(error.message.contains(fragment), "'\(error.message)' lacks '\(fragment)'", file: file, line: line)
             XCTAssertTrue(error.description.hasSuffix("at byte \(offset)"), error.description, file: file, line: line)
+            // Objects kept as text are checked as parsed ones are: the same error.
+            for depth in 1...3 {
+                XCTAssertThrowsError(try JSON.parse(bytes, keepingObjectsAsTextFrom: depth), file: file, line: line) { lazyError in
+                    XCTAssertEqual("\(lazyError)", "\(error)", "objects kept as text from depth \(depth)", file: file, line: line)
+                }
+            }
         } catch {
             XCTFail("unexpected error \(error)", file: file, line: line)
         }

@@ -24,6 +24,42 @@ public enum JSON {
         }
     }
 
+    /// Parses one JSON value from UTF-8 bytes as ``parse(_:)-(Collection<UInt8>)`` does, with
+    /// the same errors, but keeps each object nested `depth` levels deep or deeper (the top
+    /// value is at depth 1) as its text: checked, not built. Reading such an object's members
+    /// parses its text each time; ``JSONValue/materialized`` reads all of a value's at once;
+    /// the serializer writes it as ``serialize(_:)`` writes the parsed object. For values
+    /// that are mostly passed on as they are, such as the dictionaries in control requests.
+    public static func parse(_ bytes: some Collection<UInt8>, keepingObjectsAsTextFrom depth: Int) throws -> JSONValue {
+        if let result = try bytes.withContiguousStorageIfAvailable({ buffer in
+            var parser = JSONParser(buffer, keepingObjectsAsTextFrom: depth)
+            return try parser.parseDocument()
+        }) {
+            return result
+        }
+        return try Array(bytes).withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer, keepingObjectsAsTextFrom: depth)
+            return try parser.parseDocument()
+        }
+    }
+
+    /// The `Int64` of a JSON number's text that has neither fraction nor exponent, nil when it
+    /// does not fit: how the parser tells an integer (``JSONValue/int(_:)``) from a number.
+    public static func integer(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = text.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            let digit = Int64(byte &- UInt8(ascii: "0"))
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = negative
+                ? shifted.subtractingReportingOverflow(digit)
+                : shifted.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = next
+        }
+        return value
+    }
+
     /// Parses one JSON value from a string.
     public static func parse(_ text: String) throws -> JSONValue {
         try parse(Array(text.utf8))

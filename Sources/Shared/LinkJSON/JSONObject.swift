@@ -5,9 +5,10 @@
 /// less than hashing the key; an object that grows past ``indexedCount`` members gets an index
 /// by key, so lookups stay O(1) for large ones.
 ///
-/// An object can also be kept as its compact text (made by a ``JSONWriter`` from a property
-/// list, say, and only written): the serializer copies the text, and anything that reads or
-/// changes the members parses it first.
+/// An object can also be kept as its text: compact text that a ``JSONWriter`` wrote (from a
+/// property list, say, and only written), which the serializer copies; or the text a request
+/// held it in (``JSON/parse(_:keepingObjectsAsTextFrom:)``), which the serializer writes as it
+/// writes the parsed object. Anything that reads or changes the members parses the text first.
 ///
 /// Equality and hashing ignore member order, as JSON objects do.
 public struct JSONObject: Sendable {
@@ -19,9 +20,10 @@ public struct JSONObject: Sendable {
     private var members: [Member] = []
     /// The members' positions by key, once there are more than ``indexedCount``.
     private var positions: [String: Int]?
-    /// The object as ``JSON/serialize(_:)`` writes it, when it was made from its text
-    /// (``members`` is then empty).
-    private(set) var compactText: [UInt8]?
+    /// The object's JSON text, when it is kept as text (``members`` is then empty).
+    private var text: [UInt8]?
+    /// Whether ``text`` is what ``JSON/serialize(_:)`` writes for the object.
+    private var textIsCompact = false
 
     /// From how many members on lookups go through an index rather than a scan.
     static let indexedCount = 16
@@ -39,22 +41,51 @@ public struct JSONObject: Sendable {
 
     /// The object whose compact text ``JSONWriter`` wrote.
     init(compactText: [UInt8]) {
-        self.compactText = compactText
+        text = compactText
+        textIsCompact = true
         assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "JSONWriter wrote text that the serializer would not")
     }
 
-    /// The object the compact text holds.
+    /// The object a parser checked as the JSON text `sourceText`.
+    init(sourceText: [UInt8]) {
+        text = sourceText
+    }
+
+    /// The JSON text of the object, when it is kept as text: valid JSON of one object, though
+    /// not necessarily as the serializer writes it.
+    public var jsonText: [UInt8]? { text }
+
+    /// The text, when it is what the serializer writes.
+    var compactText: [UInt8]? { textIsCompact ? text : nil }
+
+    /// The object the text holds.
     private var parsed: JSONObject {
-        guard let compactText else { return self }
-        guard case .object(let object)? = try? JSON.parse(compactText) else {
-            preconditionFailure("the compact text of a JSONObject is not a JSON object")
+        guard let text else { return self }
+        guard case .object(let object)? = try? JSON.parse(text) else {
+            preconditionFailure("the text of a JSONObject is not a JSON object")
         }
         return object
     }
 
+    /// The object with every member, and every object inside, read from its text.
+    public var materialized: JSONObject {
+        if text != nil { return parsed }
+        guard members.contains(where: \.value.holdsText) else { return self }
+        var object = self
+        for position in object.members.indices {
+            object.members[position].value = object.members[position].value.materialized
+        }
+        return object
+    }
+
+    /// Whether the object or one inside is kept as text.
+    var holdsText: Bool {
+        text != nil || members.contains(where: \.value.holdsText)
+    }
+
     /// Made of its members, for a change.
     private mutating func materialize() {
-        if compactText != nil { self = parsed }
+        if text != nil { self = parsed }
     }
 
     /// An object of members whose keys the caller knows to be distinct (decoded from a
@@ -81,7 +112,7 @@ public struct JSONObject: Sendable {
     /// The value of the member `key`; setting `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
         get {
-            if compactText != nil { return parsed[key] }
+            if text != nil { return parsed[key] }
             return position(of: key).map { members[$0].value }
         }
         set {
@@ -118,10 +149,10 @@ public struct JSONObject: Sendable {
     public var values: [JSONValue] { parsed.members.map(\.value) }
 
     /// The number of members.
-    public var count: Int { compactText != nil ? parsed.count : members.count }
+    public var count: Int { text != nil ? parsed.count : members.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { compactText != nil ? parsed.isEmpty : members.isEmpty }
+    public var isEmpty: Bool { text != nil ? parsed.isEmpty : members.isEmpty }
 
     /// Whether the object has a member `key`.
     public func contains(_ key: String) -> Bool { self[key] != nil }
@@ -137,7 +168,7 @@ public struct JSONObject: Sendable {
 
 extension JSONObject: Hashable {
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        if lhs.compactText != nil || rhs.compactText != nil { return lhs.parsed == rhs.parsed }
+        if lhs.text != nil || rhs.text != nil { return lhs.parsed == rhs.parsed }
         guard lhs.count == rhs.count else { return false }
         return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
     }

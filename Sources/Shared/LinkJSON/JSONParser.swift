@@ -2,9 +2,14 @@
 struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Objects nested this deep or deeper are checked but not built: kept as their text.
+    private let textDepth: Int
+    /// False while an object kept as text is checked: nothing is built.
+    private var building = true
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, keepingObjectsAsTextFrom textDepth: Int = .max) {
         self.bytes = bytes
+        self.textDepth = textDepth
     }
 
     mutating func parseDocument() throws -> JSONValue {
@@ -27,6 +32,12 @@ struct JSONParser {
             throw fail("unexpected end of input, expected a value")
         }
         switch bytes[index] {
+        case UInt8(ascii: "{") where building && depth + 1 >= textDepth:
+            let start = index
+            building = false
+            defer { building = true }
+            _ = try parseObject(depth: depth + 1)
+            return .object(JSONObject(sourceText: Array(bytes[start..<index])))
         case UInt8(ascii: "{"):
             return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["):
@@ -54,7 +65,7 @@ struct JSONParser {
         index += 1
         var object = JSONObject()
         skipWhitespace()
-        if peek() != UInt8(ascii: "}") {
+        if building, peek() != UInt8(ascii: "}") {
             // Room for the members of a usual object without growing it member by member.
             object.reserveCapacity(8)
         }
@@ -76,7 +87,8 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue(depth: depth)
+            let value = try parseValue(depth: depth)
+            if building { object[key] = value }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -101,7 +113,8 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            let element = try parseValue(depth: depth)
+            if building { elements.append(element) }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -168,28 +181,13 @@ struct JSONParser {
             skipDigits()
         }
         let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        if isInteger, let integer = Self.int64(text) {
+        if isInteger, let integer = JSON.integer(text) {
             return .int(integer)
         }
         guard let number = Double(String(decoding: text, as: UTF8.self)), number.isFinite else {
             throw JSONParseError(offset: start, message: "number is out of range")
         }
         return .double(number)
-    }
-
-    private static func int64(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
-        let negative = text.first == UInt8(ascii: "-")
-        var value: Int64 = 0
-        for byte in text.dropFirst(negative ? 1 : 0) {
-            let digit = Int64(byte &- UInt8(ascii: "0"))
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative
-                ? shifted.subtractingReportingOverflow(digit)
-                : shifted.addingReportingOverflow(digit)
-            if overflow1 || overflow2 { return nil }
-            value = next
-        }
-        return value
     }
 
     private mutating func skipDigits() {
@@ -216,6 +214,9 @@ struct JSONParser {
             }
             let byte = bytes[index]
             switch byte {
+            case UInt8(ascii: "\"") where !building:
+                index += 1
+                return ""
             case UInt8(ascii: "\""):
                 if decoded.isEmpty {
                     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)

@@ -2,14 +2,14 @@
 /// backslash or a control character (and, for the parser, which validates UTF-8, a byte of
 /// 0x80 or more). Strings are mostly plain, and a byte at a time cost several instructions
 /// a byte, the largest part of parsing and writing a 16 KiB message.
-enum JSONStringBytes {
+public enum JSONStringBytes {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
     /// The start of the first eight-byte word at or after `start` that holds a byte that is
     /// not plain, or of the last bytes (fewer than eight): the caller looks at those bytes one
     /// by one from there.
-    static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool) -> Int {
+    public static func skipPlainWords(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool) -> Int {
         guard let base = bytes.baseAddress else { return start }
         var index = start
         while index + 8 <= bytes.count {

@@ -94,6 +94,28 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// This value with every object inside read from its text, as ``JSON/parse(_:)`` gives it
+    /// (see ``JSON/parse(_:keepingObjectsAsTextFrom:)``): for a value whose members are read
+    /// more than once.
+    public var materialized: JSONValue {
+        switch self {
+        case .object(let object): return .object(object.materialized)
+        case .array(let elements) where elements.contains(where: \.holdsText): return .array(elements.map(\.materialized))
+        default: return self
+        }
+    }
+
+    /// Whether an object in this value is kept as text.
+    var holdsText: Bool {
+        switch self {
+        case .object(let object): return object.holdsText
+        case .array(let elements): return elements.contains(where: \.holdsText)
+        default: return false
+        }
+    }
+}
+
 extension JSONValue: CustomStringConvertible {
     /// The compact JSON text of this value.
     public var description: String { JSON.serialize(self) }
