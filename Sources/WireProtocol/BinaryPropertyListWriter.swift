@@ -261,7 +261,7 @@ struct BinaryPropertyListWriter {
                 }
             }
             precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
-            out.position = offsetAt + 6
+            out.position = offsetAt + 6   // the trailer's six unused bytes stay 0
             out.put(UInt8(offsetSize))
             out.put(UInt8(referenceSize))
             out.putUnsigned(UInt64(objectCount), size: 8)

@@ -66,3 +66,25 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertNoThrow(try args.rejectUnknownKeys(allowed: ["message", "wantReply"]))
     }
 }
+
+extension ArgumentsTests {
+    /// Objects in a request's arguments are kept as their text; the type checks leave them so,
+    /// and the readers of objects and arrays hand them out read.
+    func testObjectsKeptAsTextAreCheckedAndRead() throws {
+        guard case .success(let request) = ControlCodec.parseRequest(line: Array(#"{"id":1,"op":"x","args":{"m":{"a":[{"b":1}]},"l":[{"c":2}],"n":3}}"#.utf8)) else {
+            return XCTFail("the request does not parse")
+        }
+        let args = Arguments(request.args, op: "x")
+        XCTAssertNotNil(args.value("m")?.objectValue?.jsonText, "kept as text")
+        XCTAssertNoThrow(try args.checkIsObject("m"))
+        XCTAssertNoThrow(try args.checkIsObject("missing"))
+        XCTAssertNoThrow(try args.checkIsArray("l"))
+        assertInvalid(try args.checkIsObject("n"), "x: argument 'n' must be an object, got integer")
+        assertInvalid(try args.checkIsArray("m"), "x: argument 'm' must be an array, got object")
+        let m = try args.object("m")
+        XCTAssertNil(m.jsonText, "read once")
+        XCTAssertEqual(m, ["a": [["b": 1]]])
+        XCTAssertEqual(try args.array("l"), [["c": 2]])
+        XCTAssertNil(try args.array("l").first?.objectValue?.jsonText)
+    }
+}

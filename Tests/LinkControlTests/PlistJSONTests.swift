@@ -148,6 +148,42 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertEqual(walked, valid.count - 1, "all but the UTF-16 one are written from their bytes")
     }
 
+    /// A dictionary encoded straight from its JSON text is the one encoded from its parsed
+    /// entries; the text is left to the parsed object (nil) exactly in the uncommon cases.
+    func testEncodingFromTextAgreesWithTheEntries() throws {
+        let cases: [(json: String, fromText: Bool)] = [
+            (#"{}"#, true),
+            (#"{"k0":"aaaaaaaaaa","k1":"bbbbbbbbbb","k2":"cc"}"#, true),
+            (#" { "z" : 1 , "a" : [ true , false , -0 , 9223372036854775807 , 9223372036854775808 , 2.5 , 1E2 , -1e-3 ] } "#, true),
+            (#"{"nested":{"b":{"c":[{"d":"x"},[],{}]}},"same":"x","x":"same"}"#, true),
+            (#"{"blob":{"$data":"AAEC/w=="},"when":{"$date":"2023-11-14T22:13:20.250Z"},"list":[{"$data":""}]}"#, true),
+            (#"{"$data":"top-level keys are keys","$date":5}"#, true),
+            (#"{"text":"caf\#u{E9} \#u{1F642}","k":"e\#u{301}"}"#, true),
+            (#"{"escaped":"a\nb"}"#, false),
+            (#"{"caf\#u{E9}":1}"#, false),
+            (#"{"a":1,"a":2}"#, false),
+            (#"{"a":null}"#, false),
+            (#"{"d":{"$data":"not base64!"}}"#, false),
+            (#"{"d":{"$date":"yesterday"}}"#, false),
+            (#"{"d":{"$data":"AA==","more":1}}"#, false),
+            (#"{"d":{"$data":5}}"#, false),
+            (#"{"d":{"$date":"2023-11-14T22:13:20Z"}}"#, true),
+        ]
+        for (json, fromText) in cases {
+            let text = Array(json.utf8)
+            let encoded = PlistJSON.encodedDictionary(jsonText: text)
+            XCTAssertEqual(encoded != nil, fromText, json)
+            let entries = Result { try PlistJSON.entries(from: JSON.parse(text), path: "message") }
+            if let encoded {
+                XCTAssertEqual(encoded, try PropertyListCodec.encode(entries: entries.get()), json)
+            }
+        }
+        // Nesting past the property-list limit is left to the parsed object, which names it.
+        let deep = String(repeating: #"{"a":"#, count: 70) + "1" + String(repeating: "}", count: 70)
+        XCTAssertNil(PlistJSON.encodedDictionary(jsonText: Array(deep.utf8)))
+        XCTAssertThrowsError(try PropertyListCodec.encode(entries: PlistJSON.entries(from: JSON.parse(Array(deep.utf8)), path: "m")))
+    }
+
     private func hexBytes(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }

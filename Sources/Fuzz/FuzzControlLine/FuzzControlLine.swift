@@ -3,7 +3,9 @@ import LinkJSON
 import WireProtocol
 
 /// Splits the input into control lines, parses each as a request, reads its arguments with
-/// every accessor, converts property-list arguments, and checks that JSON re-serializes stably.
+/// every accessor, converts property-list arguments, and checks that JSON re-serializes stably,
+/// that a parse keeping objects as text agrees with the full one (errors included), and that a
+/// dictionary encoded straight from its text is the one encoded from the parsed object.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var framer = LineFramer(maximumLineLength: 4096)
@@ -21,7 +23,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 private func checkJSON(_ line: [UInt8]) {
-    guard let value = try? JSON.parse(line) else { return }
+    let full = Result { try JSON.parse(line) }
+    for depth in [1, 2, 3] {
+        let lazy = Result { try JSON.parse(line, keepingObjectsAsTextFrom: depth) }
+        switch (full, lazy) {
+        case (.success(let value), .success(let lazyValue)):
+            precondition(lazyValue == value, "objects kept as text read differently")
+            precondition(JSON.serialize(lazyValue) == JSON.serialize(value), "objects kept as text are written differently")
+            checkEncodingFromText(lazyValue)
+        case (.failure(let error), .failure(let lazyError)):
+            precondition("\(error)" == "\(lazyError)", "objects kept as text fail differently")
+        default:
+            preconditionFailure("objects kept as text are checked differently")
+        }
+    }
+    guard let value = try? full.get() else { return }
     var first: [UInt8] = []
     JSON.serialize(value, into: &first)
     guard let again = try? JSON.parse(first) else {
@@ -55,5 +71,23 @@ private func readArguments(_ arguments: Arguments) {
     if let dictionary = try? PlistJSON.dictionary(from: .object(arguments.object), path: "args") {
         _ = try? PropertyListCodec.encode(dictionary)
         _ = PlistJSON.json(from: dictionary)
+    }
+}
+
+/// Every object kept as text that encodes straight from its text encodes as its parsed members do.
+private func checkEncodingFromText(_ value: JSONValue) {
+    switch value {
+    case .object(let object):
+        if let text = object.jsonText, let encoded = PlistJSON.encodedDictionary(jsonText: text) {
+            guard let entries = try? PlistJSON.entries(from: value, path: "x"),
+                  let expected = try? PropertyListCodec.encode(entries: entries)
+            else { preconditionFailure("a dictionary encodes from its text but not from its members") }
+            precondition(encoded == expected, "a dictionary encodes differently from its text")
+        }
+        for (_, member) in object { checkEncodingFromText(member) }
+    case .array(let elements):
+        elements.forEach(checkEncodingFromText)
+    default:
+        break
     }
 }

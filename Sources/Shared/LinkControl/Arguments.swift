@@ -16,7 +16,8 @@ public struct Arguments: Sendable {
         self.op = op
     }
 
-    /// The raw value of `key`, if present.
+    /// The raw value of `key`, if present. Objects inside it may be kept as their text, read
+    /// each time their members are (``JSONValue/materialized`` reads them once).
     public func value(_ key: String) -> JSONValue? {
         object[key]
     }
@@ -78,9 +79,22 @@ public struct Arguments: Sendable {
         try required(key, optionalObject(key))
     }
 
-    /// An object, or `nil` when absent.
+    /// An object, or `nil` when absent; read from its text at once (see
+    /// ``ControlCodec/parseRequest(line:)``).
     public func optionalObject(_ key: String) throws -> JSONObject? {
-        try read(key, expected: "an object") { $0.objectValue }
+        try read(key, expected: "an object") { $0.objectValue?.materialized }
+    }
+
+    /// Throws as ``optionalObject(_:)`` does when `key` is present and not an object, without
+    /// reading an object kept as text: a check of the type alone.
+    public func checkIsObject(_ key: String) throws {
+        _ = try read(key, expected: "an object") { $0.objectValue.map { _ in () } }
+    }
+
+    /// Throws as ``optionalArray(_:)`` does when `key` is present and not an array, without
+    /// reading the objects in it.
+    public func checkIsArray(_ key: String) throws {
+        _ = try read(key, expected: "an array") { $0.arrayValue.map { _ in () } }
     }
 
     /// A required array.
@@ -88,9 +102,9 @@ public struct Arguments: Sendable {
         try required(key, optionalArray(key))
     }
 
-    /// An array, or `nil` when absent.
+    /// An array, or `nil` when absent; the objects in it read from their text at once.
     public func optionalArray(_ key: String) throws -> [JSONValue]? {
-        try read(key, expected: "an array") { $0.arrayValue }
+        try read(key, expected: "an array") { $0.arrayValue != nil ? $0.materialized.arrayValue : nil }
     }
 
     /// Refuses any argument not in `allowed`, naming the first one and listing the accepted names.

@@ -10,15 +10,23 @@ public enum ControlCodec {
     /// The members a request may have.
     public static let requestKeys: [String] = ["id", "op", "args"]
 
+    /// The depth of objects that are arguments' values (the request is at depth 1, its `args`
+    /// at 2), and deeper: kept as text by ``parseRequest(line:)``.
+    static let argumentObjectDepth = 3
+
     /// Reads one request line (without its `"\n"`).
     ///
     /// Every failure is a `badRequest` error naming what was wrong, together with the request's
     /// id when it could be read, so the error response can echo it. `args` may be missing or `null`,
     /// which reads as no arguments.
+    ///
+    /// Objects inside an argument (a message's dictionary, say) are checked as the rest of the
+    /// line is but kept as their text (``argumentObjectDepth``): most are passed on as they
+    /// are, and a dictionary payload is encoded straight from its text.
     public static func parseRequest(line: some Collection<UInt8>) -> Result<ControlRequest, ControlRequestFailure> {
         let value: JSONValue
         do {
-            value = try JSON.parse(line)
+            value = try JSON.parse(line, keepingObjectsAsTextFrom: argumentObjectDepth)
         } catch {
             return .failure(ControlRequestFailure(id: nil, error: .control(.badRequest, "invalid JSON: \(error)")))
         }

@@ -103,9 +103,8 @@ extension ControlOperation {
                 if let range, !range.contains(value) {
                     throw args.invalid("argument '\(name)' must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
                 }
-            case .object, .data: _ = try args.object(name)
-            case .objectOrNull: _ = try args.optionalObject(name)
-            case .array: _ = try args.array(name)
+            case .object, .data, .objectOrNull: try args.checkIsObject(name)
+            case .array: try args.checkIsArray(name)
             }
         }
 

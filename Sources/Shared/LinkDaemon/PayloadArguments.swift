@@ -15,8 +15,13 @@ extension Arguments {
         guard let value = value(key) else {
             throw ControlError.control(.invalidArgument, "\(op): missing required argument '\(key)'")
         }
-        guard case .object = value else {
+        guard case .object(let object) = value else {
             throw ControlError.control(.invalidArgument, "\(op): '\(key)' must be an object (a property-list dictionary)")
+        }
+        // Straight from the request's text when it has the common form; otherwise through the
+        // parsed object, which names any error.
+        if let text = object.jsonText, let encoded = PlistJSON.encodedDictionary(jsonText: text) {
+            return encoded
         }
         let entries: [(key: String, value: PropertyListValue)]
         do {

@@ -1,0 +1,224 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import LinkJSON
+import WireProtocol
+
+extension PlistJSON {
+    /// The encoded property-list dictionary that the JSON object `text` stands for, read
+    /// straight from the text (no ``JSONValue``, no `String` of a key or value between), when
+    /// the object has the common form: keys of ASCII characters, strings without escapes, no
+    /// repeated key. The bytes are those of ``entries(from:path:)`` encoded with
+    /// ``PropertyListCodec/encode(entries:)``.
+    ///
+    /// Nil for anything else, valid or not (an escape, a `null`, `$data` that is not base64,
+    /// nesting deeper than ``PropertyListCodec/maximumDepth`` ...): the caller converts the
+    /// parsed object, which names any error.
+    ///
+    /// - Parameter text: one JSON object, as the parser checked it (``JSONObject/jsonText``).
+    public static func encodedDictionary(jsonText text: [UInt8]) -> [UInt8]? {
+        text.withUnsafeBufferPointer { bytes in
+            var reader = JSONTextReader(bytes, list: PropertyListBuilder(nodes: bytes.count / 8, bytes: bytes.count))
+            reader.skipWhitespace()
+            guard reader.peek() == UInt8(ascii: "{"), reader.readDictionary(depth: 0) else { return nil }
+            reader.skipWhitespace()
+            guard reader.atEnd else { return nil }
+            return try? PropertyListCodec.encode(reader.list)
+        }
+    }
+}
+
+/// Reads a JSON value of the common form into a property list; false as soon as it meets
+/// anything else.
+private struct JSONTextReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    var list: PropertyListBuilder
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, list: PropertyListBuilder) {
+        self.bytes = bytes
+        self.list = list
+    }
+
+    var atEnd: Bool { index == bytes.count }
+
+    func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            index += 1
+        }
+    }
+
+    /// The value at the current byte, a dictionary's value when `depth` is above 0 (where an
+    /// object of the single member `$data` or `$date` stands for Data or a Date).
+    private mutating func readValue(depth: Int) -> Bool {
+        guard let byte = peek() else { return false }
+        switch byte {
+        case UInt8(ascii: "{"):
+            if let special = readSpecialObject() { return special }
+            return readDictionary(depth: depth)
+        case UInt8(ascii: "["):
+            guard depth < PropertyListCodec.maximumDepth else { return false }
+            index += 1
+            list.beginArray()
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                list.end()
+                return true
+            }
+            while true {
+                skipWhitespace()
+                guard readValue(depth: depth + 1) else { return false }
+                skipWhitespace()
+                guard let next = peek() else { return false }
+                index += 1
+                if next == UInt8(ascii: "]") { break }
+                guard next == UInt8(ascii: ",") else { return false }
+            }
+            list.end()
+            return true
+        case UInt8(ascii: "\""):
+            guard let string = readString() else { return false }
+            list.string(utf8: string)
+            return true
+        case UInt8(ascii: "t"):
+            return readLiteral("true") && { list.boolean(true); return true }()
+        case UInt8(ascii: "f"):
+            return readLiteral("false") && { list.boolean(false); return true }()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return readNumber()
+        default:
+            // null among them: not a property-list value.
+            return false
+        }
+    }
+
+    /// An object as a dictionary (the top one included, where `$data` and `$date` are keys
+    /// like any other).
+    mutating func readDictionary(depth: Int) -> Bool {
+        guard depth < PropertyListCodec.maximumDepth else { return false }
+        index += 1
+        list.beginDictionary()
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            list.end()
+            return true
+        }
+        while true {
+            skipWhitespace()
+            // Keys are Strings in a JSONObject, equal by Unicode's canonical equivalence: only
+            // ASCII keys are equal exactly when their bytes are.
+            guard let key = readString(), key.allSatisfy({ $0 < 0x80 }) else { return false }
+            list.string(utf8: key)
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            guard readValue(depth: depth + 1) else { return false }
+            skipWhitespace()
+            guard let next = peek() else { return false }
+            index += 1
+            if next == UInt8(ascii: "}") { break }
+            guard next == UInt8(ascii: ",") else { return false }
+        }
+        list.end()
+        return true
+    }
+
+    /// `{"$data": "<base64>"}` or `{"$date": "<ISO 8601>"}` as Data or a Date: true when read,
+    /// false when it is one that does not convert, nil (nothing read) for another object.
+    private mutating func readSpecialObject() -> Bool? {
+        let start = index
+        index += 1
+        skipWhitespace()
+        guard let key = readString() else {
+            index = start
+            return nil
+        }
+        let isData = key.elementsEqual(PlistJSON.dataKey.utf8)
+        guard isData || key.elementsEqual(PlistJSON.dateKey.utf8) else {
+            index = start
+            return nil
+        }
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else { return false }
+        index += 1
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\""), let value = readString() else { return false }
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "}") else {
+            // More members: a dictionary with a "$data" or "$date" key, rare enough to leave
+            // to the parsed object.
+            return false
+        }
+        index += 1
+        let text = String(decoding: value, as: UTF8.self)
+        if isData {
+            guard let data = Data(base64Encoded: text) else { return false }
+            data.withUnsafeBytes { list.data($0.bindMemory(to: UInt8.self)) }
+        } else {
+            guard let date = ISO8601Timestamp.date(from: text) else { return false }
+            list.date(date)
+        }
+        return true
+    }
+
+    /// The bytes of a string without escapes (nil for one with an escape).
+    private mutating func readString() -> UnsafeBufferPointer<UInt8>? {
+        guard peek() == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while true {
+            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: true)
+            guard let byte = peek() else { return nil }
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            index += 1
+        }
+    }
+
+    private mutating func readLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
+        else { return false }
+        index += count
+        return true
+    }
+
+    /// A number as the parser reads it: an integer when it has neither fraction nor exponent
+    /// and fits `Int64`, a real otherwise.
+    private mutating func readNumber() -> Bool {
+        let start = index
+        var isInteger = true
+        scan: while let byte = peek() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"):
+                break
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                isInteger = false
+            default:
+                break scan
+            }
+            index += 1
+        }
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        if isInteger, let integer = JSON.integer(text) {
+            list.integer(integer)
+            return true
+        }
+        guard let real = Double(String(decoding: text, as: UTF8.self)), real.isFinite else { return false }
+        list.real(real)
+        return true
+    }
+}
