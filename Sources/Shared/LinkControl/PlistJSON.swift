@@ -25,7 +25,8 @@ public enum PlistJSON {
     /// - Throws: ``PlistJSONError`` naming the path of the first value that is not a
     ///   property-list value.
     public static func propertyList(from json: JSONValue, path: String = "") throws -> PropertyListValue {
-        try propertyList(from: json, path: { path })
+        // An object kept as text is read once here, not at each look at its members.
+        try propertyList(from: json.materialized, path: { path })
     }
 
     /// The conversion, with the path made only for an error message: the paths of every
@@ -81,7 +82,7 @@ public enum PlistJSON {
         guard case .object(let object) = json else {
             throw PlistJSONError(path: path, message: "\(describe(path)) must be an object (a property-list dictionary), got \(json.typeName)")
         }
-        return try entries(of: object, path: { path })
+        return try entries(of: object.materialized, path: { path })
     }
 
     /// Property-list dictionary entries written as a JSON object, keys in the order of their
