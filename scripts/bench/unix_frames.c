@@ -7,12 +7,18 @@
  *   unix_frames oneway SIZE COUNT  the parent writes COUNT frames, one write(2) each, the
  *                                  child reads them and answers one byte at the end;
  *                                  prints {"framesPerSecond":..}
+ *   unix_frames relay SIZE COUNT   round trips through a relay: the parent's frame goes to a
+ *                                  process that waits in epoll_wait(2) and passes on what it
+ *                                  reads to a third, which echoes it the same way; the
+ *                                  control path's shape (client, phoned, watchd) with nothing
+ *                                  else on it. Prints {"p50Us":..,"p99Us":..,"meanUs":..}
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,9 +53,36 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Waits in epoll_wait on `a` (and `b` when not -1); what arrives on `a` is written to `to_a`,
+ * what arrives on `b` to `to_b`. Returns at the end of a stream. */
+static void pass_on(int a, int to_a, int b, int to_b) {
+    int ep = epoll_create1(0);
+    struct epoll_event event = {.events = EPOLLIN};
+    event.data.fd = a;
+    epoll_ctl(ep, EPOLL_CTL_ADD, a, &event);
+    if (b >= 0) {
+        event.data.fd = b;
+        epoll_ctl(ep, EPOLL_CTL_ADD, b, &event);
+    }
+    static unsigned char buffer[1 << 16];
+    struct epoll_event ready[4];
+    for (;;) {
+        int n = epoll_wait(ep, ready, 4, -1);
+        if (n < 0) { if (errno == EINTR) continue; perror("epoll_wait"); exit(1); }
+        for (int i = 0; i < n; i++) {
+            int fd = ready[i].data.fd;
+            ssize_t r = read(fd, buffer, sizeof buffer);
+            if (r < 0) { if (errno == EINTR || errno == EAGAIN) continue; perror("read"); exit(1); }
+            if (r == 0) return;
+            write_all(fd == a ? to_a : to_b, buffer, (size_t)r);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s rtt|oneway SIZE COUNT\n", argv[0]); return 2; }
-    int rtt = strcmp(argv[1], "rtt") == 0;
+    if (argc != 4) { fprintf(stderr, "usage: %s rtt|oneway|relay SIZE COUNT\n", argv[0]); return 2; }
+    int relay = strcmp(argv[1], "relay") == 0;
+    int rtt = relay || strcmp(argv[1], "rtt") == 0;
     size_t size = (size_t)atol(argv[2]);
     long count = atol(argv[3]);
     size_t frame = 4 + size;
@@ -58,6 +91,39 @@ int main(int argc, char **argv) {
     buf[2] = (unsigned char)(size >> 8); buf[3] = (unsigned char)size;
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) { perror("socketpair"); return 1; }
+    if (relay) {
+        int link[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, link) != 0) { perror("socketpair"); return 1; }
+        pid_t echo = fork();
+        if (echo == 0) {
+            close(sv[0]); close(sv[1]); close(link[0]);
+            pass_on(link[1], link[1], -1, -1);
+            _exit(0);
+        }
+        pid_t middle = fork();
+        if (middle == 0) {
+            close(sv[0]); close(link[1]);
+            pass_on(sv[1], link[0], link[0], sv[1]);
+            _exit(0);
+        }
+        close(sv[1]); close(link[0]); close(link[1]);
+        uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
+        for (long i = 0; i < count; i++) {
+            uint64_t t0 = now_ns();
+            write_all(sv[0], buf, frame);
+            if (!read_all(sv[0], buf, frame)) { fprintf(stderr, "relay closed\n"); return 1; }
+            lat[i] = now_ns() - t0;
+        }
+        qsort(lat, (size_t)count, sizeof(uint64_t), compare);
+        double sum = 0;
+        for (long i = 0; i < count; i++) sum += (double)lat[i];
+        printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
+               lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+        close(sv[0]);
+        waitpid(middle, NULL, 0);
+        waitpid(echo, NULL, 0);
+        return 0;
+    }
     pid_t child = fork();
     if (child == 0) {
         close(sv[0]);
