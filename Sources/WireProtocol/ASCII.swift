@@ -29,12 +29,4 @@ enum ASCII {
     static func firstNonASCIIByte(in bytes: ArraySlice<UInt8>) -> UInt8? {
         bytes.withUnsafeBytes { raw in firstNonASCII(raw).map { raw[$0] } }
     }
-
-    /// Whether `string` is all ASCII.
-    static func isASCII(_ string: String) -> Bool {
-        if let answer = string.utf8.withContiguousStorageIfAvailable({ firstNonASCII(UnsafeRawBufferPointer($0)) == nil }) {
-            return answer
-        }
-        return string.utf8.allSatisfy { $0 < 0x80 }
-    }
 }

@@ -272,7 +272,7 @@ struct BinaryPropertyListReader {
                 let keyStart = try offset(of: keyObject)
                 guard bytes[keyStart] >> 4 == 0x5 else { throw Invalid() }
                 let key = try asciiContent(keyObject, at: keyStart)
-                if let previousKey, Self.compareBytes(previousKey, key) >= 0 { throw Invalid() }
+                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
                 previousKey = key
                 walker.key(key)
                 try walk(reference(references, count + entry), walker: &walker)
@@ -386,7 +386,7 @@ struct BinaryPropertyListReader {
                     // Keys in ascending byte order (as writers that sort them give them) are
                     // distinct by that order alone; from the first out of order, each is
                     // compared with all before it.
-                    if keysAscending, let previous = asciiKeys.last, Self.compareBytes(previous, key) >= 0 {
+                    if keysAscending, let previous = asciiKeys.last, UTF8Order.compare(previous, key) >= 0 {
                         keysAscending = false
                     }
                     if !keysAscending {
@@ -402,16 +402,6 @@ struct BinaryPropertyListReader {
             throw Invalid()
         }
         return false
-    }
-
-    /// The order of two byte strings (negative, zero or positive), as `memcmp` and then length.
-    private static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0 {
-            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
     }
 
     /// The String of big-endian UTF-16 units.

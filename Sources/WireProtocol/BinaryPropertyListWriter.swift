@@ -83,13 +83,13 @@ struct BinaryPropertyListWriter {
             for _ in 0..<count {
                 precondition(nodes[child].kind == .string, "a dictionary key that is not a string")
                 let value = child + 1
-                if sorted, let previous = entries.last, Self.compare(bytes(of: previous.key), bytes(of: child)) >= 0 { sorted = false }
+                if sorted, let previous = entries.last, UTF8Order.compare(bytes(of: previous.key), bytes(of: child)) >= 0 { sorted = false }
                 entries.append((child, value))
                 child = PropertyListBuilder.next(after: value, in: nodes)
             }
             if !sorted {
-                entries.sort { Self.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
-                for position in entries.indices.dropFirst() where Self.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
+                entries.sort { UTF8Order.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
+                for position in entries.indices.dropFirst() where UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
                     throw PropertyListError("dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
                 }
             }
@@ -129,7 +129,7 @@ struct BinaryPropertyListWriter {
         var slot = Self.hash(string, slots: stringSlots.count) & mask
         while stringSlots[slot] != 0 {
             let object = stringSlots[slot] - 1
-            if Self.compare(bytes(of: objectNodes[object]), string) == 0 { return object }
+            if UTF8Order.compare(bytes(of: objectNodes[object]), string) == 0 { return object }
             slot = (slot + 1) & mask
         }
         let object = addObject(index)
@@ -182,16 +182,6 @@ struct BinaryPropertyListWriter {
     }
 
     private static let seededHashSlots = 128
-
-    /// The order of two byte strings: `memcmp`, then length.
-    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let common = min(a.count, b.count)
-        if common > 0 {
-            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
-            if order != 0 { return Int(order) }
-        }
-        return a.count - b.count
-    }
 
     /// The file: its size is worked out first, and each byte written once where it goes.
     private func finish() -> [UInt8] {
@@ -363,26 +353,20 @@ enum BinaryPropertyList {
 /// equality follow Unicode's canonical equivalence.
 enum UTF8Order {
     static func precedes(_ a: String, _ b: String) -> Bool {
-        compare(a, b) < 0
-    }
-
-    static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && compare(a, b) == 0
-    }
-
-    private static func compare(_ a: String, _ b: String) -> Int {
         let result = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y -> Int in
-                let common = min(x.count, y.count)
-                if common > 0 {
-                    let order = memcmp(x.baseAddress!, y.baseAddress!, common)
-                    if order != 0 { return Int(order) }
-                }
-                return x.count - y.count
-            }
+            b.utf8.withContiguousStorageIfAvailable { y in compare(x, y) }
         }
-        if let result, let result { return result }
-        if a.utf8.elementsEqual(b.utf8) { return 0 }
-        return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+        if let result, let result { return result < 0 }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// The order of two byte strings (negative, zero or positive): `memcmp`, then length.
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0 {
+            let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 }

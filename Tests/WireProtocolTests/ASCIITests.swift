@@ -23,13 +23,6 @@ final class ASCIITests: XCTestCase {
         }
     }
 
-    func testStrings() {
-        XCTAssertTrue(ASCII.isASCII(""))
-        XCTAssertTrue(ASCII.isASCII(String(repeating: "v", count: 1_631)))
-        XCTAssertFalse(ASCII.isASCII(String(repeating: "v", count: 1_000) + "é"))
-        XCTAssertFalse(ASCII.isASCII("🙂" + String(repeating: "v", count: 20)))
-    }
-
     func testLongStringsRoundTripThroughTheBinaryPropertyList() throws {
         let ascii = String(repeating: "abcdefgh", count: 2_048)
         let mixed = String(repeating: "abcdefgh", count: 100) + "ü" + String(repeating: "x", count: 7)
