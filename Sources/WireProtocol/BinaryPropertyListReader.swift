@@ -104,15 +104,12 @@ struct BinaryPropertyListReader {
             guard info == 2 || info == 3 else {
                 throw PropertyListError("real object \(object) has a size of \(1 << Int(info)) bytes (must be 4 or 8)")
             }
-            let bits = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
-            let value = info == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(bits)))) : Double(bitPattern: Self.readUnsigned(bits))
-            return .real(value)
+            return .real(try readReal(object: object, at: start))
         case 0x3:
             guard marker == BinaryPropertyList.dateMarker else {
                 throw PropertyListError("object \(object) has the unknown marker 0x\(hexByte(marker))")
             }
-            let bits = try readPayload(object: object, from: start + 1, count: 8)
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bits))))
+            return .date(try readDate(object: object, at: start))
         case 0x4:
             let (count, contentStart) = try readCount(object: object, at: start)
             return memoize(.data(Array(try readPayload(object: object, from: contentStart, count: count))), as: object)
@@ -236,12 +233,10 @@ struct BinaryPropertyListReader {
             walker.integer(try readInteger(object: object, at: start))
         case 0x2:
             guard info == 2 || info == 3 else { throw Invalid() }
-            let bits = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
-            walker.real(info == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(bits)))) : Double(bitPattern: Self.readUnsigned(bits)))
+            walker.real(try readReal(object: object, at: start))
         case 0x3:
             guard marker == BinaryPropertyList.dateMarker else { throw Invalid() }
-            let bits = try readPayload(object: object, from: start + 1, count: 8)
-            walker.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bits))))
+            walker.date(try readDate(object: object, at: start))
         case 0x4:
             let (count, contentStart) = try readCount(object: object, at: start)
             walker.data(try readPayload(object: object, from: contentStart, count: count))
@@ -282,6 +277,19 @@ struct BinaryPropertyListReader {
             // UTF-16 strings among them: the decoder reads those.
             throw Invalid()
         }
+    }
+
+    /// The real object at `start`, of 4 or 8 bytes (its marker checked).
+    private func readReal(object: Int, at start: Int) throws -> Double {
+        let info = bytes[start] & 0x0F
+        let bits = try readPayload(object: object, from: start + 1, count: 1 << Int(info))
+        return info == 2 ? Double(Float(bitPattern: UInt32(Self.readUnsigned(bits)))) : Double(bitPattern: Self.readUnsigned(bits))
+    }
+
+    /// The date object at `start` (its marker checked).
+    private func readDate(object: Int, at start: Int) throws -> Date {
+        let bits = try readPayload(object: object, from: start + 1, count: 8)
+        return Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bits)))
     }
 
     /// The bytes of the ASCII string object at `start`.

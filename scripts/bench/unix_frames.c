@@ -53,6 +53,24 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Sends the frame in `buf` COUNT times on `fd`, reading it back each time; prints the
+ * round trips' p50, p99 and mean. */
+static void round_trips(int fd, unsigned char *buf, size_t frame, long count) {
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
+    for (long i = 0; i < count; i++) {
+        uint64_t t0 = now_ns();
+        write_all(fd, buf, frame);
+        if (!read_all(fd, buf, frame)) { fprintf(stderr, "the other end closed\n"); exit(1); }
+        lat[i] = now_ns() - t0;
+    }
+    qsort(lat, (size_t)count, sizeof(uint64_t), compare);
+    double sum = 0;
+    for (long i = 0; i < count; i++) sum += (double)lat[i];
+    printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
+           lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+    free(lat);
+}
+
 /* Waits in epoll_wait on `a` (and `b` when not -1); what arrives on `a` is written to `to_a`,
  * what arrives on `b` to `to_b`. Returns at the end of a stream. */
 static void pass_on(int a, int to_a, int b, int to_b) {
@@ -107,18 +125,7 @@ int main(int argc, char **argv) {
             _exit(0);
         }
         close(sv[1]); close(link[0]); close(link[1]);
-        uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
-        for (long i = 0; i < count; i++) {
-            uint64_t t0 = now_ns();
-            write_all(sv[0], buf, frame);
-            if (!read_all(sv[0], buf, frame)) { fprintf(stderr, "relay closed\n"); return 1; }
-            lat[i] = now_ns() - t0;
-        }
-        qsort(lat, (size_t)count, sizeof(uint64_t), compare);
-        double sum = 0;
-        for (long i = 0; i < count; i++) sum += (double)lat[i];
-        printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
-               lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+        round_trips(sv[0], buf, frame, count);
         close(sv[0]);
         waitpid(middle, NULL, 0);
         waitpid(echo, NULL, 0);
@@ -159,18 +166,7 @@ int main(int argc, char **argv) {
     }
     close(sv[1]);
     if (rtt) {
-        uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
-        for (long i = 0; i < count; i++) {
-            uint64_t t0 = now_ns();
-            write_all(sv[0], buf, frame);
-            if (!read_all(sv[0], buf, frame)) { fprintf(stderr, "child closed\n"); return 1; }
-            lat[i] = now_ns() - t0;
-        }
-        qsort(lat, (size_t)count, sizeof(uint64_t), compare);
-        double sum = 0;
-        for (long i = 0; i < count; i++) sum += (double)lat[i];
-        printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
-               lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+        round_trips(sv[0], buf, frame, count);
     } else {
         uint64_t t0 = now_ns();
         for (long i = 0; i < count; i++) write_all(sv[0], buf, frame);

@@ -64,25 +64,8 @@ private struct JSONTextReader {
             return readDictionary(depth: depth)
         case UInt8(ascii: "["):
             guard depth < PropertyListCodec.maximumDepth else { return false }
-            index += 1
             list.beginArray()
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                list.end()
-                return true
-            }
-            while true {
-                skipWhitespace()
-                guard readValue(depth: depth + 1) else { return false }
-                skipWhitespace()
-                guard let next = peek() else { return false }
-                index += 1
-                if next == UInt8(ascii: "]") { break }
-                guard next == UInt8(ascii: ",") else { return false }
-            }
-            list.end()
-            return true
+            return readContainer(closedBy: UInt8(ascii: "]")) { $0.readValue(depth: depth + 1) }
         case UInt8(ascii: "\""):
             guard let string = readString() else { return false }
             list.string(utf8: string)
@@ -103,29 +86,37 @@ private struct JSONTextReader {
     /// like any other).
     mutating func readDictionary(depth: Int) -> Bool {
         guard depth < PropertyListCodec.maximumDepth else { return false }
-        index += 1
         list.beginDictionary()
+        return readContainer(closedBy: UInt8(ascii: "}")) { reader in
+            // Keys are Strings in a JSONObject, equal by Unicode's canonical equivalence: only
+            // ASCII keys are equal exactly when their bytes are.
+            guard let key = reader.readString(), key.allSatisfy({ $0 < 0x80 }) else { return false }
+            reader.list.string(utf8: key)
+            reader.skipWhitespace()
+            guard reader.peek() == UInt8(ascii: ":") else { return false }
+            reader.index += 1
+            reader.skipWhitespace()
+            return reader.readValue(depth: depth + 1)
+        }
+    }
+
+    /// The elements or members of the array or object at the current byte, each read by
+    /// `element`, up to `close`; ends the list's container.
+    private mutating func readContainer(closedBy close: UInt8, _ element: (inout JSONTextReader) -> Bool) -> Bool {
+        index += 1
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
+        if peek() == close {
             index += 1
             list.end()
             return true
         }
         while true {
             skipWhitespace()
-            // Keys are Strings in a JSONObject, equal by Unicode's canonical equivalence: only
-            // ASCII keys are equal exactly when their bytes are.
-            guard let key = readString(), key.allSatisfy({ $0 < 0x80 }) else { return false }
-            list.string(utf8: key)
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { return false }
-            index += 1
-            skipWhitespace()
-            guard readValue(depth: depth + 1) else { return false }
+            guard element(&self) else { return false }
             skipWhitespace()
             guard let next = peek() else { return false }
             index += 1
-            if next == UInt8(ascii: "}") { break }
+            if next == close { break }
             guard next == UInt8(ascii: ",") else { return false }
         }
         list.end()

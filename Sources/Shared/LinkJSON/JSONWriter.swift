@@ -19,28 +19,25 @@ public struct JSONWriter {
     }
 
     /// Begins an object (the top one, a member's value or an array's element).
-    public mutating func beginObject() {
-        beforeValue()
-        text.append(UInt8(ascii: "{"))
-        atContainerStart = true
-    }
+    public mutating func beginObject() { begin(UInt8(ascii: "{")) }
 
     /// Ends the innermost object.
-    public mutating func endObject() {
-        text.append(UInt8(ascii: "}"))
-        atContainerStart = false
-    }
+    public mutating func endObject() { end(UInt8(ascii: "}")) }
 
     /// Begins an array.
-    public mutating func beginArray() {
+    public mutating func beginArray() { begin(UInt8(ascii: "[")) }
+
+    /// Ends the innermost array.
+    public mutating func endArray() { end(UInt8(ascii: "]")) }
+
+    private mutating func begin(_ bracket: UInt8) {
         beforeValue()
-        text.append(UInt8(ascii: "["))
+        text.append(bracket)
         atContainerStart = true
     }
 
-    /// Ends the innermost array.
-    public mutating func endArray() {
-        text.append(UInt8(ascii: "]"))
+    private mutating func end(_ bracket: UInt8) {
+        text.append(bracket)
         atContainerStart = false
     }
 
