@@ -159,8 +159,8 @@ mutation control-socket-served-first \
 mutation check-refuses-repeated-keys \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
     'PropertyListCodecTests' \
-    '                    guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {' \
-    '                    guard true else {'
+    '                        guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {' \
+    '                        guard true else {'
 
 mutation reader-refuses-repeated-keys \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
@@ -171,8 +171,20 @@ mutation reader-refuses-repeated-keys \
 mutation writer-shares-equal-strings \
     Sources/WireProtocol/BinaryPropertyListWriter.swift \
     'PropertyListCodecTests' \
-    '            if writtenString(index, is: string) { return index }' \
-    '            if false, writtenString(index, is: string) { return index }'
+    '            if UTF8Order.compare(bytes(of: objectNodes[object]), string) == 0 { return object }' \
+    '            if false, UTF8Order.compare(bytes(of: objectNodes[object]), string) == 0 { return object }'
+
+mutation walk-takes-keys-in-order-only \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PlistJSONTests' \
+    '                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }' \
+    '                if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }'
+
+mutation text-encoding-leaves-escapes \
+    Sources/Shared/LinkControl/PlistJSONText.swift \
+    'PlistJSONTests' \
+    '            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }' \
+    '            if byte < 0x20 { return nil }'
 
 mutation ascii-strings-are-ascii \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
