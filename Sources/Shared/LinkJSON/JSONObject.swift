@@ -21,9 +21,20 @@ public struct JSONObject: Sendable {
     /// The members' positions by key, once there are more than ``indexedCount``.
     private var positions: [String: Int]?
     /// The object's JSON text, when it is kept as text (``members`` is then empty).
-    private var text: [UInt8]?
-    /// Whether ``text`` is what ``JSON/serialize(_:)`` writes for the object.
-    private var textIsCompact = false
+    private var storedText: Text?
+
+    private enum Text: Sendable {
+        /// What ``JSON/serialize(_:)`` writes for the object.
+        case compact([UInt8])
+        /// The text the object was read from.
+        case source([UInt8])
+
+        var bytes: [UInt8] {
+            switch self {
+            case .compact(let bytes), .source(let bytes): return bytes
+            }
+        }
+    }
 
     /// From how many members on lookups go through an index rather than a scan.
     static let indexedCount = 16
@@ -41,26 +52,31 @@ public struct JSONObject: Sendable {
 
     /// The object whose compact text ``JSONWriter`` wrote.
     init(compactText: [UInt8]) {
-        text = compactText
-        textIsCompact = true
+        storedText = .compact(compactText)
         assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "JSONWriter wrote text that the serializer would not")
     }
 
     /// The object a parser checked as the JSON text `sourceText`.
     init(sourceText: [UInt8]) {
-        text = sourceText
+        storedText = .source(sourceText)
     }
 
     /// The JSON text of the object, when it is kept as text: valid JSON of one object, though
     /// not necessarily as the serializer writes it.
-    public var jsonText: [UInt8]? { text }
+    public var jsonText: [UInt8]? { storedText?.bytes }
 
     /// The text, when it is what the serializer writes.
-    var compactText: [UInt8]? { textIsCompact ? text : nil }
+    var compactText: [UInt8]? {
+        guard case .compact(let bytes)? = storedText else { return nil }
+        return bytes
+    }
+
+    /// Whether the object is kept as text.
+    private var isText: Bool { storedText != nil }
 
     /// The object the text holds.
     private var parsed: JSONObject {
-        guard let text else { return self }
+        guard let text = storedText?.bytes else { return self }
         guard case .object(let object)? = try? JSON.parse(text) else {
             preconditionFailure("the text of a JSONObject is not a JSON object")
         }
@@ -69,7 +85,7 @@ public struct JSONObject: Sendable {
 
     /// The object with every member, and every object inside, read from its text.
     public var materialized: JSONObject {
-        if text != nil { return parsed }
+        if isText { return parsed }
         guard members.contains(where: \.value.holdsText) else { return self }
         var object = self
         for position in object.members.indices {
@@ -80,12 +96,12 @@ public struct JSONObject: Sendable {
 
     /// Whether the object or one inside is kept as text.
     var holdsText: Bool {
-        text != nil || members.contains(where: \.value.holdsText)
+        isText || members.contains(where: \.value.holdsText)
     }
 
     /// Made of its members, for a change.
     private mutating func materialize() {
-        if text != nil { self = parsed }
+        if isText { self = parsed }
     }
 
     /// An object of members whose keys the caller knows to be distinct (decoded from a
@@ -112,7 +128,7 @@ public struct JSONObject: Sendable {
     /// The value of the member `key`; setting `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
         get {
-            if text != nil { return parsed[key] }
+            if isText { return parsed[key] }
             return position(of: key).map { members[$0].value }
         }
         set {
@@ -149,10 +165,10 @@ public struct JSONObject: Sendable {
     public var values: [JSONValue] { parsed.members.map(\.value) }
 
     /// The number of members.
-    public var count: Int { text != nil ? parsed.count : members.count }
+    public var count: Int { isText ? parsed.count : members.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { text != nil ? parsed.isEmpty : members.isEmpty }
+    public var isEmpty: Bool { isText ? parsed.isEmpty : members.isEmpty }
 
     /// Whether the object has a member `key`.
     public func contains(_ key: String) -> Bool { self[key] != nil }
@@ -168,7 +184,7 @@ public struct JSONObject: Sendable {
 
 extension JSONObject: Hashable {
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        if lhs.text != nil || rhs.text != nil { return lhs.parsed == rhs.parsed }
+        if lhs.isText || rhs.isText { return lhs.parsed == rhs.parsed }
         guard lhs.count == rhs.count else { return false }
         return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
     }
