@@ -22,6 +22,18 @@ public struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var readIndex = 0
 
+    /// A payload from this size on makes the decoder expect its frame's type and length again
+    /// (see ``readExpectedFrame(_:)``).
+    public static let expectedPayloadThreshold = 4096
+
+    /// The type and length (type byte and body) of the last frame with a large payload, until a
+    /// read shows the next frame is not like it.
+    private var expected: (type: UInt8, length: Int, fieldsLength: Int)?
+    /// Where ``readExpectedFrame(_:)`` reads the length prefix, type and fields of the expected
+    /// frame, and its payload: an array the frame will own as it is.
+    private var expectedHead: [UInt8] = []
+    private var expectedPayload: [UInt8] = []
+
     /// Consumed bytes are moved out of the buffer once there are at least this many
     /// and they make up at least half of it, so each byte is moved at most once on average.
     private static let compactionThreshold = 4096
@@ -85,6 +97,7 @@ public struct FrameDecoder: Sendable {
                 }
                 switch result {
                 case .success(let frame):
+                    noteFrame(type: buffer[start], length: length)
                     readIndex += length
                     state = .waitingForHeader
                     return frame
@@ -142,12 +155,114 @@ public struct FrameDecoder: Sendable {
             } catch {
                 throw fail(error)
             }
+            noteFrame(type: rest[start], length: length)
             index = start + length
             if !body(frame) { break }
         }
         if index < rest.count {
             append(UnsafeRawBufferPointer(rebasing: rest[index...]))
         }
+    }
+
+    // MARK: Reading a large payload in place
+
+    /// Whether the next read can go through ``readExpectedFrame(_:)``: the decoder is between
+    /// frames and the last frame had a payload of at least ``expectedPayloadThreshold`` bytes.
+    public var expectsFrame: Bool {
+        expected != nil && !hasBufferedFrame
+    }
+
+    /// Lends `read` the memory of the expected frame: `head` for its length prefix, type byte and
+    /// fixed fields, `payload` for its payload. `read` fills them in order and then memory of its
+    /// own (a `readv(2)` whose last vector is the connection's buffer) and returns the byte
+    /// count, or `nil` when nothing was there. Pass the count and that memory to
+    /// ``decode(expectedFrameRead:rest:_:)`` before anything else.
+    ///
+    /// The payload memory is an array the frame takes as it is when the guess is right, so the
+    /// payload is never copied; otherwise the bytes are decoded as any others and the array is
+    /// kept for the next guess.
+    public mutating func readExpectedFrame(
+        _ read: (_ head: UnsafeMutableRawBufferPointer, _ payload: UnsafeMutableRawBufferPointer) throws -> Int?
+    ) rethrows -> Int? {
+        guard let expected, !hasBufferedFrame else { preconditionFailure("no frame is expected") }
+        let headLength = 4 + 1 + expected.fieldsLength
+        let payloadLength = expected.length - 1 - expected.fieldsLength
+        if expectedHead.count != headLength {
+            expectedHead = [UInt8](repeating: 0, count: headLength)
+        }
+        if expectedPayload.count != payloadLength {
+            // Not initialized: a read writes the bytes, and only the bytes it wrote are read.
+            expectedPayload = [UInt8](unsafeUninitializedCapacity: payloadLength) { _, count in count = payloadLength }
+        }
+        return try expectedHead.withUnsafeMutableBytes { head in
+            try expectedPayload.withUnsafeMutableBytes { payload in try read(head, payload) }
+        }
+    }
+
+    /// Decodes the `count` bytes a ``readExpectedFrame(_:)`` read: in the head, in the payload,
+    /// then in `rest` (the memory of the read's own after them). When the head announces the
+    /// expected frame and the whole of it arrived, its payload is the array read into;
+    /// otherwise the bytes are decoded in order like those of ``decode(_:_:)``, and the decoder
+    /// expects nothing until the next large payload. Calls `body` as ``decode(_:_:)`` does.
+    public mutating func decode(expectedFrameRead count: Int, rest: UnsafeRawBufferPointer,
+                                _ body: (Frame) -> Bool) throws {
+        guard let expected, !hasBufferedFrame else { preconditionFailure("no frame is expected") }
+        let head = expectedHead
+        let payload = expectedPayload
+        let restCount = count - head.count - payload.count
+        if restCount >= 0, Self.declaredLength(head) == expected.length, head[4] == expected.type {
+            expectedPayload = []
+            let result = head.withUnsafeBytes { raw in
+                Result { () throws(FrameDecodingError) -> Frame in
+                    try FrameParser.parse(type: expected.type, fields: UnsafeRawBufferPointer(rebasing: raw[5...]), payload: payload)
+                }
+            }
+            let frame: Frame
+            switch result {
+            case .success(let decoded): frame = decoded
+            case .failure(let error): throw fail(error)
+            }
+            let unread = UnsafeRawBufferPointer(rebasing: rest[..<restCount])
+            if body(frame) {
+                try decode(unread, body)
+            } else {
+                append(unread)
+            }
+            return
+        }
+        self.expected = nil
+        let headCount = min(count, head.count)
+        let payloadCount = min(count - headCount, payload.count)
+        try head.withUnsafeBytes { head in
+            try payload.withUnsafeBytes { payload in
+                var stopped = false
+                let parts = [UnsafeRawBufferPointer(rebasing: head[..<headCount]),
+                             UnsafeRawBufferPointer(rebasing: payload[..<payloadCount]),
+                             UnsafeRawBufferPointer(rebasing: rest[..<max(0, restCount)])]
+                for part in parts {
+                    if stopped {
+                        append(part)
+                    } else {
+                        try decode(part) { frame in
+                            stopped = !body(frame)
+                            return !stopped
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static func declaredLength(_ head: [UInt8]) -> Int {
+        Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+    }
+
+    /// Expects a frame like this one next if its payload is large.
+    @inline(__always)
+    private mutating func noteFrame(type: UInt8, length: Int) {
+        guard length > Self.expectedPayloadThreshold, let fieldsLength = FrameParser.fixedFieldsLength(ofType: type),
+              length - 1 - fieldsLength >= Self.expectedPayloadThreshold else { return }
+        expected = (type, length, fieldsLength)
     }
 
     /// Whether part of a frame (or a failure) waits in the decoder.

@@ -1,10 +1,32 @@
 /// Turns a type byte and a complete body into a ``Frame``.
 enum FrameParser {
     static func parse(type rawType: UInt8, body: UnsafeRawBufferPointer) throws(FrameDecodingError) -> Frame {
+        try parse(type: rawType, reader: FrameBodyReader(type: rawType, body: body))
+    }
+
+    /// A frame whose payload (the rest of the body after `fields`) was read into an array of its
+    /// own, which the frame takes as it is. For the types with ``fixedFieldsLength(ofType:)``.
+    static func parse(type rawType: UInt8, fields: UnsafeRawBufferPointer, payload: [UInt8]) throws(FrameDecodingError) -> Frame {
+        precondition(fixedFieldsLength(ofType: rawType) == fields.count, "fields of the wrong length for type \(rawType)")
+        return try parse(type: rawType, reader: FrameBodyReader(type: rawType, fields: fields, rest: payload))
+    }
+
+    /// The length of the fields before the payload of a frame that carries one (MESSAGE, REPLY,
+    /// ITEM, FILE_CHUNK), `nil` for the others.
+    static func fixedFieldsLength(ofType rawType: UInt8) -> Int? {
+        switch FrameType(rawValue: rawType) {
+        case .message, .reply: return 8 + 1  // id, flags
+        case .item: return 1 + 8 + 1  // channel, seq, flags
+        case .fileChunk: return 8 + 8  // seq, offset
+        default: return nil
+        }
+    }
+
+    private static func parse(type rawType: UInt8, reader: consuming FrameBodyReader) throws(FrameDecodingError) -> Frame {
         guard let type = FrameType(rawValue: rawType) else {
             throw .unknownFrameType(rawType)
         }
-        var reader = FrameBodyReader(type: rawType, body: body)
+        var reader = reader
         let frame: Frame
         switch type {
         case .hello:

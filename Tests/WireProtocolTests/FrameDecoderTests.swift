@@ -364,4 +364,151 @@ final class FrameDecoderDecodeTests: XCTestCase {
         }
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
+
+    // MARK: A large payload read in place
+
+    private func bytes(_ count: Int, _ seed: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) ^ seed }
+    }
+
+    func testLargeFramesOfEveryKindHoweverTheyArrive() {
+        let frames: [Frame] = [
+            .message(id: 1, wantsReply: true, payload: .data(bytes(5_000, 1))),
+            .message(id: 2, wantsReply: true, payload: .data(bytes(5_000, 2))),
+            .reply(id: 2, payload: .dictionary(bytes(5_000, 3))),
+            .reply(id: 3, payload: .dictionary(bytes(5_000, 4))),
+            .ping(7),
+            .item(channel: 1, seq: 1, flags: 0, payload: bytes(6_000, 5)),
+            .item(channel: 2, seq: 2, flags: 0, payload: bytes(6_000, 6)),
+            .fileChunk(seq: 1, offset: 0, data: bytes(4_096, 7)),
+            .fileChunk(seq: 1, offset: 4_096, data: bytes(4_096, 8)),
+            .message(id: 4, wantsReply: false, payload: .dictionary(bytes(4_095, 9))),
+            .message(id: 5, wantsReply: false, payload: .data(bytes(5_000, 10))),
+        ]
+        var stream: [UInt8] = []
+        frames.forEach { FrameEncoder.encode($0, into: &stream) }
+        FrameDecoderVerifier.verify(stream, expected: .frames(frames, pendingBytes: 0))
+    }
+
+    /// Reads `chunk` as a connection would: through readExpectedFrame when the decoder expects a
+    /// frame. Returns the frames and whether the first one's payload is the memory read into.
+    private func read(_ chunk: [UInt8], into decoder: inout FrameDecoder,
+                      stopAfter limit: Int = .max) throws -> (frames: [Frame], inPlace: Bool) {
+        var frames: [Frame] = []
+        guard decoder.expectsFrame else {
+            try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return frames.count < limit } }
+            return (frames, false)
+        }
+        var rest = [UInt8](repeating: 0, count: 65_536)
+        var lent: UnsafeMutableRawPointer?
+        let count = try rest.withUnsafeMutableBytes { rest in
+            try decoder.readExpectedFrame { head, payload in
+                lent = payload.baseAddress
+                // A short read here would be a readv that stopped early; the chunk always fits.
+                var vectors = [head, payload, rest][...]
+                var left = UnsafeRawBufferPointer(start: chunk.withUnsafeBytes { $0.baseAddress }, count: chunk.count)
+                while let target = vectors.popFirst(), !left.isEmpty {
+                    let n = min(target.count, left.count)
+                    UnsafeMutableRawBufferPointer(rebasing: target[..<n]).copyMemory(from: UnsafeRawBufferPointer(rebasing: left[..<n]))
+                    left = UnsafeRawBufferPointer(rebasing: left[n...])
+                }
+                return chunk.count
+            }
+        }
+        XCTAssertEqual(count, chunk.count)
+        try rest.withUnsafeBytes { rest in
+            try decoder.decode(expectedFrameRead: chunk.count, rest: rest) { frames.append($0); return frames.count < limit }
+        }
+        let first: UnsafeRawPointer? = switch frames.first {
+        case .message(_, _, let payload)?, .reply(_, let payload)?: payload.bytes.withUnsafeBytes { $0.baseAddress }
+        case .item(_, _, _, let payload)?, .fileChunk(_, _, let payload)?: payload.withUnsafeBytes { $0.baseAddress }
+        default: nil
+        }
+        return (frames, first != nil && first == UnsafeRawPointer(lent))
+    }
+
+    func testARepeatedLargeFrameIsReadIntoItsOwnPayload() throws {
+        var decoder = FrameDecoder()
+        XCTAssertFalse(decoder.expectsFrame)
+        var expected: [Frame] = []
+        var seen: [Frame] = []
+        for id in 1...4 {
+            let frame = Frame.message(id: UInt64(id), wantsReply: true, payload: .data(bytes(16_384, UInt8(id))))
+            expected.append(frame)
+            var chunk = FrameEncoder.encode(frame)
+            if id == 4 {
+                expected.append(.ping(9))
+                FrameEncoder.encode(.ping(9), into: &chunk)
+            }
+            let (frames, inPlace) = try read(chunk, into: &decoder)
+            seen += frames
+            XCTAssertEqual(inPlace, id > 1, "frame \(id): the first is decoded from the buffer, the next ones in place")
+            XCTAssertTrue(decoder.expectsFrame, "frame \(id)")
+        }
+        XCTAssertEqual(seen, expected)
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testAFrameUnlikeTheExpectedOneIsDecodedFromTheSameBytes() throws {
+        var decoder = FrameDecoder()
+        let large = Frame.reply(id: 1, payload: .data(bytes(8_000, 1)))
+        _ = try read(FrameEncoder.encode(large), into: &decoder)
+        XCTAssertTrue(decoder.expectsFrame)
+        // Small frames in place of the large one: they land in the head, the payload and the rest.
+        let small: [Frame] = (0..<2_000).map { .messageAck(id: UInt64($0)) }
+        var chunk: [UInt8] = []
+        small.forEach { FrameEncoder.encode($0, into: &chunk) }
+        var (frames, inPlace) = try read(chunk, into: &decoder)
+        XCTAssertEqual(frames, small)
+        XCTAssertFalse(inPlace)
+        XCTAssertFalse(decoder.expectsFrame, "a wrong guess is not made again until the next large frame")
+        // The same length with another type, and another length with the same type.
+        _ = try read(FrameEncoder.encode(large), into: &decoder)
+        let sameLength = Frame.message(id: 2, wantsReply: false, payload: .data(bytes(8_000, 2)))
+        (frames, inPlace) = try read(FrameEncoder.encode(sameLength), into: &decoder)
+        XCTAssertEqual(frames, [sameLength])
+        XCTAssertFalse(inPlace)
+        _ = try read(FrameEncoder.encode(large), into: &decoder)
+        let longer = Frame.reply(id: 3, payload: .data(bytes(8_001, 3)))
+        (frames, inPlace) = try read(FrameEncoder.encode(longer), into: &decoder)
+        XCTAssertEqual(frames, [longer])
+        XCTAssertFalse(inPlace)
+        // A read that ends inside the expected frame: the rest completes it from the buffer.
+        let split = Frame.reply(id: 4, payload: .data(bytes(8_001, 4)))
+        let encoded = FrameEncoder.encode(split)
+        (frames, _) = try read(Array(encoded[..<5_000]), into: &decoder)
+        XCTAssertEqual(frames, [])
+        XCTAssertEqual(decoder.bufferedByteCount, 5_000)
+        (frames, _) = try read(Array(encoded[5_000...]), into: &decoder)
+        XCTAssertEqual(frames, [split])
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testStoppingAfterAFrameReadInPlaceKeepsTheRestForLater() throws {
+        var decoder = FrameDecoder()
+        let frame = Frame.item(channel: 1, seq: 1, flags: 0, payload: bytes(10_000, 1))
+        _ = try read(FrameEncoder.encode(frame), into: &decoder)
+        let again = Frame.item(channel: 1, seq: 2, flags: 0, payload: bytes(10_000, 2))
+        var chunk = FrameEncoder.encode(again)
+        FrameEncoder.encode(.ping(1), into: &chunk)
+        FrameEncoder.encode(.ping(2), into: &chunk)
+        let (frames, inPlace) = try read(chunk, into: &decoder, stopAfter: 1)
+        XCTAssertEqual(frames, [again])
+        XCTAssertTrue(inPlace)
+        var later: [Frame] = []
+        while let next = try decoder.next() { later.append(next) }
+        XCTAssertEqual(later, [.ping(1), .ping(2)])
+    }
+
+    func testAMalformedFrameInTheExpectedPlaceFailsAsAnywhereElse() throws {
+        var decoder = FrameDecoder()
+        _ = try read(FrameEncoder.encode(.message(id: 1, wantsReply: false, payload: .data(bytes(5_000, 1)))), into: &decoder)
+        var bad = FrameEncoder.encode(.message(id: 2, wantsReply: false, payload: .data(bytes(5_000, 2))))
+        bad[4 + 1 + 8] = 0x80
+        XCTAssertThrowsError(try read(bad, into: &decoder)) { error in
+            XCTAssertEqual(error as? FrameDecodingError, .malformed(type: 0x20, reason: "flags has unknown bits 0x80"))
+        }
+        XCTAssertFalse(decoder.expectsFrame)
+        XCTAssertThrowsError(try decoder.next(), "the decoder stays failed")
+    }
 }

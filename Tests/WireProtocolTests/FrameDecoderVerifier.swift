@@ -29,6 +29,16 @@ enum FrameDecoderVerifier {
             XCTAssertEqual(outcome, expected, "strategy: \(name)", file: file, line: line)
             let decoded = feedDecoding(chunks, maximumFrameLength: maximumFrameLength)
             XCTAssertEqual(decoded, expected, "strategy: \(name), through decode(_:_:)", file: file, line: line)
+            let scattered = feedScattered(chunks, maximumFrameLength: maximumFrameLength)
+            XCTAssertEqual(scattered, expected, "strategy: \(name), through readExpectedFrame", file: file, line: line)
+        }
+        // Reads that each hold whole frames, as a round trip's do: the expected frame's payload
+        // is read in place whenever the guess is right.
+        for framesPerRead in [1, 2, 3] {
+            let chunks = wholeFrameReads(of: input, framesPerRead: framesPerRead)
+            let scattered = feedScattered(chunks, maximumFrameLength: maximumFrameLength)
+            XCTAssertEqual(scattered, expected, "strategy: \(framesPerRead) whole frames a read, through readExpectedFrame",
+                           file: file, line: line)
         }
         let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
         XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer, seed 99", file: file, line: line)
@@ -65,6 +75,68 @@ enum FrameDecoderVerifier {
                 XCTFail("unexpected error type \(error)")
                 return .frames(frames, pendingBytes: -1)
             }
+        }
+        return .frames(frames, pendingBytes: decoder.bufferedByteCount)
+    }
+
+    /// The input cut at frame boundaries, `framesPerRead` frames a piece (what follows a length
+    /// prefix that cannot be followed is one last piece).
+    static func wholeFrameReads(of input: [UInt8], framesPerRead: Int) -> [[UInt8]] {
+        var chunks: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        var frames = 0
+        while input.count - index >= 4 {
+            let length = input[index..<index + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length > 0, input.count - index - 4 >= length else { break }
+            index += 4 + length
+            frames += 1
+            if frames == framesPerRead {
+                chunks.append(Array(input[start..<index]))
+                start = index
+                frames = 0
+            }
+        }
+        if start < input.count { chunks.append(Array(input[start...])) }
+        return chunks
+    }
+
+    /// Hands each chunk over as a connection reading with ``FrameDecoder/readExpectedFrame(_:)``
+    /// would: whenever the decoder expects a frame, the chunk fills its head and payload first and
+    /// then a buffer of the read's own.
+    static func feedScattered(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
+        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
+        var frames: [Frame] = []
+        do {
+            for chunk in chunks {
+                guard decoder.expectsFrame else {
+                    try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return true } }
+                    continue
+                }
+                var rest = [UInt8](repeating: 0, count: chunk.count)
+                let count = decoder.readExpectedFrame { head, payload in
+                    let inHead = min(chunk.count, head.count)
+                    let inPayload = min(chunk.count - inHead, payload.count)
+                    chunk.withUnsafeBytes { raw in
+                        head.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[..<inHead]))
+                        UnsafeMutableRawBufferPointer(rebasing: payload[..<inPayload])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[inHead..<inHead + inPayload]))
+                        rest.withUnsafeMutableBytes { rest in
+                            rest.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(inHead + inPayload)...]))
+                        }
+                    }
+                    return chunk.count
+                }
+                XCTAssertEqual(count, chunk.count)
+                try rest.withUnsafeBytes { rest in
+                    try decoder.decode(expectedFrameRead: chunk.count, rest: rest) { frames.append($0); return true }
+                }
+            }
+        } catch let error as FrameDecodingError {
+            return .failed(framesBefore: frames, error)
+        } catch {
+            XCTFail("unexpected error type \(error)")
+            return .frames(frames, pendingBytes: -1)
         }
         return .frames(frames, pendingBytes: decoder.bufferedByteCount)
     }

@@ -8,13 +8,14 @@ import LinkControl
 import LinkJSON
 import LinkRuntime
 import LinkSession
+import LinkSystem
 import WireProtocol
 
 /// One connection on the link socket: framing, the handshake, then session frames.
 ///
 /// Outgoing frames are encoded into one buffer and written once per loop turn (the daemon
 /// flushes dirty channels after each turn), or held back by the emulated link latency.
-final class LinkChannel {
+final class LinkChannel: ConnectionReader {
     enum Event {
         case established(peer: Hello, version: UInt16)
         case frame(Frame)
@@ -66,6 +67,7 @@ final class LinkChannel {
         self.logger = logger
         // The connection may outlive the channel while a GOAWAY is flushed.
         connection.onRead = { [weak self] bytes in self?.received(bytes) }
+        connection.reader = self
         connection.onClose = { [weak self] reason in self?.connectionClosed(reason) }
         handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [weak self] in
             guard let self, !self.isEstablished else { return }
@@ -199,6 +201,35 @@ final class LinkChannel {
     }
 
     // MARK: - Private
+
+    /// Reads the next frame's payload straight into the array the frame will own when the
+    /// decoder expects a frame like the last large one (in a round trip every frame is the
+    /// same size): one `readv` into its head, its payload and then `buffer`.
+    func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        guard isEstablished, !isClosing, decoder.expectsFrame else {
+            guard let count = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return nil }
+            if count > 0 { received(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+            return count
+        }
+        let read = try decoder.readExpectedFrame { head, payload in
+            var vectors = (iovec(iov_base: head.baseAddress, iov_len: head.count),
+                           iovec(iov_base: payload.baseAddress, iov_len: payload.count),
+                           iovec(iov_base: buffer.baseAddress, iov_len: buffer.count))
+            return try withUnsafeBytes(of: &vectors) { raw in
+                try Syscall.readv(fd, raw.baseAddress!.assumingMemoryBound(to: iovec.self), 3)
+            }
+        }
+        guard let count = read, count > 0 else { return read }
+        tracer.bytesArrived()
+        do {
+            try decoder.decode(expectedFrameRead: count, rest: UnsafeRawBufferPointer(buffer)) { frame in self.handle(frame) }
+        } catch let error as FrameDecodingError {
+            refuse(error.goAwayCode, error.description)
+        } catch {
+            refuse(.protocolError, "\(error)")
+        }
+        return count
+    }
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosing else { return }

@@ -8,6 +8,15 @@ import LinkSystem
 /// Why a ``Connection`` closed.
 public typealias CloseReason = Connection.CloseReason
 
+/// Reads a ``Connection``'s bytes into memory of its choosing: a frame's payload straight into
+/// the array that will own it, say, with the loop's read buffer for what has no better place.
+public protocol ConnectionReader: AnyObject {
+    /// Reads from `fd` once (non-blocking, as ``Syscall/readv(_:_:_:)``), with `buffer` as the
+    /// last or only place for the bytes, and handles what arrived before returning: the byte
+    /// count, 0 at end of file (nothing to handle), `nil` when nothing was there.
+    func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int?
+}
+
 /// A buffered, non-blocking stream connection served by an ``EventLoop``.
 ///
 /// Reads are delivered to ``onRead`` as they arrive. Writes go straight to the socket while
@@ -41,6 +50,9 @@ public final class Connection {
     public let loop: EventLoop
     /// Called with the bytes just read; the buffer is only valid during the call.
     public var onRead: ((UnsafeRawBufferPointer) -> Void)?
+    /// When set, reads go through it instead of into the loop's read buffer and ``onRead``:
+    /// for a reader that knows where the next bytes belong (see ``ConnectionReader``).
+    public weak var reader: (any ConnectionReader)?
     /// Called once when the connection closes, for whatever reason.
     public var onClose: ((CloseReason) -> Void)?
     /// Called when the socket has taken everything that was queued (the peer reads again).
@@ -224,8 +236,13 @@ public final class Connection {
             reads += 1
             let count: Int
             do {
-                guard let n = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return }
-                count = n
+                if !isClosing, let reader {
+                    guard let n = try reader.read(fd, buffer: buffer) else { return }
+                    count = n
+                } else {
+                    guard let n = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return }
+                    count = n
+                }
             } catch {
                 fail(error, deferred: false)
                 return
@@ -239,7 +256,7 @@ public final class Connection {
                 }
                 return
             }
-            if !isClosing {
+            if !isClosing && reader == nil {
                 onRead?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             }
             if count < buffer.count { return }

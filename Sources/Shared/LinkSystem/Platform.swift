@@ -18,6 +18,7 @@ public typealias FileInfo = stat
 @inline(__always) func system_close(_ fd: Int32) -> Int32 { close(fd) }
 @inline(__always) func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 @inline(__always) func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
+@inline(__always) func system_readv(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int { readv(fd, vectors, count) }
 @inline(__always) func system_writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int { writev(fd, vectors, count) }
 @inline(__always) func system_pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int { pread(fd, buffer, count, offset) }
 @inline(__always) func system_pwrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, _ offset: off_t) -> Int { pwrite(fd, buffer, count, offset) }

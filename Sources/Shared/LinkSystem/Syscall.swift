@@ -73,6 +73,11 @@ public enum Syscall {
         try retryingUnlessWouldBlock("read") { system_read(fd, buffer, count) }
     }
 
+    /// `readv(2)` on a non-blocking descriptor: `nil` when there is nothing to read.
+    public static func readv(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
+        try retryingUnlessWouldBlock("readv") { system_readv(fd, vectors, count) }
+    }
+
     /// `write(2)` on a non-blocking descriptor: `nil` when it cannot take anything.
     public static func write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("write") { system_write(fd, buffer, count) }
