@@ -34,11 +34,27 @@ struct BinaryPropertyListReader {
     /// keys and many values are that short). Indexed by object number (a hash per lookup cost
     /// more), and allocated only when the first such leaf is decoded.
     private var decodedLeaves: [PropertyListValue?] = []
-    private var openContainers: [Int] = []
+    /// The containers being read, outermost first (`openContainers[..<depth]`): memory of the
+    /// caller's (``withReader(_:_:)``), so that reading allocates nothing for them.
+    private let openContainers: UnsafeMutableBufferPointer<Int>
+    private var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    /// Runs `body` with a reader of `bytes` and memory for its containers on the stack.
+    static func withReader<R>(_ bytes: [UInt8], _ body: (inout BinaryPropertyListReader) throws -> R) throws -> R {
+        try bytes.withUnsafeBufferPointer { buffer in
+            try withUnsafeTemporaryAllocation(of: Int.self, capacity: PropertyListCodec.maximumDepth) { stack in
+                var reader = try BinaryPropertyListReader(buffer, openContainers: stack)
+                return try body(&reader)
+            }
+        }
+    }
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, openContainers: UnsafeMutableBufferPointer<Int>) throws {
+        precondition(openContainers.count >= PropertyListCodec.maximumDepth)
+        self.openContainers = openContainers
         let header = BinaryPropertyList.header
-        guard bytes.count >= header.count, bytes.starts(with: header) else {
+        guard bytes.count >= header.count, UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self)
+                == header.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) else {
             if bytes.starts(with: "bplist".utf8) {
                 throw PropertyListError("not a binary property list of version 00: the header is \(Self.describeHeader(bytes))")
             }
@@ -147,7 +163,7 @@ struct BinaryPropertyListReader {
             let (count, contentStart) = try readCount(object: object, at: start)
             let references = try checkReferences(object: object, from: contentStart, count: count)
             try enterContainer(object)
-            defer { openContainers.removeLast() }
+            defer { depth -= 1 }
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(count)
             for index in 0..<count {
@@ -184,7 +200,7 @@ struct BinaryPropertyListReader {
         guard count <= Int.max / 2 else { throw runsPast(object, start) }
         let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
         try enterContainer(object)
-        defer { openContainers.removeLast() }
+        defer { depth -= 1 }
         var entries: [(key: String, value: PropertyListValue)] = []
         entries.reserveCapacity(count)
         // Few keys are compared with each other; many go through a set.
@@ -216,10 +232,13 @@ struct BinaryPropertyListReader {
         return (try? walk(topObject, walker: &walker)) != nil
     }
 
+    // The walk makes the reading's checks with fast paths of its own for what the common form
+    // is made of (one- and two-byte offsets and references, short ASCII strings): a message's
+    // dictionary is walked on arrival (``PropertyListCodec/checkDictionary(_:)``) and again
+    // when it is shown as JSON.
     private mutating func walk<Walker: PropertyListWalker>(_ object: Int, walker: inout Walker) throws {
         remainingValueBudget -= 1
-        guard remainingValueBudget >= 0 else { throw Invalid() }
-        let start = try offset(of: object)
+        guard remainingValueBudget >= 0, let start = objectStart(object) else { throw Invalid() }
         let marker = bytes[start]
         let info = marker & 0x0F
         switch marker >> 4 {
@@ -241,12 +260,13 @@ struct BinaryPropertyListReader {
             let (count, contentStart) = try readCount(object: object, at: start)
             walker.data(try readPayload(object: object, from: contentStart, count: count))
         case 0x5:
-            walker.string(try asciiContent(object, at: start))
+            guard let string = asciiString(object, at: start) else { throw Invalid() }
+            walker.string(string)
         case 0xA:
             let (count, contentStart) = try readCount(object: object, at: start)
-            let references = try checkReferences(object: object, from: contentStart, count: count)
+            guard let references = validReferences(from: contentStart, count: count) else { throw Invalid() }
             try enterContainer(object)
-            defer { openContainers.removeLast() }
+            defer { depth -= 1 }
             walker.beginArray(count: count)
             for index in 0..<count {
                 try walk(reference(references, index), walker: &walker)
@@ -254,20 +274,17 @@ struct BinaryPropertyListReader {
             walker.endArray()
         case 0xD:
             let (count, contentStart) = try readCount(object: object, at: start)
-            guard count <= Int.max / 2 else { throw Invalid() }
-            let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
+            guard count <= Int.max / 2, let references = validReferences(from: contentStart, count: 2 * count) else { throw Invalid() }
             try enterContainer(object)
-            defer { openContainers.removeLast() }
+            defer { depth -= 1 }
             walker.beginDictionary(count: count)
             var previousKey: UnsafeBufferPointer<UInt8>?
             for entry in 0..<count {
                 let keyObject = reference(references, entry)
                 remainingValueBudget -= 1
-                guard remainingValueBudget >= 0 else { throw Invalid() }
-                let keyStart = try offset(of: keyObject)
-                guard bytes[keyStart] >> 4 == 0x5 else { throw Invalid() }
-                let key = try asciiContent(keyObject, at: keyStart)
-                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
+                guard remainingValueBudget >= 0, let keyStart = objectStart(keyObject),
+                      bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart) else { throw Invalid() }
+                if let previousKey, !Self.ascending(previousKey, key) { throw Invalid() }
                 previousKey = key
                 walker.key(key)
                 try walk(reference(references, count + entry), walker: &walker)
@@ -277,6 +294,78 @@ struct BinaryPropertyListReader {
             // UTF-16 strings among them: the decoder reads those.
             throw Invalid()
         }
+    }
+
+    /// ``offset(of:)`` without its error: nil outside the object area.
+    @inline(__always)
+    private func objectStart(_ object: Int) -> Int? {
+        let entry = offsetTableOffset + object * offsetSize
+        let offset: Int
+        switch offsetSize {
+        case 1: offset = Int(bytes[entry])
+        case 2: offset = Int(bytes[entry]) << 8 | Int(bytes[entry + 1])
+        default: offset = Int(clamping: Self.readUnsigned(bytes, at: entry, size: offsetSize))
+        }
+        guard offset >= BinaryPropertyList.headerLength, offset < offsetTableOffset else { return nil }
+        return offset
+    }
+
+    /// The bytes of the ASCII string object at `start` (marker 0x5), or nil when it runs past
+    /// the object area or holds a byte of 0x80 or more.
+    @inline(__always)
+    private func asciiString(_ object: Int, at start: Int) -> UnsafeBufferPointer<UInt8>? {
+        let info = Int(bytes[start] & 0x0F)
+        guard info < 0x0F else {
+            return try? asciiContent(object, at: start)
+        }
+        // A short string: two loads of eight bytes, all inside the file (the offset table and
+        // the 32-byte trailer follow the object area), masked to the string's own.
+        let contentStart = start + 1
+        guard info <= offsetTableOffset - contentStart else { return nil }
+        let content = UnsafeRawPointer(bytes.baseAddress! + contentStart)
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let first = UInt64(littleEndian: content.loadUnaligned(as: UInt64.self))
+        let second = UInt64(littleEndian: content.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let firstMask: UInt64 = info >= 8 ? .max : (1 << (8 * UInt64(info))) &- 1
+        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1
+        guard (first & firstMask | second & secondMask) & high == 0 else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + info])
+    }
+
+    /// ``checkReferences(object:from:count:)`` without its errors.
+    @inline(__always)
+    private func validReferences(from start: Int, count: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard start <= offsetTableOffset, count <= (offsetTableOffset - start) / referenceSize else { return nil }
+        let content = UnsafeBufferPointer(rebasing: bytes[start..<start + count * referenceSize])
+        if referenceSize == 1 {
+            if objectCount <= 0xFF {
+                for reference in content where Int(reference) >= objectCount { return nil }
+            }
+            return content
+        }
+        for index in 0..<count where Self.readUnsigned(content, at: index * referenceSize, size: referenceSize) >= UInt64(objectCount) {
+            return nil
+        }
+        return content
+    }
+
+    /// Whether `a` comes before `b` in byte order (``UTF8Order/compare(_:_:)`` < 0); keys of up
+    /// to eight bytes are compared as two big-endian words without a call.
+    @inline(__always)
+    private static func ascending(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count <= 8, b.count <= 8 else { return UTF8Order.compare(a, b) < 0 }
+        let x = bigEndianPrefix(a)
+        let y = bigEndianPrefix(b)
+        return x != y ? x < y : a.count < b.count
+    }
+
+    /// The bytes of a string of up to eight bytes as a big-endian word, zeros after them. Reads
+    /// eight bytes from its start: every string lies before the offset table and the trailer.
+    @inline(__always)
+    private static func bigEndianPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        let word = UInt64(bigEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+        return word & ~(UInt64.max >> (8 * UInt64(bytes.count)))
     }
 
     /// The real object at `start`, of 4 or 8 bytes (its marker checked).
@@ -306,7 +395,28 @@ struct BinaryPropertyListReader {
     /// find a repeated key as a Swift dictionary does (by String equality). Its errors are
     /// not the reading's own (ask ``readTopObject()`` for those).
     mutating func checkTopObject() throws -> Bool {
-        try checkObject(topObject)
+        // A dictionary of the common form is checked fastest by walking it: the walk makes
+        // every check of the reading. Anything else is checked the check's own way.
+        let budget = remainingValueBudget
+        var nothing = NoWalker()
+        if walkTopDictionary(&nothing) { return true }
+        remainingValueBudget = budget
+        return try checkObject(topObject)
+    }
+
+    /// Hears a walk and keeps nothing.
+    private struct NoWalker: PropertyListWalker {
+        func beginDictionary(count: Int) {}
+        func key(_ ascii: UnsafeBufferPointer<UInt8>) {}
+        func endDictionary() {}
+        func beginArray(count: Int) {}
+        func endArray() {}
+        func string(_ ascii: UnsafeBufferPointer<UInt8>) {}
+        func integer(_ value: Int64) {}
+        func real(_ value: Double) {}
+        func boolean(_ value: Bool) {}
+        func data(_ bytes: UnsafeBufferPointer<UInt8>) {}
+        func date(_ value: Date) {}
     }
 
     private struct Invalid: Error {}
@@ -348,7 +458,7 @@ struct BinaryPropertyListReader {
             let (count, contentStart) = try readCount(object: object, at: start)
             let references = try checkReferences(object: object, from: contentStart, count: count)
             try enterContainer(object)
-            defer { openContainers.removeLast() }
+            defer { depth -= 1 }
             for index in 0..<count {
                 try checkObject(reference(references, index))
             }
@@ -357,7 +467,7 @@ struct BinaryPropertyListReader {
             guard count <= Int.max / 2 else { throw Invalid() }
             let references = try checkReferences(object: object, from: contentStart, count: 2 * count)
             try enterContainer(object)
-            defer { openContainers.removeLast() }
+            defer { depth -= 1 }
             // Keys are read where they lie. ASCII keys are equal Strings exactly when their
             // bytes are equal, so a few of them are compared as bytes; with a UTF-16 key (equal
             // Strings can differ in their units) or many keys, as Strings in a set.
@@ -456,19 +566,20 @@ struct BinaryPropertyListReader {
     }
 
     private mutating func enterContainer(_ object: Int) throws {
-        guard !openContainers.contains(object) else {
+        guard !UnsafeMutableBufferPointer(rebasing: openContainers[..<depth]).contains(object) else {
             throw PropertyListError("object \(object) contains itself")
         }
-        guard openContainers.count < PropertyListCodec.maximumDepth else {
+        guard depth < PropertyListCodec.maximumDepth else {
             throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
         }
-        openContainers.append(object)
+        openContainers[depth] = object
+        depth += 1
     }
 
     private func offset(of object: Int) throws -> Int {
         let entry = offsetTableOffset + object * offsetSize
         let offset = Self.readUnsigned(bytes, at: entry, size: offsetSize)
-        guard offset >= UInt64(BinaryPropertyList.header.count), offset < UInt64(offsetTableOffset) else {
+        guard offset >= UInt64(BinaryPropertyList.headerLength), offset < UInt64(offsetTableOffset) else {
             throw PropertyListError("damaged binary property list: object \(object) has the offset \(offset), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)")
         }
         return Int(offset)

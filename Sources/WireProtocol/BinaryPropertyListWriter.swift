@@ -324,6 +324,8 @@ struct BinaryPropertyListWriter {
 /// Constants of the `bplist00` format.
 enum BinaryPropertyList {
     static let header: [UInt8] = Array("bplist00".utf8)
+    /// `header.count`, known without reaching the array.
+    static var headerLength: Int { 8 }
     static let trailerLength = 32
 
     static let falseMarker: UInt8 = 0x08

@@ -69,10 +69,7 @@ public enum PropertyListCodec {
     ///
     /// - Throws: the ``PropertyListError`` that ``decodeDictionary(_:)`` throws.
     public static func decodeEntries(_ bytes: [UInt8]) throws -> [(key: String, value: PropertyListValue)] {
-        let entries = try bytes.withUnsafeBufferPointer { buffer in
-            var reader = try BinaryPropertyListReader(buffer)
-            return try reader.readTopEntries()
-        }
+        let entries = try BinaryPropertyListReader.withReader(bytes) { reader in try reader.readTopEntries() }
         guard let entries else {
             // Not a dictionary: the decoder names what it is.
             return sortedEntries(try decodeDictionary(bytes))
@@ -86,10 +83,7 @@ public enum PropertyListCodec {
     /// byte order. False for anything else, valid or not, perhaps after part of it was
     /// reported: the caller then decodes it.
     public static func walkDictionary<Walker: PropertyListWalker>(_ bytes: [UInt8], with walker: inout Walker) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard var reader = try? BinaryPropertyListReader(buffer) else { return false }
-            return reader.walkTopDictionary(&walker)
-        }
+        (try? BinaryPropertyListReader.withReader(bytes) { reader in reader.walkTopDictionary(&walker) }) ?? false
     }
 
     /// The dictionary a binary property list holds.
@@ -99,10 +93,7 @@ public enum PropertyListCodec {
     ///   a type WatchConnectivity does not carry (null, UID, set), an integer outside `Int64`,
     ///   or nesting deeper than ``maximumDepth``.
     public static func decodeDictionary(_ bytes: [UInt8]) throws -> [String: PropertyListValue] {
-        let top = try bytes.withUnsafeBufferPointer { buffer in
-            var reader = try BinaryPropertyListReader(buffer)
-            return try reader.readTopObject()
-        }
+        let top = try BinaryPropertyListReader.withReader(bytes) { reader in try reader.readTopObject() }
         guard case .dictionary(let dictionary) = top else {
             throw PropertyListError("top level is \(article(top.kindName)) \(top.kindName), not a dictionary")
         }
@@ -124,10 +115,7 @@ public enum PropertyListCodec {
     /// ``decodeDictionary(_:)`` decodes. The two agree on every input (the property-list
     /// fuzzer asserts it).
     public static func isDictionaryByCheck(_ bytes: [UInt8]) -> Bool {
-        (try? bytes.withUnsafeBufferPointer { buffer in
-            var reader = try BinaryPropertyListReader(buffer)
-            return try reader.checkTopObject()
-        }) ?? false
+        (try? BinaryPropertyListReader.withReader(bytes) { reader in try reader.checkTopObject() }) ?? false
     }
 
     static func article(_ word: String) -> String {

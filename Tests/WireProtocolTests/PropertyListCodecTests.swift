@@ -32,6 +32,9 @@ final class PropertyListCodecTests: XCTestCase {
             [:], ["a": .string("x")], ["k": .array([.integer(1), .real(2.5), .boolean(true), .data([1, 2]), .string("é🙂")])],
             ["nested": .dictionary(["x": .date(Date(timeIntervalSinceReferenceDate: 5)), "y": .integer(-1)]), "long key of more than fifteen": .string("v")],
             Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", PropertyListValue.integer(Int64($0))) }),
+            // Keys and strings of every short length: those are checked a word at a time.
+            Dictionary(uniqueKeysWithValues: (0...16).map { (String(repeating: "k", count: $0), PropertyListValue.string(String(repeating: "v", count: $0))) }),
+            ["abcdefgh": .integer(1), "abcdefg": .integer(2), "abcdefgi": .integer(3), "b": .array([.string("0123456789abcd")])],
         ]
         var checked = 0
         for dictionary in valid {
