@@ -19,16 +19,20 @@ struct BinaryPropertyListWriter {
     private typealias Node = PropertyListBuilder.Node
     private let nodes: UnsafeBufferPointer<Node>
     private let storage: UnsafeBufferPointer<UInt8>
+    // The writer's tables share one allocation (on the stack for the dictionaries apps send),
+    // each as large as it can get: an object per node at most, a reference per node but the
+    // first, a string per node, and twice as many string slots.
     /// The node each object was made from, by object number.
-    private var objectNodes: [Int] = []
+    private let objectNodes: UnsafeMutablePointer<Int>
     /// For each container object, where its references start in ``references`` (0 for others).
-    private var referenceStarts: [Int] = []
-    private var references: [Int] = []
+    private let referenceStarts: UnsafeMutablePointer<Int>
+    private let references: UnsafeMutablePointer<Int>
     /// The string objects written so far, found by a hash of their UTF-8 bytes: an open
     /// addressing table of object numbers plus one (0 for an empty slot), at most half full.
     /// Strings are equal here when their bytes are (a composed and a decomposed "é" are two).
-    private var stringSlots: [Int]
-    private var stringCount = 0
+    private let stringSlots: UnsafeMutableBufferPointer<Int>
+    private var objectCount = 0
+    private var referenceCount = 0
 
     /// The file of the first value of `list` (and all it holds).
     ///
@@ -36,24 +40,28 @@ struct BinaryPropertyListWriter {
     ///   ``PropertyListCodec/maximumDepth`` or a dictionary has two keys of the same bytes.
     static func write(_ list: PropertyListBuilder) throws -> [UInt8] {
         precondition(!list.nodes.isEmpty, "an empty property list")
-        return try list.nodes.withUnsafeBufferPointer { nodes in
-            try list.storage.withUnsafeBufferPointer { storage in
-                var writer = BinaryPropertyListWriter(nodes: nodes, storage: storage)
-                _ = try writer.flatten(0, depth: 0)
-                return writer.finish()
+        let count = list.nodes.count
+        var slots = 16
+        while slots < 2 * count { slots *= 2 }
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * count + slots) { scratch in
+            try list.nodes.withUnsafeBufferPointer { nodes in
+                try list.storage.withUnsafeBufferPointer { storage in
+                    var writer = BinaryPropertyListWriter(nodes: nodes, storage: storage, scratch: scratch.baseAddress!, slots: slots)
+                    _ = try writer.flatten(0, depth: 0)
+                    return writer.finish()
+                }
             }
         }
     }
 
-    private init(nodes: UnsafeBufferPointer<Node>, storage: UnsafeBufferPointer<UInt8>) {
+    private init(nodes: UnsafeBufferPointer<Node>, storage: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutablePointer<Int>, slots: Int) {
         self.nodes = nodes
         self.storage = storage
-        objectNodes.reserveCapacity(nodes.count)
-        referenceStarts.reserveCapacity(nodes.count)
-        references.reserveCapacity(nodes.count)
-        var size = 16
-        while size < 2 * nodes.count { size *= 2 }
-        stringSlots = Array(repeating: 0, count: size)
+        objectNodes = scratch
+        referenceStarts = scratch + nodes.count
+        references = scratch + 2 * nodes.count
+        stringSlots = UnsafeMutableBufferPointer(start: scratch + 3 * nodes.count, count: slots)
+        stringSlots.initialize(repeating: 0)
     }
 
     /// Numbers node `index` and what it holds; its object number.
@@ -76,28 +84,29 @@ struct BinaryPropertyListWriter {
             let object = try addContainer(index, references: 2 * count, depth: depth)
             let start = referenceStarts[object]
             // The key and value nodes, by the keys' bytes.
-            var entries: [(key: Int, value: Int)] = []
-            entries.reserveCapacity(count)
-            var child = index + 1
-            var sorted = true
-            for _ in 0..<count {
-                precondition(nodes[child].kind == .string, "a dictionary key that is not a string")
-                let value = child + 1
-                if sorted, let previous = entries.last, UTF8Order.compare(bytes(of: previous.key), bytes(of: child)) >= 0 { sorted = false }
-                entries.append((child, value))
-                child = PropertyListBuilder.next(after: value, in: nodes)
-            }
-            if !sorted {
-                entries.sort { UTF8Order.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
-                for position in entries.indices.dropFirst() where UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
-                    throw PropertyListError("dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
+            try withUnsafeTemporaryAllocation(of: (key: Int, value: Int).self, capacity: count) { entries in
+                var child = index + 1
+                var sorted = true
+                for position in 0..<count {
+                    precondition(nodes[child].kind == .string, "a dictionary key that is not a string")
+                    let value = child + 1
+                    if sorted, position > 0, UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: child)) >= 0 { sorted = false }
+                    entries.initializeElement(at: position, to: (child, value))
+                    child = PropertyListBuilder.next(after: value, in: nodes)
                 }
-            }
-            for position in 0..<count {
-                references[start + position] = try flatten(entries[position].key, depth: depth + 1)
-            }
-            for position in 0..<count {
-                references[start + count + position] = try flatten(entries[position].value, depth: depth + 1)
+                if !sorted {
+                    var memory = entries   // the same memory, sorted in place
+                    memory.sort { UTF8Order.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
+                    for position in entries.indices.dropFirst() where UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
+                        throw PropertyListError("dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
+                    }
+                }
+                for position in 0..<count {
+                    references[start + position] = try flatten(entries[position].key, depth: depth + 1)
+                }
+                for position in 0..<count {
+                    references[start + count + position] = try flatten(entries[position].value, depth: depth + 1)
+                }
             }
             return object
         default:
@@ -106,9 +115,10 @@ struct BinaryPropertyListWriter {
     }
 
     private mutating func addObject(_ node: Int) -> Int {
-        objectNodes.append(node)
-        referenceStarts.append(0)
-        return objectNodes.count - 1
+        objectNodes[objectCount] = node
+        referenceStarts[objectCount] = 0
+        objectCount += 1
+        return objectCount - 1
     }
 
     private mutating func addContainer(_ node: Int, references count: Int, depth: Int) throws -> Int {
@@ -116,14 +126,13 @@ struct BinaryPropertyListWriter {
             throw PropertyListError("arrays and dictionaries nest deeper than \(PropertyListCodec.maximumDepth) levels")
         }
         let object = addObject(node)
-        referenceStarts[object] = references.count
-        references.append(contentsOf: repeatElement(0, count: count))
+        referenceStarts[object] = referenceCount
+        referenceCount += count
         return object
     }
 
     /// The object of string node `index`: an earlier one with its bytes, or a new one.
     private mutating func stringObject(_ index: Int) -> Int {
-        if 2 * (stringCount + 1) > stringSlots.count { growStringSlots() }
         let string = bytes(of: index)
         let mask = stringSlots.count - 1
         var slot = Self.hash(string, slots: stringSlots.count) & mask
@@ -134,19 +143,7 @@ struct BinaryPropertyListWriter {
         }
         let object = addObject(index)
         stringSlots[slot] = object + 1
-        stringCount += 1
         return object
-    }
-
-    private mutating func growStringSlots() {
-        var slots = Array(repeating: 0, count: 2 * stringSlots.count)
-        let mask = slots.count - 1
-        for number in stringSlots where number != 0 {
-            var slot = Self.hash(bytes(of: objectNodes[number - 1]), slots: slots.count) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = number
-        }
-        stringSlots = slots
     }
 
     /// The bytes of a string or data node.
@@ -155,11 +152,11 @@ struct BinaryPropertyListWriter {
         return UnsafeBufferPointer(rebasing: storage[node.start..<node.start + node.count])
     }
 
-    /// A hash of a string's UTF-8 bytes. A small table (most dictionaries apps send) takes
-    /// FNV-1a of the length and of at most the first and last 16 bytes, a few instructions a
-    /// byte; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every byte, so
-    /// that no input can be made to collide on purpose where collisions would cost (in a
-    /// small table they cost at most a few comparisons each).
+    /// A hash of a string's UTF-8 bytes. A small table (most dictionaries apps send) takes a
+    /// multiply-and-rotate hash of the length and of at most the first and last 16 bytes, eight
+    /// bytes a step; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every
+    /// byte, so that no input can be made to collide on purpose where collisions would cost (in
+    /// a small table they cost at most a few comparisons each).
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, slots: Int) -> Int {
         if slots >= seededHashSlots {
             var hasher = Hasher()
@@ -167,16 +164,25 @@ struct BinaryPropertyListWriter {
             return hasher.finalize()
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
-        func mix(_ range: Range<Int>) {
-            for index in range {
-                hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
-            }
+        func mix(_ word: UInt64) {
+            let product = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+            hash = product << 29 | product >> 35
         }
-        if bytes.count <= 32 {
-            mix(0..<bytes.count)
+        guard let base = bytes.baseAddress else { return Int(truncatingIfNeeded: hash) }
+        let raw = UnsafeRawPointer(base)
+        let count = bytes.count
+        if count >= 8 {
+            // The first 16 bytes and the last 16, in words that may overlap.
+            mix(raw.loadUnaligned(as: UInt64.self))
+            if count > 8 { mix(raw.loadUnaligned(fromByteOffset: min(8, count - 8), as: UInt64.self)) }
+            if count > 16 {
+                mix(raw.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self))
+                mix(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            }
         } else {
-            mix(0..<16)
-            mix(bytes.count - 16..<bytes.count)
+            var word: UInt64 = 0
+            for index in 0..<count { word = word << 8 | UInt64(base[index]) }
+            mix(word)
         }
         return Int(truncatingIfNeeded: hash ^ (hash >> 29))
     }
@@ -185,7 +191,6 @@ struct BinaryPropertyListWriter {
 
     /// The file: its size is worked out first, and each byte written once where it goes.
     private func finish() -> [UInt8] {
-        let objectCount = objectNodes.count
         let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objectCount - 1))
         var utf16Counts: [Int: Int] = [:]
         var objectsSize = 0
@@ -210,8 +215,7 @@ struct BinaryPropertyListWriter {
         let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
         let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
 
-        var output = [UInt8](repeating: 0, count: total)
-        output.withUnsafeMutableBufferPointer { buffer in
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             var out = Output(base: buffer.baseAddress!)
             for byte in BinaryPropertyList.header { out.put(byte) }
             var offsetAt = offsetTableOffset
@@ -251,15 +255,16 @@ struct BinaryPropertyListWriter {
                 }
             }
             precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
-            out.position = offsetAt + 6   // the trailer's six unused bytes stay 0
+            out.position = offsetAt
+            for _ in 0..<6 { out.put(0) }   // the trailer's six unused bytes
             out.put(UInt8(offsetSize))
             out.put(UInt8(referenceSize))
             out.putUnsigned(UInt64(objectCount), size: 8)
             out.putUnsigned(0, size: 8)
             out.putUnsigned(UInt64(offsetTableOffset), size: 8)
             precondition(out.position == total, "the property list's size was worked out wrong")
+            initialized = total
         }
-        return output
     }
 
     /// A marker and, from 15 on, the integer object of the count.
@@ -363,9 +368,14 @@ enum UTF8Order {
     }
 
     /// The order of two byte strings (negative, zero or positive): `memcmp`, then length.
+    /// Strings of up to 16 bytes in common (most keys) are compared here, without the call.
     static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         let common = min(a.count, b.count)
-        if common > 0 {
+        if common <= 16 {
+            for index in 0..<common where a[index] != b[index] {
+                return Int(a[index]) - Int(b[index])
+            }
+        } else {
             let order = memcmp(a.baseAddress!, b.baseAddress!, common)
             if order != 0 { return Int(order) }
         }
