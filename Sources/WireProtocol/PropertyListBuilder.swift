@@ -61,17 +61,19 @@ public struct PropertyListBuilder {
         nodes[container].count = count
     }
 
-    /// A string (a key, inside a dictionary) of valid UTF-8 bytes.
-    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
-        add(Node(kind: .string, isASCII: ASCII.firstNonASCII(UnsafeRawBufferPointer(utf8)) == nil,
-                 start: storage.count, count: utf8.count))
+    /// A string (a key, inside a dictionary) of valid UTF-8 bytes; whether they are all ASCII.
+    @discardableResult
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let isASCII = ASCII.firstNonASCII(UnsafeRawBufferPointer(utf8)) == nil
+        add(Node(kind: .string, isASCII: isASCII, start: storage.count, count: utf8.count))
         storage.append(contentsOf: utf8)
+        return isASCII
     }
 
     /// A string (a key, inside a dictionary).
     public mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { string(utf8: $0) }
+        value.withUTF8 { _ = string(utf8: $0) }
     }
 
     public mutating func integer(_ value: Int64) {

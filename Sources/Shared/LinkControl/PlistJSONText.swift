@@ -90,8 +90,7 @@ private struct JSONTextReader {
         return readContainer(closedBy: UInt8(ascii: "}")) { reader in
             // Keys are Strings in a JSONObject, equal by Unicode's canonical equivalence: only
             // ASCII keys are equal exactly when their bytes are.
-            guard let key = reader.readString(), key.allSatisfy({ $0 < 0x80 }) else { return false }
-            reader.list.string(utf8: key)
+            guard let key = reader.readString(), reader.list.string(utf8: key) else { return false }
             reader.skipWhitespace()
             guard reader.peek() == UInt8(ascii: ":") else { return false }
             reader.index += 1
