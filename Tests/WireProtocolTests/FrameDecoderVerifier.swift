@@ -59,22 +59,26 @@ enum FrameDecoderVerifier {
 
     /// Hands each chunk to `decode(_:_:)`, the copy-free path.
     static func feedDecoding(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
+        outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
+            for chunk in chunks {
+                try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return true } }
+            }
+        }
+    }
+
+    /// What feeding the decoder with `body` came to: the frames it decoded and the bytes left,
+    /// or the frames before the error it threw.
+    private static func outcome(maximumFrameLength: UInt32,
+                                _ body: (inout FrameDecoder, inout [Frame]) throws -> Void) -> Outcome {
         var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
         var frames: [Frame] = []
-        for chunk in chunks {
-            do {
-                try chunk.withUnsafeBytes { raw in
-                    try decoder.decode(raw) { frame in
-                        frames.append(frame)
-                        return true
-                    }
-                }
-            } catch let error as FrameDecodingError {
-                return .failed(framesBefore: frames, error)
-            } catch {
-                XCTFail("unexpected error type \(error)")
-                return .frames(frames, pendingBytes: -1)
-            }
+        do {
+            try body(&decoder, &frames)
+        } catch let error as FrameDecodingError {
+            return .failed(framesBefore: frames, error)
+        } catch {
+            XCTFail("unexpected error type \(error)")
+            return .frames(frames, pendingBytes: -1)
         }
         return .frames(frames, pendingBytes: decoder.bufferedByteCount)
     }
@@ -105,9 +109,7 @@ enum FrameDecoderVerifier {
     /// would: whenever the decoder expects a frame, the chunk fills its head and payload first and
     /// then a buffer of the read's own.
     static func feedScattered(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
-        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
-        var frames: [Frame] = []
-        do {
+        outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
             for chunk in chunks {
                 guard decoder.expectsFrame else {
                     try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return true } }
@@ -132,36 +134,22 @@ enum FrameDecoderVerifier {
                     try decoder.decode(expectedFrameRead: chunk.count, rest: rest) { frames.append($0); return true }
                 }
             }
-        } catch let error as FrameDecodingError {
-            return .failed(framesBefore: frames, error)
-        } catch {
-            XCTFail("unexpected error type \(error)")
-            return .frames(frames, pendingBytes: -1)
         }
-        return .frames(frames, pendingBytes: decoder.bufferedByteCount)
     }
 
     /// Appends each chunk and drains every frame available after it.
     static func feed(_ chunks: [[UInt8]], maximumFrameLength: UInt32, useRawPointers: Bool) -> Outcome {
-        var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
-        var frames: [Frame] = []
-        for chunk in chunks {
-            if useRawPointers {
-                chunk.withUnsafeBytes { decoder.append($0) }
-            } else {
-                decoder.append(chunk)
-            }
-            do {
+        outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
+            for chunk in chunks {
+                if useRawPointers {
+                    chunk.withUnsafeBytes { decoder.append($0) }
+                } else {
+                    decoder.append(chunk)
+                }
                 while let frame = try decoder.next() {
                     frames.append(frame)
                 }
-            } catch let error as FrameDecodingError {
-                return .failed(framesBefore: frames, error)
-            } catch {
-                XCTFail("unexpected error type \(error)")
-                return .frames(frames, pendingBytes: -1)
             }
         }
-        return .frames(frames, pendingBytes: decoder.bufferedByteCount)
     }
 }
