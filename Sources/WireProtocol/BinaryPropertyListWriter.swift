@@ -165,26 +165,28 @@ struct BinaryPropertyListWriter {
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
         func mix(_ word: UInt64) {
-            let product = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
-            hash = product << 29 | product >> 35
+            hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
         }
-        guard let base = bytes.baseAddress else { return Int(truncatingIfNeeded: hash) }
-        let raw = UnsafeRawPointer(base)
         let count = bytes.count
-        if count >= 8 {
+        if let base = bytes.baseAddress, count >= 8 {
             // The first 16 bytes and the last 16, in words that may overlap.
+            let raw = UnsafeRawPointer(base)
             mix(raw.loadUnaligned(as: UInt64.self))
             if count > 8 { mix(raw.loadUnaligned(fromByteOffset: min(8, count - 8), as: UInt64.self)) }
             if count > 16 {
                 mix(raw.loadUnaligned(fromByteOffset: count - 16, as: UInt64.self))
                 mix(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
             }
-        } else {
+        } else if count > 0 {
             var word: UInt64 = 0
-            for index in 0..<count { word = word << 8 | UInt64(base[index]) }
+            for byte in bytes { word = word << 8 | UInt64(byte) }
             mix(word)
         }
-        return Int(truncatingIfNeeded: hash ^ (hash >> 29))
+        // SplitMix64's finalizer: every bit of the state reaches the low bits the table uses
+        // (a multiply alone carries a difference in a word's last byte only upwards).
+        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: hash ^ (hash >> 31))
     }
 
     private static let seededHashSlots = 128
