@@ -2,32 +2,20 @@
 struct FrameBodyReader: ~Copyable {
     private let type: UInt8
     private let bytes: UnsafeRawBufferPointer
-    /// The body's last bytes when they were read into an array of their own (see
-    /// ``FrameDecoder/readExpectedFrame(_:)``): ``readRest()`` hands it over uncopied.
-    private let ownedRest: [UInt8]?
     private var index = 0
 
     init(type: UInt8, body: UnsafeRawBufferPointer) {
         self.type = type
         self.bytes = body
-        self.ownedRest = nil
     }
 
-    /// A body made of `fields` followed by `rest`; the frame's fixed fields must all lie in `fields`.
-    init(type: UInt8, fields: UnsafeRawBufferPointer, rest: [UInt8]) {
-        self.type = type
-        self.bytes = fields
-        self.ownedRest = rest
-    }
-
-    private var remaining: Int { bytes.count - index + (ownedRest?.count ?? 0) }
+    private var remaining: Int { bytes.count - index }
 
     func malformed(_ reason: String) -> FrameDecodingError {
         .malformed(type: type, reason: reason)
     }
 
     private mutating func take(_ count: Int, field: String) throws(FrameDecodingError) -> UnsafeRawBufferPointer {
-        precondition(ownedRest == nil || count <= bytes.count - index, "a fixed field reaches into the owned rest")
         guard count <= remaining else {
             throw malformed("body ends inside \(field): needs \(bytesPhrase(count)), \(remaining) left")
         }
@@ -49,10 +37,6 @@ struct FrameBodyReader: ~Copyable {
     }
 
     mutating func readRest() -> [UInt8] {
-        if let ownedRest {
-            precondition(index == bytes.count, "the fields before an owned rest were not all read")
-            return ownedRest
-        }
         let rest = PieceCopy.array(UnsafeRawBufferPointer(rebasing: bytes[index...]))
         index = bytes.count
         return rest

@@ -1,14 +1,14 @@
 /// Turns a type byte and a complete body into a ``Frame``.
 enum FrameParser {
     static func parse(type rawType: UInt8, body: UnsafeRawBufferPointer) throws(FrameDecodingError) -> Frame {
-        try parse(type: rawType, reader: FrameBodyReader(type: rawType, body: body))
+        try parse(type: rawType, body: body, ownedRest: nil)
     }
 
     /// A frame whose payload (the rest of the body after `fields`) was read into an array of its
     /// own, which the frame takes as it is. For the types with ``fixedFieldsLength(ofType:)``.
     static func parse(type rawType: UInt8, fields: UnsafeRawBufferPointer, payload: [UInt8]) throws(FrameDecodingError) -> Frame {
         precondition(fixedFieldsLength(ofType: rawType) == fields.count, "fields of the wrong length for type \(rawType)")
-        return try parse(type: rawType, reader: FrameBodyReader(type: rawType, fields: fields, rest: payload))
+        return try parse(type: rawType, body: fields, ownedRest: payload)
     }
 
     /// The length of the fields before the payload of a frame that carries one (MESSAGE, REPLY,
@@ -22,11 +22,13 @@ enum FrameParser {
         }
     }
 
-    private static func parse(type rawType: UInt8, reader: consuming FrameBodyReader) throws(FrameDecodingError) -> Frame {
+    /// `ownedRest`, when given, is the body after the fixed fields the reader holds: the
+    /// payload, taken as it is instead of being copied out of the body.
+    private static func parse(type rawType: UInt8, body: UnsafeRawBufferPointer, ownedRest: [UInt8]?) throws(FrameDecodingError) -> Frame {
         guard let type = FrameType(rawValue: rawType) else {
             throw .unknownFrameType(rawType)
         }
-        var reader = reader
+        var reader = FrameBodyReader(type: rawType, body: body)
         let frame: Frame
         switch type {
         case .hello:
@@ -74,7 +76,7 @@ enum FrameParser {
             guard unknownFlags == 0 else {
                 throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
             }
-            let payload = payload(reader.readRest(), isData: flags & MessageFlags.isData != 0)
+            let payload = payload(rest(&reader, ownedRest), isData: flags & MessageFlags.isData != 0)
             frame = .message(id: id, wantsReply: flags & MessageFlags.wantsReply != 0, payload: payload)
         case .reply:
             let id = try reader.readInteger(UInt64.self, field: "id")
@@ -83,7 +85,7 @@ enum FrameParser {
             guard unknownFlags == 0 else {
                 throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
             }
-            frame = .reply(id: id, payload: payload(reader.readRest(), isData: flags & MessageFlags.isData != 0))
+            frame = .reply(id: id, payload: payload(rest(&reader, ownedRest), isData: flags & MessageFlags.isData != 0))
         case .messageError:
             let id = try reader.readInteger(UInt64.self, field: "id")
             let code = try reader.readInteger(UInt16.self, field: "code")
@@ -111,7 +113,7 @@ enum FrameParser {
             guard unknownFlags == 0 else {
                 throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
             }
-            frame = .item(channel: channel, seq: seq, flags: flags, payload: reader.readRest())
+            frame = .item(channel: channel, seq: seq, flags: flags, payload: rest(&reader, ownedRest))
         case .ack:
             let channel = try readChannel(&reader)
             let seq = try reader.readInteger(UInt64.self, field: "seq")
@@ -120,7 +122,7 @@ enum FrameParser {
         case .fileChunk:
             let seq = try reader.readInteger(UInt64.self, field: "seq")
             let offset = try readOffset(&reader, field: "offset")
-            let data = reader.readRest()
+            let data = rest(&reader, ownedRest)
             guard !data.isEmpty else {
                 throw reader.malformed("data is empty: a chunk carries at least 1 byte")
             }
@@ -156,6 +158,12 @@ enum FrameParser {
             frame = .itemError(channel: channel, seq: seq, code: code, description: description)
         }
         return frame
+    }
+
+    /// The payload: `ownedRest` when given, else the rest of the body.
+    private static func rest(_ reader: inout FrameBodyReader, _ ownedRest: [UInt8]?) -> [UInt8] {
+        if let ownedRest { return ownedRest }
+        return reader.readRest()
     }
 
     private static func readChannel(_ reader: inout FrameBodyReader) throws(FrameDecodingError) -> UInt8 {
