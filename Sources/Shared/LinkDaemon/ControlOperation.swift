@@ -144,6 +144,8 @@ public struct OperationCall {
     public var op: String { request.op }
 
     public func respond(_ result: Result<JSONObject, ControlError>) { answer(result) }
+    /// ``respond(_:)`` as a function to keep: an answer given later holds this, not the call.
+    var responder: (Result<JSONObject, ControlError>) -> Void { answer }
     public func succeed(_ result: JSONObject) { answer(.success(result)) }
     public func fail(_ error: ControlError) { answer(.failure(error)) }
 }

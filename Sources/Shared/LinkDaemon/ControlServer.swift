@@ -37,6 +37,14 @@ final class ControlClientConnection {
         connection.write(line)
     }
 
+    /// The answer to the request `id`.
+    func respond(id: JSONValue, _ result: Result<JSONObject, ControlError>) {
+        switch result {
+        case .success(let object): respond(id: id, result: object)
+        case .failure(let error): respond(id: id, error: error)
+        }
+    }
+
     func respond(id: JSONValue, result: JSONObject) {
         write(ControlCodec.success(id: id, result: result))
     }

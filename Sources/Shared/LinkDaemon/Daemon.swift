@@ -192,27 +192,24 @@ public final class Daemon {
         guard !stopping else {
             return client.respond(id: request.id, error: .control(.shuttingDown, "the daemon is shutting down"))
         }
-        let answer: (Result<JSONObject, ControlError>) -> Void = { [weak client] result in
-            guard let client else { return }
-            switch result {
-            case .success(let object): client.respond(id: request.id, result: object)
-            case .failure(let error): client.respond(id: request.id, error: error)
-            }
-        }
+        let id = request.id
         // trace.get is never traced, or a follower reading the trace would fill it.
-        guard request.op != "trace.get" else { return table.dispatch(request, client: client, respond: answer) }
+        guard request.op != "trace.get" else {
+            return table.dispatch(request, client: client) { [weak client] result in client?.respond(id: id, result) }
+        }
         // An op's entry is written only once it causes something (docs/trace.md).
-        tracer.withOp(request.op, client: client.serial) { op in
-            table.dispatch(request, client: client) { [tracer] result in
+        let name = request.op
+        tracer.withOp(name, client: client.serial) { op in
+            table.dispatch(request, client: client) { [weak client, tracer] result in
                 if case .failure(let error) = result, let op, let opEntry = tracer.number(of: op) {
-                    var fields: JSONObject = ["op": .string(request.op), "domain": .string(error.domain), "code": .int(Int64(error.code)),
+                    var fields: JSONObject = ["op": .string(name), "domain": .string(error.domain), "code": .int(Int64(error.code)),
                                               "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
                                               "opEntry": .int(Int64(opEntry))]
                     // Answered later, with nothing else as its cause: the op.
                     if tracer.cause == nil { fields["cause"] = .int(Int64(opEntry)) }
                     tracer.record(.error, fields)
                 }
-                answer(result)
+                client?.respond(id: id, result)
             }
         }
     }
