@@ -65,8 +65,9 @@ final class LinkChannel: ConnectionReader {
         self.serial = serial
         self.handshake = handshake
         self.logger = logger
-        // The connection may outlive the channel while a GOAWAY is flushed.
-        connection.onRead = { [weak self] bytes in self?.received(bytes) }
+        // The channel reads for the connection (`read(_:buffer:)`). The connection may outlive
+        // the channel while a GOAWAY is flushed: the reference is weak, and then it reads and
+        // drops.
         connection.reader = self
         connection.onClose = { [weak self] reason in self?.connectionClosed(reason) }
         handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [weak self] in
