@@ -284,7 +284,7 @@ struct BinaryPropertyListReader {
                 remainingValueBudget -= 1
                 guard remainingValueBudget >= 0, let keyStart = objectStart(keyObject),
                       bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart) else { throw Invalid() }
-                if let previousKey, !Self.ascending(previousKey, key) { throw Invalid() }
+                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
                 previousKey = key
                 walker.key(key)
                 try walk(reference(references, count + entry), walker: &walker)
@@ -347,25 +347,6 @@ struct BinaryPropertyListReader {
             return nil
         }
         return content
-    }
-
-    /// Whether `a` comes before `b` in byte order (``UTF8Order/compare(_:_:)`` < 0); keys of up
-    /// to eight bytes are compared as two big-endian words without a call.
-    @inline(__always)
-    private static func ascending(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count <= 8, b.count <= 8 else { return UTF8Order.compare(a, b) < 0 }
-        let x = bigEndianPrefix(a)
-        let y = bigEndianPrefix(b)
-        return x != y ? x < y : a.count < b.count
-    }
-
-    /// The bytes of a string of up to eight bytes as a big-endian word, zeros after them. Reads
-    /// eight bytes from its start: every string lies before the offset table and the trailer.
-    @inline(__always)
-    private static func bigEndianPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        let word = UInt64(bigEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-        return word & ~(UInt64.max >> (8 * UInt64(bytes.count)))
     }
 
     /// The real object at `start`, of 4 or 8 bytes (its marker checked).
