@@ -129,8 +129,8 @@ mutation frame-length-limit \
 mutation plist-nesting-limit \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
     'PropertyListCodecTests' \
-    '        guard openContainers.count < PropertyListCodec.maximumDepth else {' \
-    '        guard openContainers.count < PropertyListCodec.maximumDepth + 1 else {'
+    '        guard depth < PropertyListCodec.maximumDepth else {' \
+    '        guard depth < PropertyListCodec.maximumDepth - 1 else {'
 
 mutation apns-payload-limit \
     Sources/Shared/PushEmulator/APNsRequestValidator.swift \
@@ -179,6 +179,18 @@ mutation walk-takes-keys-in-order-only \
     'PlistJSONTests' \
     '                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }' \
     '                if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }'
+
+mutation expected-frame-type-must-match \
+    Sources/WireProtocol/FrameDecoder.swift \
+    'FrameDecoderTests|FrameDecoderDecodeTests' \
+    '        if restCount >= 0, Self.declaredLength(head) == expected.length, head[4] == expected.type {' \
+    '        if restCount >= 0, Self.declaredLength(head) == expected.length {'
+
+mutation short-ascii-second-word \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests' \
+    '        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
+    '        let secondMask: UInt64 = 0'
 
 mutation text-encoding-leaves-escapes \
     Sources/Shared/LinkControl/PlistJSONText.swift \
