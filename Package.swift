@@ -36,10 +36,13 @@ let package = Package(
         // JSON (RFC 8259): values, a strict parser, a serializer. The one JSON stack of the
         // daemons: control lines, PowerAuth and push state files.
         .target(name: "LinkJSON", path: "Sources/Shared/LinkJSON", swiftSettings: speed),
+        // Containers the hot paths share: a map keyed by the sequence numbers the program
+        // hands out itself.
+        .target(name: "LinkCollections", path: "Sources/Shared/LinkCollections", swiftSettings: speed),
         // Frames, codec, handshake messages, payload encoding: pure values.
         .target(name: "WireProtocol", dependencies: ["LinkCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON", "LinkCollections"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
         .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
         // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
@@ -47,7 +50,7 @@ let package = Package(
         // poll(2)), signals, wake-ups, peer credentials.
         .target(name: "LinkSystem", dependencies: ["CSystem"], path: "Sources/Shared/LinkSystem", swiftSettings: speed),
         // The event loop, timers, connections and logging, over LinkSystem.
-        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
+        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol", "LinkCollections"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
         // The control protocol: requests, responses, events and errors as JSON lines; the
         // property-list mapping to JSON; the WatchLink home's file names.
         .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
@@ -57,7 +60,7 @@ let package = Package(
         // drawing them (a Mermaid sequence diagram, an HTML page, a two-column terminal view).
         .target(name: "LinkTrace", dependencies: ["LinkJSON"], path: "Sources/Shared/LinkTrace"),
         // One daemon: runtime + session + control wired together.
-        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl", "LinkTrace"],
+        .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl", "LinkTrace", "LinkCollections"],
                 path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
 
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
@@ -104,6 +107,7 @@ let package = Package(
         .executableTarget(name: "CrashWriter", dependencies: ["LinkStore"], path: "Tests/CrashWriter"),
         .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem", "TestSupport"], path: "Tests/LinkSystemTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem", "TestSupport"], path: "Tests/LinkRuntimeTests"),
+        .testTarget(name: "LinkCollectionsTests", dependencies: ["LinkCollections", "TestSupport"], path: "Tests/LinkCollectionsTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
         .testTarget(name: "LinkTraceTests", dependencies: ["LinkTrace", "LinkJSON"], path: "Tests/LinkTraceTests"),
         .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol", "LinkTrace"],

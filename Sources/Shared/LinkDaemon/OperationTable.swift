@@ -1,3 +1,4 @@
+import LinkCollections
 import LinkControl
 import LinkJSON
 import LinkSession
@@ -10,7 +11,7 @@ public final class OperationTable {
     private var byName: [String: ControlOperation] = [:]
     private var order: [String] = []
     /// Calls not answered yet, so that a stopping daemon answers each of them once.
-    private var outstanding: [UInt64: (Result<JSONObject, ControlError>) -> Void] = [:]
+    private var outstanding = SequenceMap<(Result<JSONObject, ControlError>) -> Void>()
     private var nextCall: UInt64 = 1
 
     public init(role: Role) {

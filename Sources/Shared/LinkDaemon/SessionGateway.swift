@@ -1,3 +1,4 @@
+import LinkCollections
 import LinkSession
 
 /// Where commands for the app's session go in: control ops and features submit a command and
@@ -8,7 +9,7 @@ final class SessionGateway {
     private let directory: PeerDirectory
     private let committer: TurnCommitter
     private let loop: () -> Int64
-    private var waiting: [RequestToken: Completion] = [:]
+    private var waiting = SequenceMap<Completion>()
     private var nextToken: UInt64 = 1
 
     init(directory: PeerDirectory, committer: TurnCommitter, now: @escaping () -> Int64) {
@@ -21,7 +22,7 @@ final class SessionGateway {
     func submit(_ command: SessionCommand, completion: @escaping Completion) {
         let token = RequestToken(nextToken)
         nextToken += 1
-        waiting[token] = completion
+        waiting[token.rawValue] = completion
         let app = directory.appPeer
         if case .reply(let replyId, _) = command, !app.session.awaitsReply(replyId),
            let sender = directory.peers.first(where: { $0.session.awaitsReply(replyId) }) {
@@ -42,6 +43,6 @@ final class SessionGateway {
 
     /// The session answered the request with `token`.
     func complete(_ token: RequestToken, _ result: Result<CommandResult, SessionError>) {
-        waiting.removeValue(forKey: token)?(result)
+        waiting.removeValue(forKey: token.rawValue)?(result)
     }
 }

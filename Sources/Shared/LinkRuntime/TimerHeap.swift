@@ -1,3 +1,5 @@
+import LinkCollections
+
 /// A binary min-heap of timers keyed by deadline, first-in first-out among equal deadlines.
 ///
 /// The heap holds deadlines and sequence numbers; the bodies live in a table, so cancelling
@@ -15,7 +17,7 @@ struct TimerHeap {
     }
 
     private var entries: [Entry] = []
-    private var bodies: [UInt64: () -> Void] = [:]
+    private var bodies = SequenceMap<() -> Void>()
     private var cancelledInHeap = 0
 
     /// The sequence number the next scheduled timer gets; sequence numbers only grow.

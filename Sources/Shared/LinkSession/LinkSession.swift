@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LinkCollections
 import LinkStore
 import WireProtocol
 
@@ -113,7 +114,7 @@ public final class LinkSession {
 
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
-    private var pendingSends: [UInt64: PendingSend] = [:]
+    private var pendingSends = SequenceMap<PendingSend>()
     var pendingSendsAreEmpty: Bool { pendingSends.isEmpty }
     private var deadlines = DeadlineHeap()
     private var armedDeadline: Int64?
