@@ -88,7 +88,10 @@ final class Tracer {
     private var fileDescriptor: Int32 = -1
     private var fileBuffer: [UInt8] = []
     private var ring: [Slot] = []
-    private var details: [UInt64: Detail] = [:]
+    /// The details of the entries in the ring that have one, oldest first: entry numbers
+    /// only grow, so a new one is appended and the one the ring drops is the first.
+    private var details: [(number: UInt64, detail: Detail?)] = []
+    private var detailsStart = 0
     /// The bytes of previews and transfer ids, one after another, the oldest overwritten once
     /// it holds ``textsCapacity``; a slot's text is there while fewer bytes have been written
     /// after it. Allocated at the first text and written in place (its pages cost memory only
@@ -356,7 +359,7 @@ final class Tracer {
         if fileDescriptor >= 0 || follow != nil { pass(slot, number: number, detail) }
         if capacity > 0 {
             store(slot)
-            details[number] = detail
+            details.append((number, detail))
         }
         return number
     }
@@ -366,10 +369,30 @@ final class Tracer {
         if ring.count < capacity {
             ring.append(slot)
         } else {
-            if ring[ringStart].bits.contains(.hasDetail) { details[lastNumber - UInt64(capacity)] = nil }
+            if ring[ringStart].bits.contains(.hasDetail) { dropOldestDetail() }
             ring[ringStart] = slot
             ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
         }
+    }
+
+    /// Forgets the detail of the entry the ring drops (the oldest with one).
+    private func dropOldestDetail() {
+        details[detailsStart].detail = nil
+        detailsStart += 1
+        if detailsStart > 64 && detailsStart * 2 > details.count {
+            details.removeFirst(detailsStart)
+            detailsStart = 0
+        }
+    }
+
+    /// The detail of entry `number` (one the ring holds), by binary search.
+    private func detail(of number: UInt64) -> Detail? {
+        var low = detailsStart, high = details.count
+        while low < high {
+            let middle = (low + high) / 2
+            if details[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < details.count && details[low].number == number ? details[low].detail : nil
     }
 
     /// An entry for the trace file and the followers, as JSON.
@@ -445,7 +468,7 @@ final class Tracer {
         return (0..<count).map { index in
             let slot = ring[(ringStart + skip + index) % ring.count]
             let number = oldest + UInt64(skip + index)
-            return entry(slot, number: number, slot.bits.contains(.hasDetail) ? details[number] : nil)
+            return entry(slot, number: number, slot.bits.contains(.hasDetail) ? detail(of: number) : nil)
         }
     }
 
