@@ -97,6 +97,29 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(tracer.number(of: late!), 4, "once")
     }
 
+    /// An op's entry names the op and its client, whether the name is in the table of names
+    /// seen (as registered ops are) or the table is full (a client may send any name).
+    func testAnOpEntryNamesItsOpAndClientPastTheTableOfNames() {
+        let tracer = Tracer(capacity: 4 * Tracer.opNameLimit, filePath: nil)
+        func causeSomething(_ op: String, client: UInt64) {
+            tracer.withOp(op, client: client) { _ in tracer.record(.link, ["name": "up"]) }
+        }
+        causeSomething("message.send", client: 1)
+        causeSomething("status", client: 2)
+        causeSomething("message.send", client: 3)
+        for index in 0..<Tracer.opNameLimit { causeSomething("op\(index)", client: 4) }
+        causeSomething("one.more", client: 5)
+        causeSomething("status", client: 6)
+        let ops = tracer.entries(after: 0, limit: 4 * Tracer.opNameLimit).filter { $0.kind == .op }
+        XCTAssertEqual(ops.count, 3 + Tracer.opNameLimit + 2)
+        XCTAssertEqual(ops.prefix(3).map { $0.string("op") }, ["message.send", "status", "message.send"])
+        XCTAssertEqual(ops.prefix(3).map { $0.int("client") }, [1, 2, 3])
+        XCTAssertEqual(ops[3 + Tracer.opNameLimit - 3].string("op"), "op\(Tracer.opNameLimit - 3)",
+                       "the last name the table takes (two were there before)")
+        XCTAssertEqual(ops.suffix(2).map { $0.string("op") }, ["one.more", "status"], "past the table, and a name in it")
+        XCTAssertEqual(ops.suffix(2).map { $0.int("client") }, [5, 6])
+    }
+
     func testFramesAreDescribedWithoutSecrets() throws {
         let tracer = Tracer(capacity: 10, filePath: nil)
         let message = try PropertyListCodec.encode(["hello": .string("watch"), "token": .data(Array(repeating: 0xAB, count: 32))])

@@ -14,8 +14,8 @@ import Darwin
 ///
 /// Recording is cheap: an entry is a ``Slot`` of plain values written over the oldest (no
 /// reference counts, nothing to free), a small dictionary payload's bytes (at most
-/// ``previewBytes``) and a note's transfer id are copied into a ring of bytes, and only the rare
-/// kinds keep a ``Detail`` beside it; the JSON entry is built
+/// ``previewBytes``) and a note's transfer id are copied into a ring of bytes, an op's name is
+/// an index into the names seen, and only the rare kinds keep a ``Detail`` beside it; the JSON entry is built
 /// only when someone reads it (`trace.get`), follows it (`trace.entry`) or when it goes to
 /// the trace file, which is written once a loop turn. Secrets never enter a record: op
 /// arguments and results are not recorded, AUTH frames show their size only, and payload
@@ -31,10 +31,11 @@ final class Tracer {
     /// is about a core's L2 cache; the entry's number is its place in the ring).
     struct Slot {
         var time: Int64 = 0
-        /// A frame's id or seq, a note's seq.
+        /// A frame's id or seq, a note's seq, an op's client.
         var number: UInt64 = 0
         /// Where the entry's text (a payload's preview bytes, a note's transfer id) starts in
-        /// ``texts``; a file chunk's offset; the offset a chunk acknowledgement received.
+        /// ``texts``; a file chunk's offset; the offset a chunk acknowledgement received; an
+        /// op's name in ``opNames``.
         var wide: UInt64 = 0
         /// How many entries before this one its cause is; 0 for none (a cause further back
         /// than this counts is kept in the entry's ``Detail``).
@@ -74,6 +75,8 @@ final class Tracer {
         static let hasNumber = Bits(rawValue: 1 << 3)
         static let hasText = Bits(rawValue: 1 << 4)
         static let hasDetail = Bits(rawValue: 1 << 5)
+        /// An op's name is ``Tracer/opNames``[``wide``].
+        static let hasOpName = Bits(rawValue: 1 << 6)
     }
 
     /// What the rare kinds keep beside their slot: the members of an op, a state change, a
@@ -102,6 +105,12 @@ final class Tracer {
     /// The peers' device ids, by the index slots keep.
     private var peers: [String] = []
     private var lastPeer = 0
+    /// The names of the ops recorded, by the index an op's slot keeps in ``Slot/wide``: an op's
+    /// entry needs no ``Detail``. At most ``opNameLimit`` (a client may send any name; past
+    /// the limit an op's entry keeps its name in a detail).
+    private var opNames: [String] = []
+    private var lastOpName = 0
+    static let opNameLimit = 1_024
     private var ringStart = 0
     private(set) var lastNumber: UInt64 = 0
     var side = ""
@@ -306,9 +315,31 @@ final class Tracer {
         currentCause = nil
         runningOp = nil
         defer { (currentCause, runningOp) = saved }
-        let number = append(Slot(kind: .op), Detail(fields: ["op": .string(op.name), "client": .int(Int64(op.client))]), time: op.time)
+        var slot = Slot(kind: .op)
+        slot.set(number: op.client)
+        let number: UInt64
+        if let index = opNameIndex(op.name) {
+            slot.wide = UInt64(index)
+            slot.bits.insert(.hasOpName)
+            number = append(slot, time: op.time)
+        } else {
+            number = append(slot, Detail(fields: ["op": .string(op.name)]), time: op.time)
+        }
         op.number = number
         return number
+    }
+
+    /// The index of `name` in ``opNames``, added if new; nil once the table is full.
+    private func opNameIndex(_ name: String) -> Int? {
+        if lastOpName < opNames.count, opNames[lastOpName] == name { return lastOpName }
+        if let index = opNames.firstIndex(of: name) {
+            lastOpName = index
+            return index
+        }
+        guard opNames.count < Self.opNameLimit else { return nil }
+        opNames.append(name)
+        lastOpName = opNames.count - 1
+        return lastOpName
     }
 
     /// The link brought bytes: the frames in them take a time read after this.
@@ -326,15 +357,15 @@ final class Tracer {
         return clock
     }
 
-    /// Appends an entry of a frequent kind: a frame or note without a ``Detail``.
-    private func append(_ new: Slot) -> UInt64 {
+    /// Appends an entry of a frequent kind: a frame, note or op without a ``Detail``.
+    private func append(_ new: Slot, time: Int64? = nil) -> UInt64 {
         // First: asking for the cause may write the running op's entry.
         let cause = self.cause
-        if let cause, lastNumber + 1 - cause > UInt64(UInt32.max) { return append(new, Detail(fields: [:])) }
+        if let cause, lastNumber + 1 - cause > UInt64(UInt32.max) { return append(new, Detail(fields: [:]), time: time) }
         var slot = new
         lastNumber += 1
         if let cause { slot.causeDistance = UInt32(lastNumber - cause) }
-        slot.time = time()
+        slot.time = time ?? self.time()
         if fileDescriptor >= 0 || follow != nil { pass(slot, number: lastNumber, nil) }
         if capacity > 0 { store(slot) }
         return lastNumber
@@ -486,6 +517,9 @@ final class Tracer {
             if slot.bits.contains(.hasNumber) { object["seq"] = .int(Int64(clamping: slot.number)) }
             if let text = text(of: slot) { object["transferId"] = .string(String(decoding: text, as: UTF8.self)) }
             if let peer = peer(of: slot) { object["peer"] = .string(peer) }
+        } else if slot.kind == .op {
+            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[Int(slot.wide)]) }
+            object["client"] = .int(Int64(clamping: slot.number))
         }
         if let fields = detail?.fields {
             for (key, value) in fields { object[key] = value }
