@@ -107,8 +107,9 @@ public struct Arguments: Sendable {
         try read(key, expected: "an array") { $0.arrayValue != nil ? $0.materialized.arrayValue : nil }
     }
 
-    /// Refuses any argument not in `allowed`, naming the first one and listing the accepted names.
-    public func rejectUnknownKeys(allowed: Set<String>) throws {
+    /// Refuses any argument not in `allowed` (a handful of names: scanned, not hashed), naming
+    /// the first one and listing the accepted names.
+    public func rejectUnknownKeys(allowed: [String]) throws {
         guard let unknown = object.first(where: { !allowed.contains($0.key) })?.key else { return }
         if allowed.isEmpty {
             throw invalid("unknown argument '\(unknown)' (this operation takes no arguments)")

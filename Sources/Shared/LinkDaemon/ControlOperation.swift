@@ -28,8 +28,9 @@ public struct ControlOperation {
     public let arguments: [Argument]
     /// Arguments beyond `arguments` are the handler's to check (`device.set` takes flag names).
     public let takesOtherArguments: Bool
-    /// The names of `arguments`, made once (every request's arguments are checked against them).
-    let argumentNames: Set<String>
+    /// The names of `arguments`, made once (every request's arguments are checked against them;
+    /// an op has a handful, which a scan finds sooner than a hash).
+    let argumentNames: [String]
     let handler: Handler
 
     public init(_ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
@@ -39,7 +40,7 @@ public struct ControlOperation {
         self.summary = summary
         self.arguments = arguments
         self.takesOtherArguments = takesOtherArguments
-        argumentNames = Set(arguments.map(\.name))
+        argumentNames = arguments.map(\.name)
         self.handler = handler
     }
 }
