@@ -234,6 +234,18 @@ mutation possession-counts-failures \
     '    public var countsFailedAttempts: Bool { self != .possession }' \
     '    public var countsFailedAttempts: Bool { true }'
 
+mutation sequence-map-backward-shift \
+    Sources/Shared/LinkCollections/SequenceMap.swift \
+    'SequenceMapTests' \
+    '            if (index &- home(of: slotKey)) & mask >= (index &- hole) & mask {' \
+    '            if (index &- home(of: slotKey)) & mask > (index &- hole) & mask {'
+
+mutation trace-op-name-index \
+    Sources/Shared/LinkDaemon/Tracer.swift \
+    'TracerTests' \
+    '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[Int(slot.wide)]) }' \
+    '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[0]) }'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
