@@ -98,7 +98,8 @@ final class TracerTests: XCTestCase {
     }
 
     /// An op's entry names the op and its client, whether the name is in the table of names
-    /// seen (as registered ops are) or the table is full (a client may send any name).
+    /// seen (as registered ops are), too long for it, or the table is full (a client may send
+    /// any name).
     func testAnOpEntryNamesItsOpAndClientPastTheTableOfNames() {
         let tracer = Tracer(capacity: 4 * Tracer.opNameLimit, filePath: nil)
         func causeSomething(_ op: String, client: UInt64) {
@@ -107,15 +108,17 @@ final class TracerTests: XCTestCase {
         causeSomething("message.send", client: 1)
         causeSomething("status", client: 2)
         causeSomething("message.send", client: 3)
+        let long = String(repeating: "x", count: Tracer.opNameMaxBytes + 1)
+        causeSomething(long, client: 7)
         for index in 0..<Tracer.opNameLimit { causeSomething("op\(index)", client: 4) }
         causeSomething("one.more", client: 5)
         causeSomething("status", client: 6)
         let ops = tracer.entries(after: 0, limit: 4 * Tracer.opNameLimit).filter { $0.kind == .op }
-        XCTAssertEqual(ops.count, 3 + Tracer.opNameLimit + 2)
-        XCTAssertEqual(ops.prefix(3).map { $0.string("op") }, ["message.send", "status", "message.send"])
-        XCTAssertEqual(ops.prefix(3).map { $0.int("client") }, [1, 2, 3])
-        XCTAssertEqual(ops[3 + Tracer.opNameLimit - 3].string("op"), "op\(Tracer.opNameLimit - 3)",
-                       "the last name the table takes (two were there before)")
+        XCTAssertEqual(ops.count, 4 + Tracer.opNameLimit + 2)
+        XCTAssertEqual(ops.prefix(4).map { $0.string("op") }, ["message.send", "status", "message.send", long])
+        XCTAssertEqual(ops.prefix(4).map { $0.int("client") }, [1, 2, 3, 7])
+        XCTAssertEqual(ops[4 + Tracer.opNameLimit - 3].string("op"), "op\(Tracer.opNameLimit - 3)",
+                       "the last name the table takes (two were there before; the long one is not kept there)")
         XCTAssertEqual(ops.suffix(2).map { $0.string("op") }, ["one.more", "status"], "past the table, and a name in it")
         XCTAssertEqual(ops.suffix(2).map { $0.int("client") }, [5, 6])
     }

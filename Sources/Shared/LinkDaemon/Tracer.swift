@@ -106,11 +106,13 @@ final class Tracer {
     private var peers: [String] = []
     private var lastPeer = 0
     /// The names of the ops recorded, by the index an op's slot keeps in ``Slot/wide``: an op's
-    /// entry needs no ``Detail``. At most ``opNameLimit`` (a client may send any name; past
-    /// the limit an op's entry keeps its name in a detail).
+    /// entry needs no ``Detail``. At most ``opNameLimit`` names of at most ``opNameMaxBytes``
+    /// (a client may send any name; an op's entry keeps any other name in a detail, which
+    /// leaves with the entry).
     private var opNames: [String] = []
     private var lastOpName = 0
     static let opNameLimit = 1_024
+    static let opNameMaxBytes = 64
     private var ringStart = 0
     private(set) var lastNumber: UInt64 = 0
     var side = ""
@@ -329,14 +331,15 @@ final class Tracer {
         return number
     }
 
-    /// The index of `name` in ``opNames``, added if new; nil once the table is full.
+    /// The index of `name` in ``opNames``, added if new; nil for a name too long and once the
+    /// table is full.
     private func opNameIndex(_ name: String) -> Int? {
         if lastOpName < opNames.count, opNames[lastOpName] == name { return lastOpName }
         if let index = opNames.firstIndex(of: name) {
             lastOpName = index
             return index
         }
-        guard opNames.count < Self.opNameLimit else { return nil }
+        guard opNames.count < Self.opNameLimit, name.utf8.count <= Self.opNameMaxBytes else { return nil }
         opNames.append(name)
         lastOpName = opNames.count - 1
         return lastOpName
