@@ -240,6 +240,12 @@ mutation sequence-map-backward-shift \
     '            if (index &- home(of: slotKey)) & mask >= (index &- hole) & mask {' \
     '            if (index &- home(of: slotKey)) & mask > (index &- hole) & mask {'
 
+mutation op-table-recent-by-name \
+    Sources/Shared/LinkDaemon/OperationTable.swift \
+    'LinkDaemonTests.OperationTableTests' \
+    '        if let recent, recent.name == name { return recent }' \
+    '        if let recent { return recent }'
+
 mutation trace-op-name-index \
     Sources/Shared/LinkDaemon/Tracer.swift \
     'TracerTests' \

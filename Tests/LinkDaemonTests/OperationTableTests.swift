@@ -50,6 +50,21 @@ final class OperationTableTests: XCTestCase {
         return nil
     }
 
+    /// The table remembers the op it found last; an op asked for after it is still found by its
+    /// own name, refused on the other side and unknown when it is.
+    func testTheOpFoundLastDoesNotStandInForAnother() throws {
+        let watch = table(.watch)
+        XCTAssertNil(call(watch, "test.later"), "found, and answers later")
+        XCTAssertEqual(message(call(watch, "test.greet", ["name": "x"])), "test.greet is an op of the phone, not the watch")
+        XCTAssertEqual(message(call(watch, "test.fail")), "not today")
+        XCTAssertEqual(message(call(watch, "test.fail")), "not today")
+        XCTAssertTrue(message(call(watch, "test.gree"))?.hasPrefix("unknown op 'test.gree'") ?? false)
+        let phone = table(.phone)
+        XCTAssertEqual(try XCTUnwrap(call(phone, "test.greet", ["name": "a"])).get()["greeting"], "hello a ")
+        XCTAssertEqual(try XCTUnwrap(call(phone, "test.greet", ["name": "b"])).get()["greeting"], "hello b ")
+        XCTAssertEqual(message(call(phone, "test.fail")), "not today")
+    }
+
     func testATestOpRegisteredThroughAFeatureIsServed() throws {
         let table = table(.phone)
         let result = try XCTUnwrap(call(table, "test.greet", ["name": "watch", "times": 2])).get()
