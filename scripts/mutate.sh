@@ -183,8 +183,8 @@ mutation walk-takes-keys-in-order-only \
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \
     'FrameDecoderTests|FrameDecoderDecodeTests' \
-    '        if restCount >= 0, Self.declaredLength(head) == expected.length, head[4] == expected.type {' \
-    '        if restCount >= 0, Self.declaredLength(head) == expected.length {'
+    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length, head[4] == expected.type {' \
+    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length {'
 
 mutation short-ascii-second-word \
     Sources/WireProtocol/BinaryPropertyListReader.swift \

@@ -74,10 +74,7 @@ public struct FrameDecoder: Sendable {
                 throw error
             case .waitingForHeader:
                 guard unreadByteCount >= 4 else { return nil }
-                var declared: UInt32 = 0
-                for offset in 0..<4 {
-                    declared = declared << 8 | UInt32(buffer[readIndex + offset])
-                }
+                let declared = Self.declaredLength(buffer, at: readIndex)
                 if declared == 0 {
                     throw fail(.emptyFrame)
                 }
@@ -139,8 +136,7 @@ public struct FrameDecoder: Sendable {
         }
         var index = 0
         while rest.count - index >= 4 {
-            var declared: UInt32 = 0
-            for offset in 0..<4 { declared = declared << 8 | UInt32(rest[index + offset]) }
+            let declared = Self.declaredLength(rest, at: index)
             if declared == 0 { throw fail(.emptyFrame) }
             if declared > maximumFrameLength {
                 throw fail(.frameTooLarge(declared: declared, maximum: maximumFrameLength))
@@ -210,7 +206,7 @@ public struct FrameDecoder: Sendable {
         let head = expectedHead
         let payload = expectedPayload
         let restCount = count - head.count - payload.count
-        if restCount >= 0, Self.declaredLength(head) == expected.length, head[4] == expected.type {
+        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length, head[4] == expected.type {
             expectedPayload = []
             let result = head.withUnsafeBytes { raw in
                 Result { () throws(FrameDecodingError) -> Frame in
@@ -253,8 +249,13 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    private static func declaredLength(_ head: [UInt8]) -> Int {
-        Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+    /// The body length that the 4-byte big-endian prefix at `index` declares.
+    @inline(__always)
+    private static func declaredLength<Bytes: RandomAccessCollection>(_ bytes: Bytes, at index: Int) -> UInt32
+    where Bytes.Element == UInt8, Bytes.Index == Int {
+        var declared: UInt32 = 0
+        for offset in 0..<4 { declared = declared << 8 | UInt32(bytes[index + offset]) }
+        return declared
     }
 
     /// Expects a frame like this one next if its payload is large.
