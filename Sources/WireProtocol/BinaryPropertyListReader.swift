@@ -299,15 +299,15 @@ struct BinaryPropertyListReader {
     /// ``offset(of:)`` without its error: nil outside the object area.
     @inline(__always)
     private func objectStart(_ object: Int) -> Int? {
-        let entry = offsetTableOffset + object * offsetSize
-        let offset: Int
-        switch offsetSize {
-        case 1: offset = Int(bytes[entry])
-        case 2: offset = Int(bytes[entry]) << 8 | Int(bytes[entry + 1])
-        default: offset = Int(clamping: Self.readUnsigned(bytes, at: entry, size: offsetSize))
-        }
-        guard offset >= BinaryPropertyList.headerLength, offset < offsetTableOffset else { return nil }
-        return offset
+        let offset = tableOffset(of: object)
+        guard offset >= UInt64(BinaryPropertyList.headerLength), offset < UInt64(offsetTableOffset) else { return nil }
+        return Int(offset)
+    }
+
+    /// Object `object`'s entry in the offset table, unchecked.
+    @inline(__always)
+    private func tableOffset(of object: Int) -> UInt64 {
+        Self.readUnsigned(bytes, at: offsetTableOffset + object * offsetSize, size: offsetSize)
     }
 
     /// The bytes of the ASCII string object at `start` (marker 0x5), or nil when it runs past
@@ -558,12 +558,10 @@ struct BinaryPropertyListReader {
     }
 
     private func offset(of object: Int) throws -> Int {
-        let entry = offsetTableOffset + object * offsetSize
-        let offset = Self.readUnsigned(bytes, at: entry, size: offsetSize)
-        guard offset >= UInt64(BinaryPropertyList.headerLength), offset < UInt64(offsetTableOffset) else {
-            throw PropertyListError("damaged binary property list: object \(object) has the offset \(offset), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)")
+        guard let start = objectStart(object) else {
+            throw PropertyListError("damaged binary property list: object \(object) has the offset \(tableOffset(of: object)), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)")
         }
-        return Int(offset)
+        return start
     }
 
     /// The bytes `from..<from + count` of an object, which must end before the offset table.
@@ -647,8 +645,9 @@ struct BinaryPropertyListReader {
         PropertyListError("object \(object) is of the unsupported type \(kind): property lists here hold strings, integers, reals, booleans, data, dates, arrays and dictionaries")
     }
 
+    @inline(__always)
     private static func readUnsigned(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, size: Int) -> UInt64 {
-        // Offsets and references are mostly one or two bytes.
+        // Offsets and references are mostly one or two bytes: inlined, those are a load or two.
         if size == 1 { return UInt64(bytes[start]) }
         if size == 2 { return UInt64(bytes[start]) << 8 | UInt64(bytes[start + 1]) }
         var value: UInt64 = 0
