@@ -152,9 +152,9 @@ struct BinaryPropertyListWriter {
         return UnsafeBufferPointer(rebasing: storage[node.start..<node.start + node.count])
     }
 
-    /// A hash of a string's UTF-8 bytes. A small table (most dictionaries apps send) takes a
-    /// multiply-and-rotate hash of the length and of at most the first and last 16 bytes, eight
-    /// bytes a step; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every
+    /// A hash of a string's UTF-8 bytes. A small table (most dictionaries apps send) takes an
+    /// xor-and-multiply hash of the length and of at most the first and last 16 bytes, eight
+    /// bytes a step, finished with SplitMix64's finalizer; from ``seededHashSlots`` slots on, the process's seeded `Hasher` of every
     /// byte, so that no input can be made to collide on purpose where collisions would cost (in
     /// a small table they cost at most a few comparisons each).
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, slots: Int) -> Int {
