@@ -21,7 +21,8 @@ public final class WatchLinkPair: @unchecked Sendable {
     private let homes: [TemporaryHome]
     private var stopped = false
 
-    /// Starts phoned and `watchCount` watches (device ids `watch-1`, `watch-2`, ...).
+    /// Starts phoned and `watchCount` watches (device ids `watch-1`, `watch-2`, ...), and
+    /// returns once each watch is linked on both ends (phoned lists it as connected).
     /// `activate` starts each daemon with its session activated (`--activate`).
     public static func start(watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
                              watchArguments: [String] = [], timeout: Double = 10) throws -> WatchLinkPair {
@@ -45,9 +46,9 @@ public final class WatchLinkPair: @unchecked Sendable {
         let pair = WatchLinkPair(phone: phone, watches: watches, homes: homes)
         do {
             try phone.startAndWait(timeout: timeout)
-            for watch in watches {
+            for (index, watch) in watches.enumerated() {
                 try watch.startAndWait(timeout: timeout)
-                try pair.waitUntilLinked(watch, timeout: timeout)
+                try pair.waitUntilLinked(watch, deviceId: "watch-\(index + 1)", timeout: timeout)
             }
         } catch {
             pair.stop(keepingLogs: true)
@@ -69,12 +70,21 @@ public final class WatchLinkPair: @unchecked Sendable {
 
     deinit { stop(keepingLogs: false) }
 
-    private func waitUntilLinked(_ watch: WatchLinkDaemon, timeout: Double) throws {
+    /// Waits until both ends have the link up: the watch can end its handshake before phoned
+    /// has taken the last frame of it, so phoned must list the watch as connected too (else
+    /// an op naming the watch, `device.switchWatch` say, could find no such watch yet).
+    private func waitUntilLinked(_ watch: WatchLinkDaemon, deviceId: String, timeout: Double) throws {
         let client = try watch.client(timeout: timeout)
         defer { client.close() }
+        let phoneClient = try phone.client(timeout: timeout)
+        defer { phoneClient.close() }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if (try? client.call("status"))?["link"]?["connected"]?.boolValue == true { return }
+            if (try? client.call("status"))?["link"]?["connected"]?.boolValue == true,
+               let watches = (try? phoneClient.call("status"))?["pairedWatches"]?.arrayValue,
+               watches.contains(where: { $0["deviceId"]?.stringValue == deviceId && $0["isConnected"]?.boolValue == true }) {
+                return
+            }
             Thread.sleep(forTimeInterval: 0.005)
         }
         throw WatchLinkTestingError("\(watch.name) (\(watch.home)) did not link with phoned within \(timeout) s:\n\(watch.log)\n\(phone.log)")
