@@ -261,4 +261,23 @@ final class LinkSessionTests: XCTestCase {
         guard case .respond(_, .success(.received(let items)))? = actions.first else { return XCTFail() }
         XCTAssertEqual(items.map(\.seq), [3, 4, 5])
     }
+
+    /// By default the list keeps 256 KiB of payload: 16 messages of 16 KiB, all of 1,000 small ones.
+    func testReceivedListKeeps256KiBOfPayloadByDefault() {
+        let watch = LinkSession(configuration: .init(role: .watch))
+        _ = watch.handle(.activate, token: RequestToken(1), now: 0)
+        _ = watch.linkUp(now: 0)
+        for n in 1...20 {
+            _ = watch.receive(.message(id: UInt64(n), wantsReply: false, payload: .data([UInt8](repeating: UInt8(n), count: 16_384))), now: 0)
+        }
+        let actions = watch.handle(.receivedList(after: nil), token: RequestToken(2), now: 0)
+        guard case .respond(_, .success(.received(let items)))? = actions.first else { return XCTFail() }
+        XCTAssertEqual(items.map(\.seq), Array(5...20))
+        for n in 21...1_020 {
+            _ = watch.receive(.message(id: UInt64(n), wantsReply: false, payload: .data([UInt8](repeating: 1, count: 256))), now: 0)
+        }
+        let small = watch.handle(.receivedList(after: nil), token: RequestToken(3), now: 0)
+        guard case .respond(_, .success(.received(let smallItems)))? = small.first else { return XCTFail() }
+        XCTAssertEqual(smallItems.map(\.seq), Array(21...1_020))
+    }
 }

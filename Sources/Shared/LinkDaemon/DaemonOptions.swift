@@ -71,7 +71,7 @@ public struct DaemonOptions: Sendable {
           --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
           --inactive-delivery-ms N
                                   phone: how long a session stays inactive after device.switchWatch at most (default: 2000)
-          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 1048576)
+          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 262144)
           --activate              activate the session at start, as an app that calls activate() at launch
           --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
           --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
