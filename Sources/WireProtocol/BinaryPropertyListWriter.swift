@@ -200,16 +200,16 @@ struct BinaryPropertyListWriter {
             let node = nodes[objectNodes[object]]
             switch node.kind {
             case .boolean: objectsSize += 1
-            case .integer: objectsSize += Self.integerSize(Int64(bitPattern: node.bits))
+            case .integer: objectsSize += BinaryPropertyList.integerSize(Int64(bitPattern: node.bits))
             case .real, .date: objectsSize += 9
-            case .data: objectsSize += Self.markerSize(count: node.count) + node.count
-            case .string where node.isASCII: objectsSize += Self.markerSize(count: node.count) + node.count
+            case .data: objectsSize += BinaryPropertyList.markerSize(count: node.count) + node.count
+            case .string where node.isASCII: objectsSize += BinaryPropertyList.markerSize(count: node.count) + node.count
             case .string:
                 let units = String(decoding: bytes(of: objectNodes[object]), as: UTF8.self).utf16.count
                 utf16Counts[object] = units
-                objectsSize += Self.markerSize(count: units) + 2 * units
-            case .array: objectsSize += Self.markerSize(count: node.count) + node.count * referenceSize
-            case .dictionary: objectsSize += Self.markerSize(count: node.count / 2) + node.count * referenceSize
+                objectsSize += BinaryPropertyList.markerSize(count: units) + 2 * units
+            case .array: objectsSize += BinaryPropertyList.markerSize(count: node.count) + node.count * referenceSize
+            case .dictionary: objectsSize += BinaryPropertyList.markerSize(count: node.count / 2) + node.count * referenceSize
             }
         }
         let header = BinaryPropertyList.header.count
@@ -217,9 +217,9 @@ struct BinaryPropertyListWriter {
         let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
         let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
 
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var out = Output(base: buffer.baseAddress!)
-            for byte in BinaryPropertyList.header { out.put(byte) }
+        return ByteArrays.writing(count: total) { base in
+            var out = PropertyListOutput(base: base)
+            out.putHeader()
             var offsetAt = offsetTableOffset
             for object in 0..<objectCount {
                 out.putUnsigned(UInt64(out.position), size: offsetSize, at: offsetAt)
@@ -258,73 +258,77 @@ struct BinaryPropertyListWriter {
             }
             precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
             out.position = offsetAt
-            for _ in 0..<6 { out.put(0) }   // the trailer's six unused bytes
-            out.put(UInt8(offsetSize))
-            out.put(UInt8(referenceSize))
-            out.putUnsigned(UInt64(objectCount), size: 8)
-            out.putUnsigned(0, size: 8)
-            out.putUnsigned(UInt64(offsetTableOffset), size: 8)
+            out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
+                           offsetTableOffset: offsetTableOffset)
             precondition(out.position == total, "the property list's size was worked out wrong")
-            initialized = total
         }
     }
 
-    /// A marker and, from 15 on, the integer object of the count.
-    private static func markerSize(count: Int) -> Int {
-        count < 0x0F ? 1 : 1 + integerSize(Int64(count))
+}
+
+/// Writes a property list's bytes into memory of the right size (``BinaryPropertyListWriter``
+/// and ``FlatDictionaryWriter`` work the size out first).
+struct PropertyListOutput {
+    let base: UnsafeMutablePointer<UInt8>
+    var position = 0
+
+    mutating func put(_ byte: UInt8) {
+        base[position] = byte
+        position += 1
     }
 
-    /// Non-negative integers in the fewest of 1, 2, 4 or 8 bytes; negative ones in 8.
-    private static func integerSize(_ integer: Int64) -> Int {
-        1 + (integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer)))
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let source = bytes.baseAddress {
+            (base + position).update(from: source, count: bytes.count)
+        }
+        position += bytes.count
     }
 
-    /// Writes into memory of the right size.
-    private struct Output {
-        let base: UnsafeMutablePointer<UInt8>
-        var position = 0
+    /// `bplist00`, in one store.
+    mutating func putHeader() {
+        UnsafeMutableRawPointer(base + position).storeBytes(of: BinaryPropertyList.headerWord, as: UInt64.self)
+        position += BinaryPropertyList.headerLength
+    }
 
-        mutating func put(_ byte: UInt8) {
-            base[position] = byte
-            position += 1
-        }
+    mutating func putUnsigned(_ value: UInt64, size: Int) {
+        putUnsigned(value, size: size, at: position)
+        position += size
+    }
 
-        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-            if let source = bytes.baseAddress {
-                (base + position).update(from: source, count: bytes.count)
-            }
-            position += bytes.count
+    func putUnsigned(_ value: UInt64, size: Int, at start: Int) {
+        if size == 1 {
+            base[start] = UInt8(truncatingIfNeeded: value)
+            return
         }
+        for index in 0..<size {
+            base[start + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (size - 1 - index)))
+        }
+    }
 
-        mutating func putUnsigned(_ value: UInt64, size: Int) {
-            putUnsigned(value, size: size, at: position)
-            position += size
-        }
+    mutating func putInteger(_ integer: Int64) {
+        let size = integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer))
+        put(BinaryPropertyList.integerMarker | UInt8(size.trailingZeroBitCount))
+        putUnsigned(UInt64(bitPattern: integer), size: size)
+    }
 
-        func putUnsigned(_ value: UInt64, size: Int, at start: Int) {
-            if size == 1 {
-                base[start] = UInt8(truncatingIfNeeded: value)
-                return
-            }
-            for index in 0..<size {
-                base[start + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (size - 1 - index)))
-            }
+    mutating func putMarker(_ marker: UInt8, count: Int) {
+        if count < 0x0F {
+            put(marker | UInt8(count))
+        } else {
+            put(marker | 0x0F)
+            putInteger(Int64(count))
         }
+    }
 
-        mutating func putInteger(_ integer: Int64) {
-            let size = integer < 0 ? 8 : BinaryPropertyList.byteCount(for: UInt64(integer))
-            put(BinaryPropertyList.integerMarker | UInt8(size.trailingZeroBitCount))
-            putUnsigned(UInt64(bitPattern: integer), size: size)
-        }
-
-        mutating func putMarker(_ marker: UInt8, count: Int) {
-            if count < 0x0F {
-                put(marker | UInt8(count))
-            } else {
-                put(marker | 0x0F)
-                putInteger(Int64(count))
-            }
-        }
+    /// The 32-byte trailer: six unused bytes, the sizes of an offset and of a reference, the
+    /// object count, the top object (0) and where the offset table starts.
+    mutating func putTrailer(offsetSize: Int, referenceSize: Int, objectCount: Int, offsetTableOffset: Int) {
+        for _ in 0..<6 { put(0) }
+        put(UInt8(offsetSize))
+        put(UInt8(referenceSize))
+        putUnsigned(UInt64(objectCount), size: 8)
+        putUnsigned(0, size: 8)
+        putUnsigned(UInt64(offsetTableOffset), size: 8)
     }
 }
 
@@ -333,6 +337,8 @@ enum BinaryPropertyList {
     static let header: [UInt8] = Array("bplist00".utf8)
     /// `header.count`, known without reaching the array.
     static var headerLength: Int { 8 }
+    /// `header` as a word to store (its bytes in memory order).
+    static var headerWord: UInt64 { UInt64(littleEndian: 0x3030_7473_696C_7062) }
     static let trailerLength = 32
 
     static let falseMarker: UInt8 = 0x08
@@ -345,6 +351,16 @@ enum BinaryPropertyList {
     static let utf16StringMarker: UInt8 = 0x60
     static let arrayMarker: UInt8 = 0xA0
     static let dictionaryMarker: UInt8 = 0xD0
+
+    /// A marker and, from 15 on, the integer object of the count.
+    static func markerSize(count: Int) -> Int {
+        count < 0x0F ? 1 : 1 + integerSize(Int64(count))
+    }
+
+    /// Non-negative integers in the fewest of 1, 2, 4 or 8 bytes; negative ones in 8.
+    static func integerSize(_ integer: Int64) -> Int {
+        1 + (integer < 0 ? 8 : byteCount(for: UInt64(integer)))
+    }
 
     /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.
     static func byteCount(for value: UInt64) -> Int {

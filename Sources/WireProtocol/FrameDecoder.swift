@@ -188,12 +188,7 @@ public struct FrameDecoder: Sendable {
         }
         if expectedPayload.count != payloadLength {
             // Not initialized: a read writes the bytes, and only the bytes it wrote are read.
-            // (Not `Array(unsafeUninitializedCapacity:)`: it allocates through a generic entry
-            // point that looks up the storage's type at run time, ~450 instructions a frame.)
-            var payload: [UInt8] = []
-            payload.reserveCapacity(payloadLength)
-            payload.append(contentsOf: UnwrittenBytes(count: payloadLength))
-            expectedPayload = payload
+            expectedPayload = ByteArrays.unwritten(count: payloadLength)
         }
         return try expectedHead.withUnsafeMutableBytes { head in
             try expectedPayload.withUnsafeMutableBytes { payload in try read(head, payload) }
@@ -297,24 +292,5 @@ public struct FrameDecoder: Sendable {
             readIndex = 0
         }
         return true
-    }
-}
-
-/// `count` bytes left as they are: appended to an array with room for them, it sets the
-/// array's count without writing a byte (whoever appends it writes every byte it reads).
-private struct UnwrittenBytes: Sequence {
-    let count: Int
-
-    struct Iterator: IteratorProtocol {
-        mutating func next() -> UInt8? { nil }
-    }
-
-    func makeIterator() -> Iterator { Iterator() }
-
-    var underestimatedCount: Int { count }
-
-    func _copyContents(initializing buffer: UnsafeMutableBufferPointer<UInt8>) -> (Iterator, Int) {
-        precondition(buffer.count >= count, "no room for the unwritten bytes")
-        return (Iterator(), count)
     }
 }

@@ -22,10 +22,7 @@ public enum PieceCopy {
 
     /// The bytes of `source` as an array.
     public static func array(_ source: UnsafeRawBufferPointer) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: source.count) { bytes, count in
-            if let base = bytes.baseAddress { copy(source, to: base) }
-            count = source.count
-        }
+        ByteArrays.writing(count: source.count) { base in copy(source, to: base) }
     }
 
     /// Appends the bytes of `source` to `array`.
