@@ -184,6 +184,71 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertThrowsError(try PropertyListCodec.encode(entries: PlistJSON.entries(from: JSON.parse(Array(deep.utf8)), path: "m")))
     }
 
+    /// A flat object (ASCII keys; ASCII strings, integers, booleans; no escape; at most 32
+    /// members) is written in one pass to the very bytes its parsed entries encode to: strings
+    /// shared with a key or an earlier value, counts and lengths from 15 on, 2-byte offsets,
+    /// integers of every size. Every other object is left to the general path (nil).
+    func testFlatDictionariesAgreeWithTheirEntries() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcAB0_-".utf8)
+        func word(_ length: Int) -> String {
+            String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+        }
+        let integers: [Int64] = [0, 1, -1, 14, 15, 255, 256, 65_535, 65_536, 4_294_967_295, 4_294_967_296, .max, .min]
+        var flat = 0, duplicates = 0
+        for round in 0..<3_000 {
+            let count = round < 40 ? round % 34 : Int.random(in: 0...32, using: &generator)
+            var members: [String] = []
+            var keys = Set<String>()
+            for _ in 0..<count {
+                let key = word(Int.random(in: 0...(round % 3 == 0 ? 2 : 18), using: &generator))
+                keys.insert(key)
+                let value: String
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0: value = String(integers.randomElement(using: &generator)!)
+                case 1: value = String(Int64.random(in: .min ... .max, using: &generator))
+                case 2: value = Bool.random(using: &generator) ? "true" : "false"
+                case 3: value = "\"" + (keys.randomElement(using: &generator) ?? "") + "\""
+                case 4: value = "\"" + word(Int.random(in: 200...400, using: &generator)) + "\""
+                default: value = "\"" + word(Int.random(in: 0...20, using: &generator)) + "\""
+                }
+                let space = round % 5 == 0 ? " \n\t" : ""
+                members.append("\(space)\"\(key)\"\(space):\(space)\(value)\(space)")
+            }
+            let text = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            let written = text.withUnsafeBufferPointer { PlistJSON.encodedFlatDictionary(jsonText: $0) }
+            if keys.count < count {
+                XCTAssertNil(written, "a repeated key is left to the general path: \(String(decoding: text, as: UTF8.self))")
+                duplicates += 1
+                continue
+            }
+            let expected = try PropertyListCodec.encode(entries: PlistJSON.entries(from: JSON.parse(text), path: "message"))
+            // (Not XCTAssertEqual: a failure would print kilobytes of both.)
+            XCTAssertTrue(written == expected, "written differently: \(String(decoding: text, as: UTF8.self))")
+            XCTAssertTrue(PlistJSON.encodedDictionary(jsonText: text) == expected, "through encodedDictionary")
+            flat += 1
+        }
+        XCTAssertGreaterThan(flat, 1_200)
+        XCTAssertGreaterThan(duplicates, 100)
+
+        let notFlat = [
+            "{" + (0..<33).map { "\"k\($0)\":1" }.joined(separator: ",") + "}",
+            #"{"a":{"b":1}}"#, #"{"a":[1]}"#, #"{"a":null}"#, #"{"a":2.5}"#, #"{"a":1e3}"#,
+            #"{"a":9223372036854775808}"#, #"{"a":-9223372036854775809}"#, #"{"a":"line\nbreak"}"#,
+            #"{"k\u0041":1}"#, #"{"caf\#u{E9}":1}"#, #"{"a":"caf\#u{E9}"}"#, #"{"a":{"$data":"AA=="}}"#, #"[1]"#, #""x""#,
+        ]
+        for json in notFlat {
+            let text = Array(json.utf8)
+            XCTAssertNil(text.withUnsafeBufferPointer { PlistJSON.encodedFlatDictionary(jsonText: $0) }, json)
+            // The general path still writes those it can, with the bytes of their entries.
+            if let encoded = PlistJSON.encodedDictionary(jsonText: text) {
+                XCTAssertEqual(encoded, try PropertyListCodec.encode(entries: PlistJSON.entries(from: JSON.parse(text), path: "m")), json)
+            }
+        }
+        let thirtyTwo = "{" + (0..<32).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+        XCTAssertNotNil(Array(thirtyTwo.utf8).withUnsafeBufferPointer { PlistJSON.encodedFlatDictionary(jsonText: $0) })
+    }
+
     private func hexBytes(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }

@@ -20,6 +20,7 @@ extension PlistJSON {
     /// - Parameter text: one JSON object, as the parser checked it (``JSONObject/jsonText``).
     public static func encodedDictionary(jsonText text: [UInt8]) -> [UInt8]? {
         text.withUnsafeBufferPointer { bytes in
+            if let flat = encodedFlatDictionary(jsonText: bytes) { return flat }
             var reader = JSONTextReader(bytes, list: PropertyListBuilder(nodes: bytes.count / 8, bytes: bytes.count))
             reader.skipWhitespace()
             guard reader.peek() == UInt8(ascii: "{"), reader.readDictionary(depth: 0) else { return nil }
@@ -27,6 +28,135 @@ extension PlistJSON {
             guard reader.atEnd else { return nil }
             return try? PropertyListCodec.encode(reader.list)
         }
+    }
+}
+
+extension PlistJSON {
+    /// The most members a flat dictionary is read with (on the stack).
+    static let flatDictionaryCapacity = 32
+
+    /// The encoded dictionary of a flat JSON object, the form of most messages: at most
+    /// ``flatDictionaryCapacity`` members, ASCII keys, each value an ASCII string, an integer
+    /// or a boolean, no escape. Written in one pass (``PropertyListCodec/encodeFlatDictionary(_:)``),
+    /// the bytes ``encodedDictionary(jsonText:)`` gives; nil for any other object.
+    static func encodedFlatDictionary(jsonText bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
+            var reader = FlatObjectReader(bytes: bytes)
+            var count = 0
+            guard reader.readMembers({ entry in
+                guard count < flatDictionaryCapacity else { return false }
+                entries.initializeElement(at: count, to: entry)
+                count += 1
+                return true
+            }) else { return nil }
+            return PropertyListCodec.encodeFlatDictionary(UnsafeMutableBufferPointer(rebasing: entries[0..<count]))
+        }
+    }
+}
+
+/// Reads the members of a flat JSON object (``PlistJSON/encodedFlatDictionary(jsonText:)``)
+/// from text the parser checked.
+private struct FlatObjectReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    /// Calls `member` with each member; false as soon as the object is not flat (or `member`
+    /// returns false).
+    mutating func readMembers(_ member: (FlatDictionaryEntry) -> Bool) -> Bool {
+        skipWhitespace()
+        guard byte() == UInt8(ascii: "{") else { return false }
+        index += 1
+        skipWhitespace()
+        if byte() == UInt8(ascii: "}") {
+            index += 1
+            return atEnd()
+        }
+        while true {
+            skipWhitespace()
+            guard let key = readString() else { return false }
+            skipWhitespace()
+            guard byte() == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            guard let value = readValue(), member(FlatDictionaryEntry(key: key, value: value)) else { return false }
+            skipWhitespace()
+            let next = byte()
+            index += 1
+            if next == UInt8(ascii: "}") { return atEnd() }
+            guard next == UInt8(ascii: ",") else { return false }
+        }
+    }
+
+    /// The byte at the current index; 0 at the end (never a byte that matters here: the
+    /// parser refuses NUL outside strings).
+    private func byte() -> UInt8 {
+        index < bytes.count ? bytes[index] : 0
+    }
+
+    private mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    private mutating func readValue() -> FlatDictionaryEntry.Value? {
+        switch byte() {
+        case UInt8(ascii: "\""):
+            return readString().map { .asciiString($0) }
+        case UInt8(ascii: "t"):
+            return readLiteral("true") ? .boolean(true) : nil
+        case UInt8(ascii: "f"):
+            return readLiteral("false") ? .boolean(false) : nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return readInteger()
+        default:
+            return nil
+        }
+    }
+
+    /// The bytes of a string of ASCII characters without escapes; nil for another.
+    private mutating func readString() -> UnsafeBufferPointer<UInt8>? {
+        guard byte() == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while true {
+            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
+            guard index < bytes.count else { return nil }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return nil }
+            index += 1
+        }
+    }
+
+    private mutating func readLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
+        else { return false }
+        index += count
+        return true
+    }
+
+    /// An integer that fits `Int64`; nil for a number with a fraction or an exponent, or out
+    /// of range (a real in the property list).
+    private mutating func readInteger() -> FlatDictionaryEntry.Value? {
+        let start = index
+        if byte() == UInt8(ascii: "-") { index += 1 }
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            index += 1
+        }
+        let next = byte()
+        if next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") { return nil }
+        return JSON.integer(UnsafeBufferPointer(rebasing: bytes[start..<index])).map { .integer($0) }
     }
 }
 

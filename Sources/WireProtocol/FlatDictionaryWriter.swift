@@ -1,0 +1,161 @@
+/// A member of a flat dictionary: an ASCII key and an ASCII string, an integer or a boolean.
+/// The bytes are borrowed: they must stay valid while the dictionary is written.
+public struct FlatDictionaryEntry {
+    public enum Value {
+        case asciiString(UnsafeBufferPointer<UInt8>)
+        case integer(Int64)
+        case boolean(Bool)
+    }
+
+    public var key: UnsafeBufferPointer<UInt8>
+    public var value: Value
+
+    public init(key: UnsafeBufferPointer<UInt8>, value: Value) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension PropertyListCodec {
+    /// The `bplist00` file of a dictionary whose keys are ASCII and whose values are ASCII
+    /// strings, integers or booleans (the form of most dictionaries apps send), written in one
+    /// pass: the bytes ``encode(entries:)`` writes for the same members, without a
+    /// ``PropertyListBuilder`` or a `String` between. Nil when two keys are equal.
+    ///
+    /// Sorts `entries` by key. The caller checks that keys and strings are ASCII.
+    public static func encodeFlatDictionary(_ entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
+        FlatDictionaryWriter.write(entries)
+    }
+}
+
+/// Numbers and writes the objects as ``BinaryPropertyListWriter`` does: the dictionary (object
+/// 0), its keys in the order of their bytes (1 through n: keys are distinct), then its values
+/// in the keys' order, a string equal to a key or to an earlier string sharing that object.
+enum FlatDictionaryWriter {
+    static func write(_ entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
+        let count = entries.count
+        guard sortByKey(entries) else { return nil }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count + 1) { scratch in
+            // The object of each entry's value, and, in object order, the entries whose value
+            // made a new object.
+            let valueObjects = scratch.baseAddress!
+            let newValues = scratch.baseAddress! + count
+            var newValueCount = 0
+            var objectsSize = 0
+            for index in 0..<count {
+                let key = entries[index].key
+                objectsSize += BinaryPropertyList.markerSize(count: key.count) + key.count
+                switch entries[index].value {
+                case .asciiString(let string):
+                    if let shared = sharedObject(of: string, in: entries, newValues: newValues, count: newValueCount) {
+                        valueObjects[index] = shared
+                        continue
+                    }
+                    objectsSize += BinaryPropertyList.markerSize(count: string.count) + string.count
+                case .integer(let integer):
+                    objectsSize += BinaryPropertyList.integerSize(integer)
+                case .boolean:
+                    objectsSize += 1
+                }
+                valueObjects[index] = 1 + count + newValueCount
+                newValues[newValueCount] = index
+                newValueCount += 1
+            }
+            let objectCount = 1 + count + newValueCount
+            let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objectCount - 1))
+            objectsSize += BinaryPropertyList.markerSize(count: count) + 2 * count * referenceSize
+            let offsetTableOffset = BinaryPropertyList.headerLength + objectsSize
+            let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
+            let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
+
+            return ByteArrays.writing(count: total) { base in
+                var out = PropertyListOutput(base: base)
+                out.putHeader()
+                var offsetAt = offsetTableOffset
+                func beginObject() {
+                    out.putUnsigned(UInt64(out.position), size: offsetSize, at: offsetAt)
+                    offsetAt += offsetSize
+                }
+                beginObject()
+                out.putMarker(BinaryPropertyList.dictionaryMarker, count: count)
+                for index in 0..<count { out.putUnsigned(UInt64(1 + index), size: referenceSize) }
+                for index in 0..<count { out.putUnsigned(UInt64(valueObjects[index]), size: referenceSize) }
+                for index in 0..<count {
+                    beginObject()
+                    out.putMarker(BinaryPropertyList.asciiStringMarker, count: entries[index].key.count)
+                    out.put(entries[index].key)
+                }
+                for position in 0..<newValueCount {
+                    beginObject()
+                    switch entries[newValues[position]].value {
+                    case .asciiString(let string):
+                        out.putMarker(BinaryPropertyList.asciiStringMarker, count: string.count)
+                        out.put(string)
+                    case .integer(let integer):
+                        out.putInteger(integer)
+                    case .boolean(let flag):
+                        out.put(flag ? BinaryPropertyList.trueMarker : BinaryPropertyList.falseMarker)
+                    }
+                }
+                precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
+                out.position = offsetAt
+                out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
+                               offsetTableOffset: offsetTableOffset)
+                precondition(out.position == total, "the property list's size was worked out wrong")
+            }
+        }
+    }
+
+    /// Sorts the entries by the bytes of their keys (insertion sort: a handful of keys, most
+    /// often already in order); false when two keys are equal.
+    private static func sortByKey(_ entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>) -> Bool {
+        guard entries.count > 1 else { return true }
+        for index in 1..<entries.count {
+            let entry = entries[index]
+            var position = index
+            while position > 0 {
+                let order = UTF8Order.compare(entries[position - 1].key, entry.key)
+                if order == 0 { return false }
+                if order < 0 { break }
+                entries[position] = entries[position - 1]
+                position -= 1
+            }
+            entries[position] = entry
+        }
+        return true
+    }
+
+    /// The object of a key, or of an earlier value that made one, with the bytes of `string`.
+    /// (A look at each: a handful, most of another length. A hashed table of them cost more.)
+    private static func sharedObject(of string: UnsafeBufferPointer<UInt8>,
+                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>,
+                                     newValues: UnsafeMutablePointer<Int>, count newValueCount: Int) -> Int? {
+        for index in entries.indices where equal(entries[index].key, string) {
+            return 1 + index
+        }
+        for position in 0..<newValueCount {
+            if case .asciiString(let earlier) = entries[newValues[position]].value, equal(earlier, string) {
+                return 1 + entries.count + position
+            }
+        }
+        return nil
+    }
+
+    /// Whether two byte strings are equal: lengths, then eight bytes at a time (the first and
+    /// last words overlap for lengths from 8 to 16).
+    @inline(__always)
+    private static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count >= 8, let x = a.baseAddress.map(UnsafeRawPointer.init), let y = b.baseAddress.map(UnsafeRawPointer.init) else {
+            for index in 0..<count where a[index] != b[index] { return false }
+            return true
+        }
+        var offset = 0
+        while offset + 8 < count {
+            if x.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != y.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset += 8
+        }
+        return x.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == y.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    }
+}
