@@ -262,6 +262,30 @@ final class LinkSessionTests: XCTestCase {
         XCTAssertEqual(items.map(\.seq), [3, 4, 5])
     }
 
+    /// A list of actions handed back is emptied and handed out again: the third list drained
+    /// after it is the same memory, holding only the new actions.
+    func testRecycledActionListsAreReusedEmpty() {
+        let watch = LinkSession(configuration: .init(role: .watch))
+        _ = watch.handle(.activate, token: RequestToken(1), now: 0)
+        _ = watch.linkUp(now: 0)
+        func receive(_ id: UInt64) -> [SessionAction] {
+            watch.receive(.message(id: id, wantsReply: false, payload: .data([UInt8(id)])), now: 0)
+        }
+        let first = receive(1)
+        XCTAssertFalse(first.isEmpty)
+        let firstStorage = first.withUnsafeBufferPointer { $0.baseAddress }
+        watch.recycle(consume first)
+        _ = receive(2)
+        let third = receive(3)
+        XCTAssertEqual(third.withUnsafeBufferPointer { $0.baseAddress }, firstStorage)
+        let received = third.compactMap { action -> UInt8? in
+            if case .notify(.messageReceived(let item)) = action, case .data(let bytes) = item.content { return bytes.first }
+            return nil
+        }
+        XCTAssertEqual(received, [3], "only the third message's actions")
+        XCTAssertEqual(third.count, receive(4).count)
+    }
+
     /// By default the list keeps 256 KiB of payload: 16 messages of 16 KiB, all of 1,000 small ones.
     func testReceivedListKeeps256KiBOfPayloadByDefault() {
         let watch = LinkSession(configuration: .init(role: .watch))

@@ -36,8 +36,10 @@ final class TurnCommitter {
     }
 
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
-    func perform(_ actions: [SessionAction], from peer: PeerSession) {
-        for action in actions {
+    func perform(_ actions: consuming [SessionAction], from peer: PeerSession) {
+        // By index: the list stays this function's own, to hand back to the session after.
+        for index in actions.indices {
+            let action = actions[index]
             if case .persist(let operation) = action {
                 // A durable write is something the op did: its trace entry is written.
                 if tracer.isOn { _ = tracer.cause }
@@ -56,6 +58,7 @@ final class TurnCommitter {
                 execute(action, peer)
             }
         }
+        peer.session.recycle(actions)
         afterPerform(peer)
     }
 

@@ -129,6 +129,8 @@ public final class LinkSession {
         set { receivedSequence.next = newValue }
     }
     var actions: [SessionAction] = []
+    /// An emptied list handed back by ``recycle(_:)``.
+    private var spareActions: [SessionAction] = []
     // Queued channels (QueuedDelivery.swift).
     var queues: [QueueChannel: OutboundQueue] = [:]
     var cursors: [QueueChannel: ChannelCursor] = [:]
@@ -759,9 +761,25 @@ public final class LinkSession {
         // would allocate a fresh one on every call, most often for nothing.
         guard !actions.isEmpty else { return [] }
         let drained = actions
-        actions = []
-        actions.reserveCapacity(4)   // one allocation, not one per doubling, for the next few
+        if spareActions.capacity > 0 {
+            actions = spareActions
+            spareActions = []
+        } else {
+            actions = []
+            actions.reserveCapacity(4)   // one allocation, not one per doubling, for the next few
+        }
         return drained
+    }
+
+    /// Takes back a list of actions once they are done, emptied, for a later call to hand out
+    /// instead of allocating one (a list or two a message otherwise). Optional: a list not
+    /// handed back is simply freed.
+    public func recycle(_ done: consuming [SessionAction]) {
+        guard spareActions.capacity == 0 else { return }
+        var list = done
+        guard list.capacity > 0 else { return }
+        list.removeAll(keepingCapacity: true)
+        spareActions = list
     }
 }
 
