@@ -76,7 +76,11 @@ public final class Daemon {
                                         gateway: gateway, control: control, tracer: tracer, features: features)
         committer.execute = { performer.execute($0, from: $1) }
         committer.performBeforeCommit = { [unowned self] in self.directory.performFileActionBeforeCommit($0, of: $1) }
-        committer.afterPerform = { [unowned self] in self.directory.followActiveWatchIfDeactivated($0) }
+        if role == .phone {
+            // Only the phone's sessions follow the active watch (and most turns change nothing).
+            let directory = directory
+            committer.afterPerform = { directory.followActiveWatchIfDeactivated($0) }
+        }
         committer.storeFailed = { [unowned self] peer, error in
             self.logger.error("store: a write failed and this turn was rolled back: \(error)")
             let failure = TurnCommitter.writeFailure(error)

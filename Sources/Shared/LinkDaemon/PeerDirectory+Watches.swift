@@ -128,7 +128,7 @@ extension PeerDirectory {
     /// Moves the app's session to the active watch once the current one is not activated
     /// (after a switch the session deactivates when its watch has everything).
     func followActiveWatchIfDeactivated(_ peer: PeerSession) {
-        if peer === appPeer, role == .phone, peer.session.activationState == .notActivated,
+        if peer.session.activationState == .notActivated, role == .phone, peer === appPeer,
            peer.deviceId != pairedWatches.activeDeviceId {
             followActiveWatch()
         }
