@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 
+import LinkCollections
 import LinkControl
 import LinkJSON
 import LinkRuntime
@@ -110,7 +111,7 @@ final class LinkChannel: ConnectionReader {
     func flush() {
         defer {
             output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-            detached.removeAll(keepingCapacity: true)
+            detached.removeAllKeepingStorage()
         }
         guard !output.isEmpty || !detached.isEmpty, connection.isOpen else { return }
         if detached.isEmpty {

@@ -1,3 +1,4 @@
+import LinkCollections
 import LinkControl
 import LinkJSON
 import LinkRuntime
@@ -82,7 +83,7 @@ final class LinkEndpoint {
         guard !dirtyChannels.isEmpty else { return }
         // A flush never marks a channel dirty, so the list can be walked and then emptied in place.
         for channel in dirtyChannels { channel.flush() }
-        dirtyChannels.removeAll(keepingCapacity: true)
+        dirtyChannels.removeAllKeepingStorage()
     }
 
     /// A peer's turn was rolled back: its link restarts, after a pause, from committed state.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkCollections
 import LinkSystem
 
 /// A single-threaded event loop: readiness of file descriptors, timers, signals and queued
@@ -299,7 +300,7 @@ public final class EventLoop {
         let timeout = pollTimeout()
         turnTime = nil
         dispatchEpoch &+= 1
-        normalEvents.removeAll(keepingCapacity: true)
+        normalEvents.removeAllKeepingStorage()
         try poller.wait(timeoutMs: timeout) { fd, events in
             if self.registration(fd)?.priority == .interactive {
                 self.dispatch(fd, events)

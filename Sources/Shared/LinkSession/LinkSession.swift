@@ -778,7 +778,7 @@ public final class LinkSession {
         guard spareActions.capacity == 0 else { return }
         var list = done
         guard list.capacity > 0 else { return }
-        list.removeAll(keepingCapacity: true)
+        list.removeAllKeepingStorage()
         spareActions = list
     }
 }
