@@ -129,8 +129,11 @@ public final class LinkSession {
         set { receivedSequence.next = newValue }
     }
     var actions: [SessionAction] = []
-    /// An emptied list handed back by ``recycle(_:)``.
+    /// Emptied lists handed back by ``recycle(_:)``: two, as actions performed often lead to
+    /// a command whose own list is drained before the first is handed back (a reply whose
+    /// handler sends the next message).
     private var spareActions: [SessionAction] = []
+    private var secondSpareActions: [SessionAction] = []
     // Queued channels (QueuedDelivery.swift).
     var queues: [QueueChannel: OutboundQueue] = [:]
     var cursors: [QueueChannel: ChannelCursor] = [:]
@@ -764,6 +767,9 @@ public final class LinkSession {
         if spareActions.capacity > 0 {
             actions = spareActions
             spareActions = []
+        } else if secondSpareActions.capacity > 0 {
+            actions = secondSpareActions
+            secondSpareActions = []
         } else {
             actions = []
             actions.reserveCapacity(4)   // one allocation, not one per doubling, for the next few
@@ -775,11 +781,15 @@ public final class LinkSession {
     /// instead of allocating one (a list or two a message otherwise). Optional: a list not
     /// handed back is simply freed.
     public func recycle(_ done: consuming [SessionAction]) {
-        guard spareActions.capacity == 0 else { return }
+        guard spareActions.capacity == 0 || secondSpareActions.capacity == 0 else { return }
         var list = done
         guard list.capacity > 0 else { return }
         list.removeAllKeepingStorage()
-        spareActions = list
+        if spareActions.capacity == 0 {
+            spareActions = list
+        } else {
+            secondSpareActions = list
+        }
     }
 }
 
