@@ -37,25 +37,24 @@ final class TurnCommitter {
 
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
     func perform(_ actions: consuming [SessionAction], from peer: PeerSession) {
-        // By index: the list stays this function's own, to hand back to the session after.
+        // By index, each action read where it is (not copied out: an action holds payloads
+        // and frames), and the list stays this function's own, to hand back to the session.
         for index in actions.indices {
-            let action = actions[index]
-            if case .persist(let operation) = action {
+            switch actions[index] {
+            case .persist(let operation):
                 // A durable write is something the op did: its trace entry is written.
                 if tracer.isOn { _ = tracer.cause }
                 turnWrites = true
                 guard peer.turnFailure == nil, let store = peer.store else { continue }
                 do { try store.apply(operation) } catch { peer.turnFailure = error }
-                continue
-            }
-            if case .file(let fileAction) = action, fileAction.precedesCommit {
+            case .file(let fileAction) where fileAction.precedesCommit:
                 performBeforeCommit(fileAction, peer)
-                continue
-            }
-            if turnWrites {
-                deferred.append((peer, action, tracer.pendingCause))
-            } else {
-                execute(action, peer)
+            default:
+                if turnWrites {
+                    deferred.append((peer, actions[index], tracer.pendingCause))
+                } else {
+                    execute(actions[index], peer)
+                }
             }
         }
         peer.session.recycle(actions)
