@@ -74,7 +74,9 @@ public enum ControlCodec {
         // The envelope written around the result, not made an object first: every response
         // pays for it.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
+        // Room for most results (a message's reply of ten keys is about 230 bytes): growing
+        // from a small guess cost two reallocations a response.
+        bytes.reserveCapacity(512)
         bytes.append(contentsOf: successHead)
         JSON.serialize(id, into: &bytes)
         bytes.append(contentsOf: successMiddle)
