@@ -249,6 +249,39 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertNotNil(Array(thirtyTwo.utf8).withUnsafeBufferPointer { PlistJSON.encodedFlatDictionary(jsonText: $0) })
     }
 
+    /// A reply written straight from its property list is the text of its decoded entries,
+    /// whether it is flat (written in one pass) or turns out not to be part way (handed to the
+    /// writer with what was collected): integers at both ends, booleans, strings to escape,
+    /// more members than are collected, nested values first, last and in the middle.
+    func testRepliesAsJSONAgreeWithTheirEntries() throws {
+        let flatMembers: [(String, PropertyListValue)] = [
+            ("a", .string("x")), ("b", .integer(.min)), ("c", .integer(.max)), ("d", .integer(0)), ("e", .integer(-7)),
+            ("f", .boolean(true)), ("g", .boolean(false)), ("h", .string("")), ("i", .string(String(repeating: "w", count: 40))),
+        ]
+        var cases: [[String: PropertyListValue]] = [
+            [:],
+            Dictionary(uniqueKeysWithValues: flatMembers),
+            Dictionary(uniqueKeysWithValues: (0..<32).map { ("k\(String(format: "%02d", $0))", PropertyListValue.integer(Int64($0))) }),
+            Dictionary(uniqueKeysWithValues: (0..<33).map { ("k\(String(format: "%02d", $0))", PropertyListValue.string("v\($0)")) }),
+            ["a": .string("say \"hi\""), "b": .string("x")],
+            ["a": .string("x"), "b": .string("tab\there"), "c": .integer(1)],
+            ["a": .string("back\\slash")],
+            ["a\"key": .string("x")],
+            ["a": .dictionary([:]), "b": .string("x")],
+            ["a": .string("x"), "m": .array([.integer(1), .dictionary(["n": .boolean(true)])]), "z": .integer(2)],
+            ["a": .string("x"), "b": .real(2.5)],
+            ["a": .string("x"), "b": .data([1, 2, 3]), "c": .date(date)],
+            ["z": .dictionary(["y": .dictionary(["x": .string("deep")])])],
+        ]
+        cases.append(Dictionary(uniqueKeysWithValues: flatMembers + [("j", .array([]))]))
+        for dictionary in cases {
+            let bytes = try PropertyListCodec.encode(dictionary)
+            let expected = JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes)))
+            let written = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
+            XCTAssertEqual(JSON.serialize(written), expected, "\(dictionary)")
+        }
+    }
+
     private func hexBytes(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }

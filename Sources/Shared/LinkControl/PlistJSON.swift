@@ -98,10 +98,15 @@ public enum PlistJSON {
     /// A dictionary of the common form (ASCII strings, keys in order) is written straight from
     /// the bytes as compact text, with no value between; others are decoded first.
     public static func json(fromEncodedDictionary bytes: [UInt8]) -> JSONValue? {
-        var writer = JSONTextWalker(capacity: bytes.count + bytes.count / 2)
-        if PropertyListCodec.walkDictionary(bytes, with: &writer) {
-            return .object(writer.json.object())
+        // A flat dictionary (ASCII strings without anything to escape, integers, booleans: most
+        // replies) is collected as it is walked and written in one pass; any other hands what
+        // it collected to a JSONWriter, which writes the rest as the walk goes on.
+        let walked = withUnsafeTemporaryAllocation(of: FlatJSONWalker.Entry.self, capacity: FlatJSONWalker.capacity) { entries in
+            var walker = FlatJSONWalker(entries: entries.baseAddress!, textCapacity: bytes.count + bytes.count / 2)
+            guard PropertyListCodec.walkDictionary(bytes, with: &walker) else { return nil as JSONObject? }
+            return walker.object()
         }
+        if let walked { return .object(walked) }
         guard let entries = try? PropertyListCodec.decodeEntries(bytes) else { return nil }
         return json(fromEntries: entries)
     }
@@ -205,5 +210,177 @@ private struct JSONTextWalker: PropertyListWalker {
             json.null()
         }
         json.endObject()
+    }
+}
+
+/// Walks a dictionary as ``JSONTextWalker`` writes it: a flat one is collected (its members'
+/// bytes borrowed from the property list) and written in one pass, into text of the exact
+/// size; at the first value of another kind, or a string with a character to escape, the
+/// members collected so far go to a ``JSONTextWalker`` and it writes the rest.
+private struct FlatJSONWalker: PropertyListWalker {
+    /// The most members collected (on the stack); a larger dictionary goes to the writer.
+    static let capacity = 32
+
+    enum Value {
+        case string(UnsafeBufferPointer<UInt8>)
+        case integer(Int64)
+        case boolean(Bool)
+    }
+
+    struct Entry {
+        var key: UnsafeBufferPointer<UInt8>
+        var value: Value
+    }
+
+    private let entries: UnsafeMutablePointer<Entry>
+    private var count = 0
+    /// A key whose value has not come yet.
+    private var pendingKey: UnsafeBufferPointer<UInt8>?
+    private let textCapacity: Int
+    /// Set once the dictionary is not flat: it writes everything from then on.
+    private var writer: JSONTextWalker?
+
+    init(entries: UnsafeMutablePointer<Entry>, textCapacity: Int) {
+        self.entries = entries
+        self.textCapacity = textCapacity
+    }
+
+    /// The object walked (the walk must have succeeded).
+    func object() -> JSONObject {
+        if let writer { return writer.json.object() }
+        var size = 2 + max(0, count - 1)
+        for index in 0..<count {
+            size += entries[index].key.count + 3
+            switch entries[index].value {
+            case .string(let string): size += string.count + 2
+            case .integer(let integer): size += Self.decimalLength(integer)
+            case .boolean(let flag): size += flag ? 4 : 5
+            }
+        }
+        var text = [UInt8](repeating: 0, count: size)
+        text.withUnsafeMutableBufferPointer { buffer in
+            var out = buffer.baseAddress!
+            func put(_ byte: UInt8) {
+                out.pointee = byte
+                out += 1
+            }
+            func put(quoted bytes: UnsafeBufferPointer<UInt8>) {
+                put(UInt8(ascii: "\""))
+                if let base = bytes.baseAddress { out.update(from: base, count: bytes.count) }
+                out += bytes.count
+                put(UInt8(ascii: "\""))
+            }
+            put(UInt8(ascii: "{"))
+            for index in 0..<count {
+                if index > 0 { put(UInt8(ascii: ",")) }
+                put(quoted: entries[index].key)
+                put(UInt8(ascii: ":"))
+                switch entries[index].value {
+                case .string(let string):
+                    put(quoted: string)
+                case .integer(let integer):
+                    let length = Self.decimalLength(integer)
+                    var magnitude = integer.magnitude
+                    var digit = out + length - 1
+                    repeat {
+                        digit.pointee = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                        digit -= 1
+                        magnitude /= 10
+                    } while magnitude > 0
+                    if integer < 0 { out.pointee = UInt8(ascii: "-") }
+                    out += length
+                case .boolean(let flag):
+                    for byte in (flag ? "true" : "false").utf8 { put(byte) }
+                }
+            }
+            put(UInt8(ascii: "}"))
+            precondition(out == buffer.baseAddress! + size, "the JSON text's size was worked out wrong")
+        }
+        return JSONObject(compactText: text)
+    }
+
+    /// The characters of an integer in decimal, its sign included.
+    private static func decimalLength(_ integer: Int64) -> Int {
+        var length = integer < 0 ? 2 : 1
+        var magnitude = integer.magnitude
+        while magnitude >= 10 {
+            magnitude /= 10
+            length += 1
+        }
+        return length
+    }
+
+    /// Whether JSON takes the ASCII bytes inside quotes as they are.
+    private static func isPlain(_ ascii: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = JSONStringBytes.skipPlainWords(ascii, from: 0, nonASCIIIsPlain: true)
+        while index < ascii.count {
+            let byte = ascii[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Adds a flat member's value, or hands over to the writer.
+    private mutating func add(_ value: Value) {
+        guard writer == nil, let key = pendingKey, count < Self.capacity else { return handOver { $0.value(value) } }
+        entries.advanced(by: count).initialize(to: Entry(key: key, value: value))
+        count += 1
+        pendingKey = nil
+    }
+
+    /// From now on the writer writes: the members collected so far, then `next`.
+    private mutating func handOver(_ next: (inout JSONTextWalker) -> Void) {
+        if writer == nil {
+            var json = JSONTextWalker(capacity: textCapacity)
+            json.beginDictionary(count: count)
+            for index in 0..<count {
+                json.key(entries[index].key)
+                json.value(entries[index].value)
+            }
+            if let pendingKey { json.key(pendingKey) }
+            writer = json
+        }
+        next(&writer!)
+    }
+
+    mutating func beginDictionary(count: Int) {
+        // The top dictionary begins the walk; any other is a value that is not flat.
+        if writer == nil, pendingKey == nil, self.count == 0 { return }
+        handOver { $0.beginDictionary(count: count) }
+    }
+
+    mutating func key(_ ascii: UnsafeBufferPointer<UInt8>) {
+        guard writer == nil, Self.isPlain(ascii) else { return handOver { $0.key(ascii) } }
+        pendingKey = ascii
+    }
+
+    mutating func endDictionary() {
+        if writer != nil { writer!.endDictionary() }
+    }
+
+    mutating func beginArray(count: Int) { handOver { $0.beginArray(count: count) } }
+    mutating func endArray() { handOver { $0.endArray() } }
+
+    mutating func string(_ ascii: UnsafeBufferPointer<UInt8>) {
+        guard writer == nil, Self.isPlain(ascii) else { return handOver { $0.string(ascii) } }
+        add(.string(ascii))
+    }
+
+    mutating func integer(_ value: Int64) { add(.integer(value)) }
+    mutating func real(_ value: Double) { handOver { $0.real(value) } }
+    mutating func boolean(_ value: Bool) { add(.boolean(value)) }
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>) { handOver { $0.data(bytes) } }
+    mutating func date(_ value: Date) { handOver { $0.date(value) } }
+}
+
+extension JSONTextWalker {
+    /// A flat member's value.
+    fileprivate mutating func value(_ value: FlatJSONWalker.Value) {
+        switch value {
+        case .string(let string): self.string(string)
+        case .integer(let integer): self.integer(integer)
+        case .boolean(let flag): boolean(flag)
+        }
     }
 }

@@ -50,10 +50,12 @@ public struct JSONObject: Sendable {
         }
     }
 
-    /// The object whose compact text ``JSONWriter`` wrote.
-    init(compactText: [UInt8]) {
+    /// The object whose compact text is `compactText`, byte for byte what ``JSON/serialize(_:)``
+    /// writes for it (what ``JSONWriter`` writes; debug builds check it): for text written
+    /// straight from something else, such as a property list.
+    public init(compactText: [UInt8]) {
         storedText = .compact(compactText)
-        assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "JSONWriter wrote text that the serializer would not")
+        assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "compact text that the serializer would not write")
     }
 
     /// The object a parser checked as the JSON text `sourceText`.
