@@ -38,6 +38,8 @@ public final class Daemon {
     let features: [DaemonFeature]
     let app = AppAttachment()
     let tracer: Tracer
+    /// The hook that ends each loop turn (``start()``).
+    private var turnEnd: EventLoop.AfterTurnID?
     private var stopping = false
 
     public init(options: DaemonOptions, features: [DaemonFeature] = []) throws {
@@ -150,12 +152,18 @@ public final class Daemon {
                 self.gateway.submit(.detachApp) { _ in }
             }
         }
-        loop.afterTurn { [unowned self] in
-            self.committer.endOfTurn()
-            self.directory.formerAppPeer = nil
-            self.link.flush()
-            self.tracer.flush()
+        // Runs after every turn, so the parts it uses are captured, not reached through an
+        // unowned daemon (a checked retain and a release each). They hold the loop that holds
+        // this: the hook goes once the loop has stopped, or when the start fails.
+        let (committer, directory, link, tracer) = (committer, directory, link, tracer)
+        turnEnd = loop.afterTurn {
+            committer.endOfTurn()
+            directory.formerAppPeer = nil
+            link.flush()
+            tracer.flush()
         }
+        var startedFully = false
+        defer { if !startedFully { removeTurnEnd() } }
         try loop.onSignals([SIGTERM, SIGINT]) { [unowned self] signal in
             self.logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT"); stopping")
             self.stop()
@@ -169,12 +177,19 @@ public final class Daemon {
             do { try feature.start(context) } catch { throw StartupError("\(error)") }
         }
         if options.activateOnStart { tracer.withCause(started) { gateway.submit(.activate) { _ in } } }
+        startedFully = true
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
 
     /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op).
     public func run() throws {
+        defer { removeTurnEnd() }
         try loop.run()
+    }
+
+    private func removeTurnEnd() {
+        if let turnEnd { loop.removeAfterTurn(turnEnd) }
+        turnEnd = nil
     }
 
     public func stop() {
