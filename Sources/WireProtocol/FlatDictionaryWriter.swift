@@ -42,15 +42,23 @@ enum FlatDictionaryWriter {
             let newValues = scratch.baseAddress! + count
             var newValueCount = 0
             var objectsSize = 0
+            // The lengths of the keys and of the strings written so far, a bit each (63 for
+            // 63 and longer): a string of a length not seen shares nothing, with no look.
+            var keyLengths: UInt64 = 0
+            for index in 0..<count { keyLengths |= lengthBit(entries[index].key.count) }
+            var valueLengths: UInt64 = 0
             for index in 0..<count {
                 let key = entries[index].key
                 objectsSize += BinaryPropertyList.markerSize(count: key.count) + key.count
                 switch entries[index].value {
                 case .asciiString(let string):
-                    if let shared = sharedObject(of: string, in: entries, newValues: newValues, count: newValueCount) {
+                    let bit = lengthBit(string.count)
+                    if (keyLengths | valueLengths) & bit != 0,
+                       let shared = sharedObject(of: string, in: entries, keyLengths: keyLengths, newValues: newValues, count: newValueCount) {
                         valueObjects[index] = shared
                         continue
                     }
+                    valueLengths |= bit
                     objectsSize += BinaryPropertyList.markerSize(count: string.count) + string.count
                 case .integer(let integer):
                     objectsSize += BinaryPropertyList.integerSize(integer)
@@ -128,10 +136,12 @@ enum FlatDictionaryWriter {
     /// The object of a key, or of an earlier value that made one, with the bytes of `string`.
     /// (A look at each: a handful, most of another length. A hashed table of them cost more.)
     private static func sharedObject(of string: UnsafeBufferPointer<UInt8>,
-                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>,
+                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>, keyLengths: UInt64,
                                      newValues: UnsafeMutablePointer<Int>, count newValueCount: Int) -> Int? {
-        for index in entries.indices where equal(entries[index].key, string) {
-            return 1 + index
+        if keyLengths & lengthBit(string.count) != 0 {
+            for index in entries.indices where equal(entries[index].key, string) {
+                return 1 + index
+            }
         }
         for position in 0..<newValueCount {
             if case .asciiString(let earlier) = entries[newValues[position]].value, equal(earlier, string) {
@@ -139,6 +149,12 @@ enum FlatDictionaryWriter {
             }
         }
         return nil
+    }
+
+    /// A string length's bit in a set of lengths.
+    @inline(__always)
+    private static func lengthBit(_ length: Int) -> UInt64 {
+        1 << UInt64(min(length, 63))
     }
 
     /// Whether two byte strings are equal: lengths, then eight bytes at a time (the first and
