@@ -278,10 +278,20 @@ struct PropertyListOutput {
     }
 
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if let source = bytes.baseAddress {
-            (base + position).update(from: source, count: bytes.count)
+        guard let source = bytes.baseAddress else { return }
+        let count = bytes.count
+        let destination = UnsafeMutableRawPointer(base + position)
+        if count >= 8 && count <= 16 {
+            // Most keys and strings: two words that may overlap, without a call to memmove.
+            destination.storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            destination.storeBytes(of: UnsafeRawPointer(source).loadUnaligned(fromByteOffset: count - 8, as: UInt64.self),
+                                   toByteOffset: count - 8, as: UInt64.self)
+        } else if count < 8 {
+            for index in 0..<count { base[position + index] = source[index] }
+        } else {
+            (base + position).update(from: source, count: count)
         }
-        position += bytes.count
+        position += count
     }
 
     /// `bplist00`, in one store.

@@ -42,23 +42,24 @@ enum FlatDictionaryWriter {
             let newValues = scratch.baseAddress! + count
             var newValueCount = 0
             var objectsSize = 0
-            // The lengths of the keys and of the strings written so far, a bit each (63 for
-            // 63 and longer): a string of a length not seen shares nothing, with no look.
-            var keyLengths: UInt64 = 0
-            for index in 0..<count { keyLengths |= lengthBit(entries[index].key.count) }
-            var valueLengths: UInt64 = 0
+            // A bit for each key and each string written so far, picked by a hash of the
+            // string's length and first and last eight bytes: a string whose bit is in
+            // neither set shares nothing, with no look.
+            var keyPrints: UInt64 = 0
+            for index in 0..<count { keyPrints |= fingerprint(entries[index].key) }
+            var valuePrints: UInt64 = 0
             for index in 0..<count {
                 let key = entries[index].key
                 objectsSize += BinaryPropertyList.markerSize(count: key.count) + key.count
                 switch entries[index].value {
                 case .asciiString(let string):
-                    let bit = lengthBit(string.count)
-                    if (keyLengths | valueLengths) & bit != 0,
-                       let shared = sharedObject(of: string, in: entries, keyLengths: keyLengths, newValues: newValues, count: newValueCount) {
+                    let bit = fingerprint(string)
+                    if (keyPrints | valuePrints) & bit != 0,
+                       let shared = sharedObject(of: string, in: entries, keyPrints: keyPrints, newValues: newValues, count: newValueCount) {
                         valueObjects[index] = shared
                         continue
                     }
-                    valueLengths |= bit
+                    valuePrints |= bit
                     objectsSize += BinaryPropertyList.markerSize(count: string.count) + string.count
                 case .integer(let integer):
                     objectsSize += BinaryPropertyList.integerSize(integer)
@@ -136,9 +137,9 @@ enum FlatDictionaryWriter {
     /// The object of a key, or of an earlier value that made one, with the bytes of `string`.
     /// (A look at each: a handful, most of another length. A hashed table of them cost more.)
     private static func sharedObject(of string: UnsafeBufferPointer<UInt8>,
-                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>, keyLengths: UInt64,
+                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>, keyPrints: UInt64,
                                      newValues: UnsafeMutablePointer<Int>, count newValueCount: Int) -> Int? {
-        if keyLengths & lengthBit(string.count) != 0 {
+        if keyPrints & fingerprint(string) != 0 {
             for index in entries.indices where equal(entries[index].key, string) {
                 return 1 + index
             }
@@ -151,10 +152,17 @@ enum FlatDictionaryWriter {
         return nil
     }
 
-    /// A string length's bit in a set of lengths.
+    /// A string's bit in a set of strings: one of 64, by a hash of its length and of its first
+    /// and last eight bytes (equal strings have the same bit).
     @inline(__always)
-    private static func lengthBit(_ length: Int) -> UInt64 {
-        1 << UInt64(min(length, 63))
+    private static func fingerprint(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash = UInt64(bytes.count)
+        if bytes.count >= 8, let base = bytes.baseAddress.map(UnsafeRawPointer.init) {
+            hash ^= base.loadUnaligned(as: UInt64.self) ^ base.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self).byteSwapped
+        } else {
+            for byte in bytes { hash = hash << 8 | UInt64(byte) }
+        }
+        return 1 << ((hash &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 
     /// Whether two byte strings are equal: lengths, then eight bytes at a time (the first and
