@@ -212,18 +212,9 @@ struct BinaryPropertyListWriter {
             case .dictionary: objectsSize += BinaryPropertyList.markerSize(count: node.count / 2) + node.count * referenceSize
             }
         }
-        let header = BinaryPropertyList.header.count
-        let offsetTableOffset = header + objectsSize
-        let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
-        let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
-
-        return ByteArrays.writing(count: total) { base in
-            var out = PropertyListOutput(base: base)
-            out.putHeader()
-            var offsetAt = offsetTableOffset
+        return PropertyListOutput.file(objectsSize: objectsSize, objectCount: objectCount, referenceSize: referenceSize) { out in
             for object in 0..<objectCount {
-                out.putUnsigned(UInt64(out.position), size: offsetSize, at: offsetAt)
-                offsetAt += offsetSize
+                out.startObject()
                 let node = nodes[objectNodes[object]]
                 switch node.kind {
                 case .boolean:
@@ -256,14 +247,8 @@ struct BinaryPropertyListWriter {
                     }
                 }
             }
-            precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
-            out.position = offsetAt
-            out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
-                           offsetTableOffset: offsetTableOffset)
-            precondition(out.position == total, "the property list's size was worked out wrong")
         }
     }
-
 }
 
 /// Writes a property list's bytes into memory of the right size (``BinaryPropertyListWriter``
@@ -271,6 +256,42 @@ struct BinaryPropertyListWriter {
 struct PropertyListOutput {
     let base: UnsafeMutablePointer<UInt8>
     var position = 0
+    /// Where the next object's offset goes in the offset table, and the size of one.
+    private var offsetAt: Int
+    private let offsetSize: Int
+
+    /// A `bplist00` file of `objectCount` objects that take `objectsSize` bytes: its header,
+    /// the objects `writeObjects` writes in object order (each after ``startObject()``), the
+    /// offset table and the trailer.
+    static func file(objectsSize: Int, objectCount: Int, referenceSize: Int,
+                     _ writeObjects: (inout PropertyListOutput) -> Void) -> [UInt8] {
+        let offsetTableOffset = BinaryPropertyList.headerLength + objectsSize
+        let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
+        let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
+        return ByteArrays.writing(count: total) { base in
+            var out = PropertyListOutput(base: base, offsetTableOffset: offsetTableOffset, offsetSize: offsetSize)
+            out.putHeader()
+            writeObjects(&out)
+            precondition(out.position == offsetTableOffset && out.offsetAt == offsetTableOffset + objectCount * offsetSize,
+                         "the property list's size was worked out wrong")
+            out.position = out.offsetAt
+            out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
+                           offsetTableOffset: offsetTableOffset)
+            precondition(out.position == total, "the property list's size was worked out wrong")
+        }
+    }
+
+    private init(base: UnsafeMutablePointer<UInt8>, offsetTableOffset: Int, offsetSize: Int) {
+        self.base = base
+        offsetAt = offsetTableOffset
+        self.offsetSize = offsetSize
+    }
+
+    /// Records that the next object starts here, in the offset table.
+    mutating func startObject() {
+        putUnsigned(UInt64(position), size: offsetSize, at: offsetAt)
+        offsetAt += offsetSize
+    }
 
     mutating func put(_ byte: UInt8) {
         base[position] = byte
@@ -295,7 +316,7 @@ struct PropertyListOutput {
     }
 
     /// `bplist00`, in one store.
-    mutating func putHeader() {
+    private mutating func putHeader() {
         UnsafeMutableRawPointer(base + position).storeBytes(of: BinaryPropertyList.headerWord, as: UInt64.self)
         position += BinaryPropertyList.headerLength
     }
@@ -332,7 +353,7 @@ struct PropertyListOutput {
 
     /// The 32-byte trailer: six unused bytes, the sizes of an offset and of a reference, the
     /// object count, the top object (0) and where the offset table starts.
-    mutating func putTrailer(offsetSize: Int, referenceSize: Int, objectCount: Int, offsetTableOffset: Int) {
+    private mutating func putTrailer(offsetSize: Int, referenceSize: Int, objectCount: Int, offsetTableOffset: Int) {
         for _ in 0..<6 { put(0) }
         put(UInt8(offsetSize))
         put(UInt8(referenceSize))

@@ -73,29 +73,18 @@ enum FlatDictionaryWriter {
             let objectCount = 1 + count + newValueCount
             let referenceSize = BinaryPropertyList.byteCount(for: UInt64(objectCount - 1))
             objectsSize += BinaryPropertyList.markerSize(count: count) + 2 * count * referenceSize
-            let offsetTableOffset = BinaryPropertyList.headerLength + objectsSize
-            let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
-            let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
-
-            return ByteArrays.writing(count: total) { base in
-                var out = PropertyListOutput(base: base)
-                out.putHeader()
-                var offsetAt = offsetTableOffset
-                func beginObject() {
-                    out.putUnsigned(UInt64(out.position), size: offsetSize, at: offsetAt)
-                    offsetAt += offsetSize
-                }
-                beginObject()
+            return PropertyListOutput.file(objectsSize: objectsSize, objectCount: objectCount, referenceSize: referenceSize) { out in
+                out.startObject()
                 out.putMarker(BinaryPropertyList.dictionaryMarker, count: count)
                 for index in 0..<count { out.putUnsigned(UInt64(1 + index), size: referenceSize) }
                 for index in 0..<count { out.putUnsigned(UInt64(valueObjects[index]), size: referenceSize) }
                 for index in 0..<count {
-                    beginObject()
+                    out.startObject()
                     out.putMarker(BinaryPropertyList.asciiStringMarker, count: entries[index].key.count)
                     out.put(entries[index].key)
                 }
                 for position in 0..<newValueCount {
-                    beginObject()
+                    out.startObject()
                     switch entries[newValues[position]].value {
                     case .asciiString(let string):
                         out.putMarker(BinaryPropertyList.asciiStringMarker, count: string.count)
@@ -106,11 +95,6 @@ enum FlatDictionaryWriter {
                         out.put(flag ? BinaryPropertyList.trueMarker : BinaryPropertyList.falseMarker)
                     }
                 }
-                precondition(out.position == offsetTableOffset, "the property list's size was worked out wrong")
-                out.position = offsetAt
-                out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
-                               offsetTableOffset: offsetTableOffset)
-                precondition(out.position == total, "the property list's size was worked out wrong")
             }
         }
     }
