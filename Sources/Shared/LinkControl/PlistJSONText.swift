@@ -56,7 +56,7 @@ extension PlistJSON {
 
 /// Reads the members of a flat JSON object (``PlistJSON/encodedFlatDictionary(jsonText:)``)
 /// from text the parser checked.
-private struct FlatObjectReader {
+private struct FlatObjectReader: JSONTextScanning {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -73,7 +73,7 @@ private struct FlatObjectReader {
         }
         while true {
             skipWhitespace()
-            guard let key = readString() else { return false }
+            guard let key = readString(asciiOnly: true) else { return false }
             skipWhitespace()
             guard byte() == UInt8(ascii: ":") else { return false }
             index += 1
@@ -98,16 +98,10 @@ private struct FlatObjectReader {
         return index == bytes.count
     }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
-            index += 1
-        }
-    }
-
     private mutating func readValue() -> FlatDictionaryEntry.Value? {
         switch byte() {
         case UInt8(ascii: "\""):
-            return readString().map { .asciiString($0) }
+            return readString(asciiOnly: true).map { .asciiString($0) }
         case UInt8(ascii: "t"):
             return readLiteral("true") ? .boolean(true) : nil
         case UInt8(ascii: "f"):
@@ -117,33 +111,6 @@ private struct FlatObjectReader {
         default:
             return nil
         }
-    }
-
-    /// The bytes of a string of ASCII characters without escapes; nil for another.
-    private mutating func readString() -> UnsafeBufferPointer<UInt8>? {
-        guard byte() == UInt8(ascii: "\"") else { return nil }
-        index += 1
-        let start = index
-        while true {
-            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
-            guard index < bytes.count else { return nil }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return nil }
-            index += 1
-        }
-    }
-
-    private mutating func readLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count,
-              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
-        else { return false }
-        index += count
-        return true
     }
 
     /// An integer that fits `Int64`; nil for a number with a fraction or an exponent, or out
@@ -162,9 +129,9 @@ private struct FlatObjectReader {
 
 /// Reads a JSON value of the common form into a property list; false as soon as it meets
 /// anything else.
-private struct JSONTextReader {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+private struct JSONTextReader: JSONTextScanning {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     var list: PropertyListBuilder
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, list: PropertyListBuilder) {
@@ -176,12 +143,6 @@ private struct JSONTextReader {
 
     func peek() -> UInt8? {
         index < bytes.count ? bytes[index] : nil
-    }
-
-    mutating func skipWhitespace() {
-        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-            index += 1
-        }
     }
 
     /// The value at the current byte, a dictionary's value when `depth` is above 0 (where an
@@ -197,7 +158,7 @@ private struct JSONTextReader {
             list.beginArray()
             return readContainer(closedBy: UInt8(ascii: "]")) { $0.readValue(depth: depth + 1) }
         case UInt8(ascii: "\""):
-            guard let string = readString() else { return false }
+            guard let string = readString(asciiOnly: false) else { return false }
             list.string(utf8: string)
             return true
         case UInt8(ascii: "t"):
@@ -220,7 +181,7 @@ private struct JSONTextReader {
         return readContainer(closedBy: UInt8(ascii: "}")) { reader in
             // Keys are Strings in a JSONObject, equal by Unicode's canonical equivalence: only
             // ASCII keys are equal exactly when their bytes are.
-            guard let key = reader.readString(), reader.list.string(utf8: key) else { return false }
+            guard let key = reader.readString(asciiOnly: false), reader.list.string(utf8: key) else { return false }
             reader.skipWhitespace()
             guard reader.peek() == UInt8(ascii: ":") else { return false }
             reader.index += 1
@@ -258,7 +219,7 @@ private struct JSONTextReader {
         let start = index
         index += 1
         skipWhitespace()
-        guard let key = readString() else {
+        guard let key = readString(asciiOnly: false) else {
             index = start
             return nil
         }
@@ -271,7 +232,7 @@ private struct JSONTextReader {
         guard peek() == UInt8(ascii: ":") else { return false }
         index += 1
         skipWhitespace()
-        guard peek() == UInt8(ascii: "\""), let value = readString() else { return false }
+        guard peek() == UInt8(ascii: "\""), let value = readString(asciiOnly: false) else { return false }
         skipWhitespace()
         guard peek() == UInt8(ascii: "}") else {
             // More members: a dictionary with a "$data" or "$date" key, rare enough to leave
@@ -287,32 +248,6 @@ private struct JSONTextReader {
             guard let date = ISO8601Timestamp.date(from: text) else { return false }
             list.date(date)
         }
-        return true
-    }
-
-    /// The bytes of a string without escapes (nil for one with an escape).
-    private mutating func readString() -> UnsafeBufferPointer<UInt8>? {
-        guard peek() == UInt8(ascii: "\"") else { return nil }
-        index += 1
-        let start = index
-        while true {
-            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: true)
-            guard let byte = peek() else { return nil }
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            index += 1
-        }
-    }
-
-    private mutating func readLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count,
-              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
-        else { return false }
-        index += count
         return true
     }
 
@@ -339,6 +274,48 @@ private struct JSONTextReader {
         }
         guard let real = Double(String(decoding: text, as: UTF8.self)), real.isFinite else { return false }
         list.real(real)
+        return true
+    }
+}
+
+/// Reading JSON text the parser checked, a byte at a time: what both readers share.
+private protocol JSONTextScanning {
+    var bytes: UnsafeBufferPointer<UInt8> { get }
+    var index: Int { get set }
+}
+
+extension JSONTextScanning {
+    mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    /// The bytes of a string without escapes, at the current byte; nil for one with an escape
+    /// (or, when `asciiOnly`, with a byte of 0x80 or more).
+    mutating func readString(asciiOnly: Bool) -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while true {
+            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: !asciiOnly)
+            guard index < bytes.count else { return nil }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || (asciiOnly && byte >= 0x80) { return nil }
+            index += 1
+        }
+    }
+
+    mutating func readLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count,
+              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
+        else { return false }
+        index += count
         return true
     }
 }
