@@ -43,8 +43,8 @@ final class ActionPerformer {
         case .armTimer(let timer, let deadline):
             if let existing = peer.timers[timer] { loop.cancel(existing) }
             let wait = max(0, deadline - loop.turnMilliseconds)
-            peer.timers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self, weak peer] in
-                guard let peer else { return }
+            // Unowned peer: peers live as long as the daemon (`LinkChannel.owner` says why not weak).
+            peer.timers[timer] = loop.schedule(afterMilliseconds: wait) { [unowned self, unowned peer] in
                 peer.timers[timer] = nil
                 let entry = self.tracer.record(.timer, ["name": .string(Self.name(of: timer))])
                 self.tracer.withCause(entry) {

@@ -36,8 +36,11 @@ final class LinkChannel: ConnectionReader {
     private(set) var peer: Hello?
     /// The peer's index in the trace (``Tracer/peerIndex(_:)``), once the handshake named it.
     private var tracePeer: UInt16 = 0
-    /// The counterpart whose session this link carries, once the handshake is done.
-    weak var owner: PeerSession?
+    /// The counterpart whose session this link carries, once the handshake is done. Unowned,
+    /// not weak: a peer, once the directory lists it, lives as long as the daemon (peers are
+    /// never removed), and a weakly referenced object keeps a side table that makes every
+    /// retain and release of it take the slow path, a dozen times a message.
+    unowned var owner: PeerSession?
     private(set) var isEstablished = false
     private var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
