@@ -252,6 +252,36 @@ mutation trace-op-name-index \
     '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[Int(slot.wide)]) }' \
     '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[0]) }'
 
+mutation flat-writer-shares-earlier-values \
+    Sources/WireProtocol/FlatDictionaryWriter.swift \
+    'PlistJSONTests/testFlatDictionariesAgreeWithTheirEntries' \
+    '                    valuePrints |= bit' \
+    '                    valuePrints |= 0'
+
+mutation flat-reply-negative-integers \
+    Sources/Shared/LinkControl/PlistJSON.swift \
+    'PlistJSONTests/testRepliesAsJSONAgreeWithTheirEntries' \
+    '                    if integer < 0 { out.pointee = UInt8(ascii: "-") }' \
+    '                    if integer < 0 { out.pointee = UInt8(ascii: "0") }'
+
+mutation recycled-actions-emptied \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.LinkSessionTests/testRecycledActionListsAreReusedEmpty' \
+    '        list.removeAllKeepingStorage()' \
+    '        _ = list.count'
+
+mutation received-list-default-budget \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.LinkSessionTests/testReceivedListKeeps256KiBOfPayloadByDefault' \
+    '        public static let defaultReceivedListByteCapacity = 256 << 10' \
+    '        public static let defaultReceivedListByteCapacity = 1 << 20'
+
+mutation array-emptying-releases \
+    Sources/Shared/LinkCollections/ArrayEmptying.swift \
+    'ArrayEmptyingTests' \
+    '        while popLast() != nil {}' \
+    '        while count > 1 { _ = popLast() }'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
