@@ -258,11 +258,11 @@ mutation flat-writer-shares-earlier-values \
     '                    valuePrints |= bit' \
     '                    valuePrints |= 0'
 
-mutation flat-reply-negative-integers \
-    Sources/Shared/LinkControl/PlistJSON.swift \
-    'PlistJSONTests/testRepliesAsJSONAgreeWithTheirEntries' \
-    '                    if integer < 0 { out.pointee = UInt8(ascii: "-") }' \
-    '                    if integer < 0 { out.pointee = UInt8(ascii: "0") }'
+mutation json-negative-integers \
+    Sources/Shared/LinkJSON/JSON.swift \
+    'PlistJSONTests/testRepliesAsJSONAgreeWithTheirEntries|JSONSerializerTests' \
+    '        if integer < 0 { destination.pointee = UInt8(ascii: "-") }' \
+    '        if integer < 0 { destination.pointee = UInt8(ascii: "0") }'
 
 mutation recycled-actions-emptied \
     Sources/Shared/LinkSession/LinkSession.swift \

@@ -253,7 +253,7 @@ private struct FlatJSONWalker: PropertyListWalker {
             size += entries[index].key.count + 3
             switch entries[index].value {
             case .string(let string): size += string.count + 2
-            case .integer(let integer): size += Self.decimalLength(integer)
+            case .integer(let integer): size += JSON.decimalLength(of: integer)
             case .boolean(let flag): size += flag ? 4 : 5
             }
         }
@@ -279,16 +279,8 @@ private struct FlatJSONWalker: PropertyListWalker {
                 case .string(let string):
                     put(quoted: string)
                 case .integer(let integer):
-                    let length = Self.decimalLength(integer)
-                    var magnitude = integer.magnitude
-                    var digit = out + length - 1
-                    repeat {
-                        digit.pointee = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                        digit -= 1
-                        magnitude /= 10
-                    } while magnitude > 0
-                    if integer < 0 { out.pointee = UInt8(ascii: "-") }
-                    out += length
+                    JSON.writeDecimal(integer, to: out)
+                    out += JSON.decimalLength(of: integer)
                 case .boolean(let flag):
                     for byte in (flag ? "true" : "false").utf8 { put(byte) }
                 }
@@ -297,17 +289,6 @@ private struct FlatJSONWalker: PropertyListWalker {
             precondition(out == buffer.baseAddress! + size, "the JSON text's size was worked out wrong")
         }
         return JSONObject(compactText: text)
-    }
-
-    /// The characters of an integer in decimal, its sign included.
-    private static func decimalLength(_ integer: Int64) -> Int {
-        var length = integer < 0 ? 2 : 1
-        var magnitude = integer.magnitude
-        while magnitude >= 10 {
-            magnitude /= 10
-            length += 1
-        }
-        return length
     }
 
     /// Whether JSON takes the ASCII bytes inside quotes as they are.

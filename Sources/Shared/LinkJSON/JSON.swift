@@ -43,6 +43,30 @@ public enum JSON {
         }
     }
 
+    /// The characters of `integer` as JSON writes it (decimal, its sign included).
+    public static func decimalLength(of integer: Int64) -> Int {
+        var length = integer < 0 ? 2 : 1
+        var magnitude = integer.magnitude
+        while magnitude >= 10 {
+            magnitude /= 10
+            length += 1
+        }
+        return length
+    }
+
+    /// Writes `integer` as JSON writes it at `destination`: ``decimalLength(of:)`` bytes.
+    public static func writeDecimal(_ integer: Int64, to destination: UnsafeMutablePointer<UInt8>) {
+        let length = decimalLength(of: integer)
+        var magnitude = integer.magnitude
+        var digit = destination + length - 1
+        repeat {
+            digit.pointee = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            digit -= 1
+            magnitude /= 10
+        } while magnitude > 0
+        if integer < 0 { destination.pointee = UInt8(ascii: "-") }
+    }
+
     /// The `Int64` of a JSON number's text that has neither fraction nor exponent, nil when it
     /// does not fit: how the parser tells an integer (``JSONValue/int(_:)``) from a number.
     public static func integer(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {

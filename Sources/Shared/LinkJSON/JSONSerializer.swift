@@ -46,16 +46,9 @@ enum JSONSerializer {
 
     /// An integer in decimal, without making a String of it.
     static func writeInteger(_ number: Int64, into bytes: inout [UInt8]) {
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            JSON.writeDecimal(number, to: digits.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: digits.baseAddress, count: JSON.decimalLength(of: number)))
         }
     }
 
