@@ -1,5 +1,5 @@
 /// A member of a flat dictionary: an ASCII key and an ASCII string, an integer or a boolean.
-/// The bytes are borrowed: they must stay valid while the dictionary is written.
+/// The bytes are borrowed: they must stay valid while the entry is used.
 public struct FlatDictionaryEntry {
     public enum Value {
         case asciiString(UnsafeBufferPointer<UInt8>)

@@ -101,7 +101,7 @@ public enum PlistJSON {
         // A flat dictionary (ASCII strings without anything to escape, integers, booleans: most
         // replies) is collected as it is walked and written in one pass; any other hands what
         // it collected to a JSONWriter, which writes the rest as the walk goes on.
-        let walked = withUnsafeTemporaryAllocation(of: FlatJSONWalker.Entry.self, capacity: FlatJSONWalker.capacity) { entries in
+        let walked = withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
             var walker = FlatJSONWalker(entries: entries.baseAddress!, textCapacity: bytes.count + bytes.count / 2)
             guard PropertyListCodec.walkDictionary(bytes, with: &walker) else { return nil as JSONObject? }
             return walker.object()
@@ -218,21 +218,9 @@ private struct JSONTextWalker: PropertyListWalker {
 /// size; at the first value of another kind, or a string with a character to escape, the
 /// members collected so far go to a ``JSONTextWalker`` and it writes the rest.
 private struct FlatJSONWalker: PropertyListWalker {
-    /// The most members collected (on the stack); a larger dictionary goes to the writer.
-    static let capacity = 32
-
-    enum Value {
-        case string(UnsafeBufferPointer<UInt8>)
-        case integer(Int64)
-        case boolean(Bool)
-    }
-
-    struct Entry {
-        var key: UnsafeBufferPointer<UInt8>
-        var value: Value
-    }
-
-    private let entries: UnsafeMutablePointer<Entry>
+    /// The members collected: at most ``PlistJSON/flatDictionaryCapacity`` (on the stack); a
+    /// larger dictionary goes to the writer.
+    private let entries: UnsafeMutablePointer<FlatDictionaryEntry>
     private var count = 0
     /// A key whose value has not come yet.
     private var pendingKey: UnsafeBufferPointer<UInt8>?
@@ -240,7 +228,7 @@ private struct FlatJSONWalker: PropertyListWalker {
     /// Set once the dictionary is not flat: it writes everything from then on.
     private var writer: JSONTextWalker?
 
-    init(entries: UnsafeMutablePointer<Entry>, textCapacity: Int) {
+    init(entries: UnsafeMutablePointer<FlatDictionaryEntry>, textCapacity: Int) {
         self.entries = entries
         self.textCapacity = textCapacity
     }
@@ -252,7 +240,7 @@ private struct FlatJSONWalker: PropertyListWalker {
         for index in 0..<count {
             size += entries[index].key.count + 3
             switch entries[index].value {
-            case .string(let string): size += string.count + 2
+            case .asciiString(let string): size += string.count + 2
             case .integer(let integer): size += JSON.decimalLength(of: integer)
             case .boolean(let flag): size += flag ? 4 : 5
             }
@@ -276,7 +264,7 @@ private struct FlatJSONWalker: PropertyListWalker {
                 put(quoted: entries[index].key)
                 put(UInt8(ascii: ":"))
                 switch entries[index].value {
-                case .string(let string):
+                case .asciiString(let string):
                     put(quoted: string)
                 case .integer(let integer):
                     JSON.writeDecimal(integer, to: out)
@@ -303,9 +291,9 @@ private struct FlatJSONWalker: PropertyListWalker {
     }
 
     /// Adds a flat member's value, or hands over to the writer.
-    private mutating func add(_ value: Value) {
-        guard writer == nil, let key = pendingKey, count < Self.capacity else { return handOver { $0.value(value) } }
-        entries.advanced(by: count).initialize(to: Entry(key: key, value: value))
+    private mutating func add(_ value: FlatDictionaryEntry.Value) {
+        guard writer == nil, let key = pendingKey, count < PlistJSON.flatDictionaryCapacity else { return handOver { $0.value(value) } }
+        entries.advanced(by: count).initialize(to: FlatDictionaryEntry(key: key, value: value))
         count += 1
         pendingKey = nil
     }
@@ -345,7 +333,7 @@ private struct FlatJSONWalker: PropertyListWalker {
 
     mutating func string(_ ascii: UnsafeBufferPointer<UInt8>) {
         guard writer == nil, Self.isPlain(ascii) else { return handOver { $0.string(ascii) } }
-        add(.string(ascii))
+        add(.asciiString(ascii))
     }
 
     mutating func integer(_ value: Int64) { add(.integer(value)) }
@@ -357,9 +345,9 @@ private struct FlatJSONWalker: PropertyListWalker {
 
 extension JSONTextWalker {
     /// A flat member's value.
-    fileprivate mutating func value(_ value: FlatJSONWalker.Value) {
+    fileprivate mutating func value(_ value: FlatDictionaryEntry.Value) {
         switch value {
-        case .string(let string): self.string(string)
+        case .asciiString(let string): self.string(string)
         case .integer(let integer): self.integer(integer)
         case .boolean(let flag): boolean(flag)
         }
