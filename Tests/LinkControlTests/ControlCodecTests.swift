@@ -44,6 +44,51 @@ final class ControlCodecTests: XCTestCase {
         assertBadRequest(#"{"id": 5, "op": "status", "arg": {}}"#, id: 5, "unknown request member 'arg' (expected: id, op, args)")
     }
 
+    /// A well-formed request is read member by member, without the whole parse: the reading must
+    /// be the whole parse's, member order included, on requests and on lines that are almost
+    /// requests (each byte of a set of lines changed, removed or doubled).
+    func testShortcutReadsAsTheWholeParse() {
+        let lines = [
+            #"{"op":"message.send","args":{"wantsReply":true,"message":{"key0":"value-000","n":[1,{"x":null}]}},"id":7}"#,
+            #"{ "id" : "a\u00e9" , "op" : "status" , "args" : null }"#,
+            #"{"id":1.5e3,"op":"context.update","args":{"context":{},"b":false,"s":"\n"}}"#,
+            #"{"id":2,"op":"status","op":"again"}"#,
+            #"{"id":2,"op":"status","args":{},"args":{"a":1}}"#,
+            #"{"id":2,"\u006fp":"status"}"#,
+            #"{"id":-0,"op":"x","args":{"deep":{"deeper":{"deepest":[[[]]]}}}}"#,
+            "{\"id\":3,\"op\":\"\u{e9}\"}",
+            "{}", "[]", "", " ", "null",
+        ]
+        var checked = 0
+        func check(_ line: [UInt8]) {
+            let shortcut = ControlCodec.parseRequest(line: line)
+            let whole = ControlCodec.parseWholeRequest(line: line)
+            XCTAssertEqual(shortcut, whole, String(decoding: line, as: UTF8.self))
+            if case .success(let a) = shortcut, case .success(let b) = whole {
+                XCTAssertEqual(ControlCodec.request(a), ControlCodec.request(b), "member order")
+            }
+            checked += 1
+        }
+        for text in lines {
+            let line = Array(text.utf8)
+            check(line)
+            for index in line.indices {
+                for replacement in [UInt8(ascii: "\""), UInt8(ascii: "}"), UInt8(ascii: ","), UInt8(ascii: " "), 0x01, 0xC3, UInt8(ascii: "1")] {
+                    var changed = line
+                    changed[index] = replacement
+                    check(changed)
+                }
+                var removed = line
+                removed.remove(at: index)
+                check(removed)
+                var doubled = line
+                doubled.insert(line[index], at: index)
+                check(doubled)
+            }
+        }
+        XCTAssertGreaterThan(checked, 3_000)
+    }
+
     func testResponseLines() throws {
         let success = ControlCodec.success(id: 7, result: ["state": 2])
         XCTAssertEqual(String(decoding: success, as: UTF8.self), "{\"id\":7,\"ok\":true,\"result\":{\"state\":2}}\n")

@@ -106,6 +106,23 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(value.objectValue?.keys, ["b", "a", "z"])
     }
 
+    func testReadMembersGivesEachMemberOfAPlainObjectOrDeclines() throws {
+        var members: [String] = []
+        let text = #" {"a" : 1, "b":{"c":{"d":[]}}, "a":"x"} "#
+        XCTAssertTrue(JSON.readMembers(Array(text.utf8), keepingObjectsAsTextFrom: 3) { key, value in
+            members.append("\(String(decoding: key, as: UTF8.self))=\(JSON.serialize(value))")
+            return true
+        })
+        XCTAssertEqual(members, [#"a=1"#, #"b={"c":{"d":[]}}"#, #"a="x""#])
+        for declined in [#"[1]"#, #"{"a":1} x"#, #"{"a":1"#, #"{"\u0061":1}"#, "{\"\u{e9}\":1}", #"{"a":tru}"#, ""] {
+            XCTAssertFalse(JSON.readMembers(Array(declined.utf8), keepingObjectsAsTextFrom: 3) { _, _ in true }, declined)
+        }
+        var calls = 0
+        XCTAssertFalse(JSON.readMembers(Array(#"{"a":1,"b":2}"#.utf8), keepingObjectsAsTextFrom: 3) { _, _ in calls += 1; return false })
+        XCTAssertEqual(calls, 1)
+        XCTAssertTrue(JSON.readMembers(Array(" {} ".utf8), keepingObjectsAsTextFrom: 3) { _, _ in XCTFail("no member"); return true })
+    }
+
     func testDuplicateKeysKeepLastValueAndFirstPosition() throws {
         let value = try parse(#"{"a": 1, "b": 2, "a": 3}"#)
         XCTAssertEqual(value["a"], .int(3))

@@ -4,8 +4,9 @@ import WireProtocol
 
 /// Splits the input into control lines, parses each as a request, reads its arguments with
 /// every accessor, converts property-list arguments, and checks that JSON re-serializes stably,
-/// that a parse keeping objects as text agrees with the full one (errors included), and that a
-/// dictionary encoded straight from its text is the one encoded from the parsed object.
+/// that a parse keeping objects as text agrees with the full one (errors included), that an
+/// object read member by member is the parsed one, and that a dictionary encoded straight from
+/// its text is the one encoded from the parsed object.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var framer = LineFramer(maximumLineLength: 4096)
@@ -36,6 +37,15 @@ private func checkJSON(_ line: [UInt8]) {
         default:
             preconditionFailure("objects kept as text are checked differently")
         }
+    }
+    var members: [(String, JSONValue)] = []
+    let readMembers = JSON.readMembers(line, keepingObjectsAsTextFrom: 2) { key, value in
+        members.append((String(decoding: key, as: UTF8.self), value))
+        return true
+    }
+    if readMembers {
+        guard case .object(let object)? = try? full.get() else { preconditionFailure("members read from what is not an object") }
+        precondition(JSON.serialize(.object(JSONObject(members))) == JSON.serialize(.object(object)), "members read differently")
     }
     guard let value = try? full.get() else { return }
     var first: [UInt8] = []

@@ -24,6 +24,13 @@ public enum ControlCodec {
     /// line is but kept as their text (``argumentObjectDepth``): most are passed on as they
     /// are, and a dictionary payload is encoded straight from its text.
     public static func parseRequest(line: some Collection<UInt8>) -> Result<ControlRequest, ControlRequestFailure> {
+        if let request = readWellFormedRequest(line) { return .success(request) }
+        return parseWholeRequest(line: line)
+    }
+
+    /// ``parseRequest(line:)`` without its shortcut for well-formed requests: the line parsed
+    /// as a whole, then checked. Every error comes from here.
+    static func parseWholeRequest(line: some Collection<UInt8>) -> Result<ControlRequest, ControlRequestFailure> {
         let value: JSONValue
         do {
             value = try JSON.parse(line, keepingObjectsAsTextFrom: argumentObjectDepth)
@@ -67,6 +74,39 @@ public enum ControlCodec {
             return bad("'args' must be an object, got \(other.typeName)")
         }
         return .success(ControlRequest(id: id, op: op, args: args))
+    }
+
+    /// The request on `line` when it is well formed and its members' names are plain text,
+    /// read member by member (``JSON/readMembers(_:keepingObjectsAsTextFrom:_:)``) rather than
+    /// built as an object first: what nearly every request is, and the cost every request
+    /// pays. Anything else (and every error) is left to the whole parse, which names it.
+    private static func readWellFormedRequest(_ line: some Collection<UInt8>) -> ControlRequest? {
+        var id: JSONValue?
+        var op: String?
+        var args: JSONObject?
+        let read = JSON.readMembers(line, keepingObjectsAsTextFrom: argumentObjectDepth) { key, value in
+            if key.count == 2, key[0] == UInt8(ascii: "i"), key[1] == UInt8(ascii: "d"), id == nil {
+                switch value {
+                case .int, .double, .string: id = value
+                default: return false
+                }
+            } else if key.count == 2, key[0] == UInt8(ascii: "o"), key[1] == UInt8(ascii: "p"), op == nil {
+                guard case .string(let name) = value, !name.isEmpty else { return false }
+                op = name
+            } else if key.count == 4, key[0] == UInt8(ascii: "a"), key[1] == UInt8(ascii: "r"),
+                      key[2] == UInt8(ascii: "g"), key[3] == UInt8(ascii: "s"), args == nil {
+                switch value {
+                case .object(let object): args = object
+                case .null: args = JSONObject()
+                default: return false
+                }
+            } else {
+                return false
+            }
+            return true
+        }
+        guard read, let id, let op else { return nil }
+        return ControlRequest(id: id, op: op, args: args ?? JSONObject())
     }
 
     /// A success response line, including its `"\n"`: `{"id":7,"ok":true,"result":{...}}`.

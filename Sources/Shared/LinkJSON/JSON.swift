@@ -43,6 +43,22 @@ public enum JSON {
         }
     }
 
+    /// Reads a JSON object member by member without building it: `member` gets each key's
+    /// bytes and its value, parsed as ``parse(_:keepingObjectsAsTextFrom:)`` parses the values
+    /// of the object (those at depth 2). True when the whole document was such an object and
+    /// `member` took every member; false as soon as the document is anything else (another
+    /// value, invalid JSON, a key with an escape or a byte outside ASCII) or `member` declines
+    /// one, after an unknown number of calls: the caller then parses the document as a whole,
+    /// which finds the error. For the envelope of a control request, read on every request.
+    public static func readMembers(_ bytes: some Collection<UInt8>, keepingObjectsAsTextFrom depth: Int,
+                                   _ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool) -> Bool {
+        let read = bytes.withContiguousStorageIfAvailable { buffer in
+            var parser = JSONParser(buffer, keepingObjectsAsTextFrom: depth)
+            return (try? parser.readMembers(member)) ?? false
+        }
+        return read ?? false
+    }
+
     /// The characters of `integer` as JSON writes it (decimal, its sign included).
     public static func decimalLength(of integer: Int64) -> Int {
         var length = integer < 0 ? 2 : 1

@@ -25,6 +25,54 @@ struct JSONParser {
         return value
     }
 
+    /// Reads the document as an object member by member without building it (see
+    /// ``JSON/readMembers(_:keepingObjectsAsTextFrom:_:)``): false as soon as it is not an
+    /// object, a key is not plain ASCII text, or `member` declines one.
+    mutating func readMembers(_ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool) throws -> Bool {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else { return false }
+        index += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            skipWhitespace()
+            return index == bytes.count
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { return false }
+            let keyStart = index + 1
+            var keyEnd = keyStart
+            while true {
+                keyEnd = JSONStringBytes.skipPlainWords(bytes, from: keyEnd, nonASCIIIsPlain: false)
+                guard keyEnd < bytes.count else { return false }
+                let byte = bytes[keyEnd]
+                if byte == UInt8(ascii: "\"") { break }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }
+                keyEnd += 1
+            }
+            index = keyEnd + 1
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            // The value at the depth the parse of the whole object gives it.
+            let value = try parseValue(depth: 1)
+            guard member(UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]), value) else { return false }
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                skipWhitespace()
+                return index == bytes.count
+            default:
+                return false
+            }
+        }
+    }
+
     // MARK: Values
 
     private mutating func parseValue(depth: Int) throws -> JSONValue {
