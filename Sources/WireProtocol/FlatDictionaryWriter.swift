@@ -1,5 +1,9 @@
 /// A member of a flat dictionary: an ASCII key and an ASCII string, an integer or a boolean.
 /// The bytes are borrowed: they must stay valid while the entry is used.
+///
+/// Kept in 32 bytes (pointers, 32-bit lengths, a kind) rather than as a buffer and an enum (40):
+/// the readers collect up to ``maximumCount`` of them in a temporary allocation, which Swift
+/// places on the stack only up to 1,024 bytes (beyond, each request paid a heap allocation).
 public struct FlatDictionaryEntry {
     public enum Value {
         case asciiString(UnsafeBufferPointer<UInt8>)
@@ -7,12 +11,58 @@ public struct FlatDictionaryEntry {
         case boolean(Bool)
     }
 
-    public var key: UnsafeBufferPointer<UInt8>
-    public var value: Value
+    /// How many a reader collects at most: those fit in 1,024 bytes.
+    public static let maximumCount = 32
 
+    // Inlinable: the readers in other modules make and read one per member.
+    @usableFromInline let keyStart: UnsafePointer<UInt8>?
+    /// A string's start, an integer's bits, or a boolean.
+    @usableFromInline let valueBits: UInt64
+    @usableFromInline let keyCount: UInt32
+    @usableFromInline let stringCount: UInt32
+    @usableFromInline let kind: Kind
+
+    @usableFromInline
+    enum Kind: UInt8 {
+        case asciiString, integer, boolean
+    }
+
+    @inlinable
+    public var key: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: keyStart, count: Int(keyCount))
+    }
+
+    @inlinable
+    public var value: Value {
+        switch kind {
+        case .asciiString:
+            return .asciiString(UnsafeBufferPointer(start: UnsafePointer(bitPattern: UInt(valueBits)), count: Int(stringCount)))
+        case .integer:
+            return .integer(Int64(bitPattern: valueBits))
+        case .boolean:
+            return .boolean(valueBits != 0)
+        }
+    }
+
+    /// - Precondition: the key and a string value are shorter than 4 GiB.
+    @inlinable
     public init(key: UnsafeBufferPointer<UInt8>, value: Value) {
-        self.key = key
-        self.value = value
+        keyStart = key.baseAddress
+        keyCount = UInt32(key.count)
+        switch value {
+        case .asciiString(let string):
+            kind = .asciiString
+            valueBits = UInt64(UInt(bitPattern: string.baseAddress))
+            stringCount = UInt32(string.count)
+        case .integer(let integer):
+            kind = .integer
+            valueBits = UInt64(bitPattern: integer)
+            stringCount = 0
+        case .boolean(let boolean):
+            kind = .boolean
+            valueBits = boolean ? 1 : 0
+            stringCount = 0
+        }
     }
 }
 

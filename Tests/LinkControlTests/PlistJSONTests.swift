@@ -184,6 +184,32 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertThrowsError(try PropertyListCodec.encode(entries: PlistJSON.entries(from: JSON.parse(Array(deep.utf8)), path: "m")))
     }
 
+    /// The entries a flat dictionary is read into give back what they were made of, and the
+    /// most a reader collects fit the 1,024 bytes Swift keeps a temporary allocation on the
+    /// stack for.
+    func testFlatDictionaryEntriesAreSmallAndGiveBackTheirMembers() {
+        XCTAssertLessThanOrEqual(MemoryLayout<FlatDictionaryEntry>.stride * FlatDictionaryEntry.maximumCount, 1_024)
+        let key: [UInt8] = Array("key".utf8), string: [UInt8] = Array("a string".utf8)
+        key.withUnsafeBufferPointer { key in
+            string.withUnsafeBufferPointer { string in
+                let values: [FlatDictionaryEntry.Value] = [.asciiString(string), .asciiString(UnsafeBufferPointer(start: nil, count: 0)),
+                                                           .integer(.min), .integer(-1), .integer(.max), .boolean(true), .boolean(false)]
+                for value in values {
+                    let entry = FlatDictionaryEntry(key: key, value: value)
+                    XCTAssertEqual(entry.key.baseAddress, key.baseAddress)
+                    XCTAssertEqual(entry.key.count, 3)
+                    switch (entry.value, value) {
+                    case (.asciiString(let a), .asciiString(let b)): XCTAssertTrue(a.baseAddress == b.baseAddress && a.count == b.count)
+                    case (.integer(let a), .integer(let b)): XCTAssertEqual(a, b)
+                    case (.boolean(let a), .boolean(let b)): XCTAssertEqual(a, b)
+                    default: XCTFail("\(entry.value) is not \(value)")
+                    }
+                }
+                XCTAssertEqual(FlatDictionaryEntry(key: UnsafeBufferPointer(start: nil, count: 0), value: .boolean(true)).key.count, 0)
+            }
+        }
+    }
+
     /// A flat object (ASCII keys; ASCII strings, integers, booleans; no escape; at most 32
     /// members) is written in one pass to the very bytes its parsed entries encode to: strings
     /// shared with a key or an earlier value, counts and lengths from 15 on, 2-byte offsets,

@@ -33,7 +33,7 @@ extension PlistJSON {
 
 extension PlistJSON {
     /// The most members a flat dictionary is read with (on the stack).
-    static let flatDictionaryCapacity = 32
+    static let flatDictionaryCapacity = FlatDictionaryEntry.maximumCount
 
     /// The encoded dictionary of a flat JSON object, the form of most messages: at most
     /// ``flatDictionaryCapacity`` members, ASCII keys, each value an ASCII string, an integer
