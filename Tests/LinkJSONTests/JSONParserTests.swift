@@ -39,6 +39,53 @@ final class JSONParserTests: XCTestCase {
         XCTAssertNil(message.materialized.jsonText)
     }
 
+    /// An object kept as text is checked by a quick pass that knows only plain strings, numbers
+    /// and literals, then by the parser itself when the pass declines: together they must
+    /// accept and refuse what the parse of the whole does, with its errors. Each byte of a set
+    /// of objects is changed, removed and doubled.
+    func testObjectsKeptAsTextAreCheckedAsParsedOnes() throws {
+        let nested = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        let objects = [
+            #"{"key0":"value-000","n":-12.5e+3,"t":true,"f":false,"z":null,"a":[1,{"x":[]}],"e":{}}"#,
+            #"{ "s" : "a\"b\u00e9\n" , "u":"é", "d":1e400, "o":01 }"#,
+            "{\"deep\":" + nested + "}",
+            "{\"deeper\":[" + nested + "]}",
+        ]
+        var checked = 0
+        for object in objects {
+            let document = Array(#"{"m":"#.utf8) + Array(object.utf8) + Array("}".utf8)
+            var variants = [document]
+            for index in document.indices {
+                for replacement in [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "0"),
+                                    UInt8(ascii: "e"), 0x1F, 0xC3, 0xFF] {
+                    var changed = document
+                    changed[index] = replacement
+                    variants.append(changed)
+                }
+                var removed = document
+                removed.remove(at: index)
+                variants.append(removed)
+                var doubled = document
+                doubled.insert(document[index], at: index)
+                variants.append(doubled)
+            }
+            for variant in variants {
+                let full = Result { try JSON.parse(variant) }
+                let lazy = Result { try JSON.parse(variant, keepingObjectsAsTextFrom: 2) }
+                switch (full, lazy) {
+                case (.success(let value), .success(let lazyValue)):
+                    XCTAssertEqual(lazyValue, value)
+                case (.failure(let error), .failure(let lazyError)):
+                    XCTAssertEqual("\(lazyError)", "\(error)", String(decoding: variant, as: UTF8.self))
+                default:
+                    XCTFail("checked differently: \(String(decoding: variant, as: UTF8.self)): \(full) / \(lazy)")
+                }
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 4_000)
+    }
+
     /// Strings are scanned eight bytes at a time: a quote, an escape, a control character,
     /// valid and invalid UTF-8 are each found at every place in and around a word.
     func testEveryPlaceOfASpecialByteInAString() throws {

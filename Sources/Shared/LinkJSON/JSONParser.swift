@@ -82,9 +82,12 @@ struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{") where building && depth + 1 >= textDepth:
             let start = index
-            building = false
-            defer { building = true }
-            _ = try parseObject(depth: depth + 1)
+            if !skipPlainObject(depth: depth + 1) {
+                index = start
+                building = false
+                defer { building = true }
+                _ = try parseObject(depth: depth + 1)
+            }
             return .object(JSONObject(sourceText: Array(bytes[start..<index])))
         case UInt8(ascii: "{"):
             return try parseObject(depth: depth + 1)
@@ -190,6 +193,97 @@ struct JSONParser {
                 throw JSONParseError(offset: start, message: "invalid literal, expected '\(literal)'")
             }
             index += 1
+        }
+    }
+
+    // MARK: Objects kept as text
+
+    // An object kept as text is checked by these first: they build nothing and know only what
+    // most objects are made of (strings of ASCII without escapes, numbers, literals, containers
+    // of those), and say false at anything else, valid or not, with `index` anywhere. The
+    // caller then checks the object again from its start with ``parseObject(depth:)``, which
+    // finds any error.
+
+    /// The object at `index` (its `{`), checked as ``parseObject(depth:)`` checks it.
+    private mutating func skipPlainObject(depth: Int) -> Bool {
+        guard depth <= JSON.maximumDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\""), skipPlainString() else { return false }
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { return false }
+            index += 1
+            skipWhitespace()
+            guard skipPlainValue(depth: depth) else { return false }
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// The array at `index` (its `[`), checked as ``parseArray(depth:)`` checks it.
+    private mutating func skipPlainArray(depth: Int) -> Bool {
+        guard depth <= JSON.maximumDepth else { return false }
+        index += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard skipPlainValue(depth: depth) else { return false }
+            skipWhitespace()
+            switch peek() {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// The value at `index`, checked as ``parseValue(depth:)`` checks it.
+    private mutating func skipPlainValue(depth: Int) -> Bool {
+        guard index < bytes.count else { return false }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return skipPlainObject(depth: depth + 1)
+        case UInt8(ascii: "["): return skipPlainArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return skipPlainString()
+        case UInt8(ascii: "t"): return (try? expectLiteral("true")) != nil
+        case UInt8(ascii: "f"): return (try? expectLiteral("false")) != nil
+        case UInt8(ascii: "n"): return (try? expectLiteral("null")) != nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return (try? parseNumber()) != nil
+        default: return false
+        }
+    }
+
+    /// The string at `index` (its opening quote), when it is ASCII without an escape.
+    private mutating func skipPlainString() -> Bool {
+        index += 1
+        while true {
+            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return true }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }
         }
     }
 
