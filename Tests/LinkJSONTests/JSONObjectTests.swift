@@ -40,6 +40,23 @@ final class JSONObjectTests: XCTestCase {
         }
     }
 
+    /// A literal is the object its members make one by one: a repeated key keeps its first
+    /// place and its last value, and a long literal is indexed like any large object.
+    func testALiteralIsTheObjectOfItsMembersInOrder() {
+        let literal: JSONObject = ["b": 1, "a": 2, "b": 3, "c": 4]
+        XCTAssertEqual(literal.keys, ["b", "a", "c"])
+        XCTAssertEqual(literal["b"], 3)
+        XCTAssertEqual(JSON.serialize(.object(literal)), #"{"b":3,"a":2,"c":4}"#)
+        let long: JSONObject = ["k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9,
+                                "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17]
+        XCTAssertGreaterThan(long.count, JSONObject.indexedCount)
+        XCTAssertEqual(long, JSONObject((0..<18).map { ("k\($0)", JSONValue.int(Int64($0))) }))
+        var grown = long
+        grown["k3"] = "three"
+        XCTAssertEqual(grown.keys[3], "k3")
+        XCTAssertEqual(grown["k17"], 17)
+    }
+
     func testEqualityAndHashIgnoreOrder() {
         for size in [4, 40] {
             let forward = JSONObject((0..<size).map { ("k\($0)", JSONValue.int(Int64($0))) })

@@ -11,7 +11,7 @@ public final class OperationTable {
     private var byName: [String: ControlOperation] = [:]
     private var order: [String] = []
     /// Calls not answered yet, so that a stopping daemon answers each of them once.
-    private var outstanding = SequenceMap<(Result<JSONObject, ControlError>) -> Void>()
+    private var outstanding = SequenceMap<Responder>()
     private var nextCall: UInt64 = 1
     /// The op found last: clients send one op again and again, and comparing a name is cheaper
     /// than hashing it.
@@ -50,10 +50,10 @@ public final class OperationTable {
                   respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
         let id = nextCall
         nextCall += 1
-        outstanding[id] = respond
+        outstanding[id] = Responder(respond: respond)
         let answer: (Result<JSONObject, ControlError>) -> Void = { [weak self] result in
-            guard let respond = self?.outstanding.removeValue(forKey: id) else { return }
-            respond(result)
+            guard let responder = self?.outstanding.removeValue(forKey: id) else { return }
+            responder.respond(result)
         }
         do {
             let operation = try find(request.op)
@@ -76,7 +76,13 @@ public final class OperationTable {
     func failOutstanding(_ error: ControlError) {
         let waiting = outstanding
         outstanding.removeAll()
-        for (_, respond) in waiting.sorted(by: { $0.key < $1.key }) { respond(.failure(error)) }
+        for (_, responder) in waiting.sorted(by: { $0.key < $1.key }) { responder.respond(.failure(error)) }
+    }
+
+    /// A caller's answer function, kept in a struct: a function stored in a generic container
+    /// as it is is wrapped in a thunk, an allocation on every call.
+    private struct Responder {
+        let respond: (Result<JSONObject, ControlError>) -> Void
     }
 
     private func find(_ name: String) throws -> ControlOperation {

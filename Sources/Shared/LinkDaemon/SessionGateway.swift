@@ -9,7 +9,12 @@ final class SessionGateway {
     private let directory: PeerDirectory
     private let committer: TurnCommitter
     private let loop: () -> Int64
-    private var waiting = SequenceMap<Completion>()
+    /// Each completion in a struct: a function stored in a generic container as it is is
+    /// wrapped in a thunk, an allocation on every command.
+    private var waiting = SequenceMap<Waiting>()
+    private struct Waiting {
+        let completion: Completion
+    }
     private var nextToken: UInt64 = 1
 
     init(directory: PeerDirectory, committer: TurnCommitter, now: @escaping () -> Int64) {
@@ -22,7 +27,7 @@ final class SessionGateway {
     func submit(_ command: SessionCommand, completion: @escaping Completion) {
         let token = RequestToken(nextToken)
         nextToken += 1
-        waiting[token.rawValue] = completion
+        waiting[token.rawValue] = Waiting(completion: completion)
         let app = directory.appPeer
         if case .reply(let replyId, _) = command, !app.session.awaitsReply(replyId),
            let sender = directory.peers.first(where: { $0.session.awaitsReply(replyId) }) {
@@ -43,6 +48,6 @@ final class SessionGateway {
 
     /// The session answered the request with `token`.
     func complete(_ token: RequestToken, _ result: Result<CommandResult, SessionError>) {
-        waiting.removeValue(forKey: token.rawValue)?(result)
+        waiting.removeValue(forKey: token.rawValue)?.completion(result)
     }
 }

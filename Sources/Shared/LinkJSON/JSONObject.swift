@@ -209,7 +209,17 @@ extension JSONObject: Hashable {
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(elements)
+        // ``init(_:)`` without its generic sequence and its member-by-member subscript: results
+        // and events are written as literals, many per request.
+        members.reserveCapacity(elements.count)
+        for (key, value) in elements {
+            if let position = members.firstIndex(where: { $0.key == key }) {
+                members[position].value = value
+            } else {
+                members.append(Member(key: key, value: value))
+            }
+        }
+        if members.count > Self.indexedCount { index() }
     }
 }
 
