@@ -89,6 +89,49 @@ final class OperationTableTests: XCTestCase {
         XCTAssertEqual(feature.greeted, [], "no handler ran")
     }
 
+    /// The one-scan look at arguments lets a call through only when each check would: on
+    /// 20,000 arguments drawn from names an op has and has not, and values of every kind, in
+    /// and out of range, null included. Usual arguments go through it.
+    func testArgumentsPlainlyAcceptedPassEveryCheck() throws {
+        // Each kind with values it takes (edges of ranges among them).
+        let kinds: [(ControlOperation.Argument.Kind, [JSONValue])] = [
+            (.string, ["s", ""]), (.number(0...1), [0.5, 1]), (.bool, [true, false]), (.integer(1...3), [1, 3]),
+            (.integer(nil), [-7, 0]), (.object, [[:], ["k": 1]]), (.array, [[], [1]]), (.data, [["$data": "AA=="]]),
+            (.objectOrNull, [.null, [:]]),
+        ]
+        let operations = [false, true].map { others in
+            ControlOperation("test.kinds", summary: "every kind", arguments: kinds.enumerated().map { index, entry in
+                index % 2 == 0 ? .required("a\(index)", entry.0) : .optional("a\(index)", entry.0)
+            }, takesOtherArguments: others) { _ in }
+        }
+        let values: [JSONValue] = [.null, true, 0, 2, 7, -1, 2.0, 0.5, 1e300, "s", "", [], [1], [:], ["$data": "AA=="], ["k": 1]]
+        var generator = SystemRandomNumberGenerator()
+        var plain = 0
+        for _ in 0..<20_000 {
+            var args = JSONObject()
+            for (index, entry) in kinds.enumerated() {
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<7: args["a\(index)"] = entry.1.randomElement(using: &generator)
+                case 7..<9: args["a\(index)"] = values.randomElement(using: &generator)
+                default: break
+                }
+            }
+            if Int.random(in: 0..<10, using: &generator) == 0 { args["other"] = values.randomElement(using: &generator) }
+            for operation in operations where operation.plainlyAccepts(args) {
+                plain += 1
+                let call = OperationCall(request: ControlRequest(id: 1, op: operation.name, args: args), role: .phone, client: nil) { _ in }
+                XCTAssertNoThrow(try OperationTable.checkArguments(of: call, for: operation), "\(args)")
+            }
+        }
+        XCTAssertGreaterThan(plain, 100)
+        let send = ControlOperation("message.send", summary: "", arguments: [.required("message", .object), .optional("wantsReply", .bool),
+                                                                        .optional("timeoutMs", .integer(1...600_000))]) { _ in }
+        XCTAssertTrue(send.plainlyAccepts(["message": ["k": "v"], "wantsReply": true, "timeoutMs": 5_000]))
+        XCTAssertFalse(send.plainlyAccepts(["message": ["k": "v"], "timeoutMs": 0]))
+        XCTAssertFalse(send.plainlyAccepts(["wantsReply": true]))
+        XCTAssertFalse(send.plainlyAccepts(["message": [:], "extra": 1]))
+    }
+
     func testUnknownOpsAndOpsOfTheOtherSide() {
         XCTAssertEqual(message(call(table(.watch), "test.greet", ["name": "a"])), "test.greet is an op of the phone, not the watch")
         XCTAssertEqual(message(call(table(.watch), "test.nothing")), "unknown op 'test.nothing' (known: test.fail, test.later)")

@@ -31,6 +31,8 @@ public struct ControlOperation {
     /// The names of `arguments`, made once (every request's arguments are checked against them;
     /// an op has a handful, which a scan finds sooner than a hash).
     let argumentNames: [String]
+    /// How many of `arguments` are required.
+    let requiredCount: Int
     let handler: Handler
 
     public init(_ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
@@ -41,7 +43,27 @@ public struct ControlOperation {
         self.arguments = arguments
         self.takesOtherArguments = takesOtherArguments
         argumentNames = arguments.map(\.name)
+        requiredCount = arguments.filter(\.isRequired).count
         self.handler = handler
+    }
+
+    /// Whether every check the table makes of `args` passes, seen in one scan of its members:
+    /// each is an argument of the op (or the op takes others) with a value its kind plainly
+    /// accepts, and every required argument is there. False when in doubt: the table then
+    /// makes each check, which names what is wrong.
+    func plainlyAccepts(_ args: JSONObject) -> Bool {
+        var required = 0
+        for (key, value) in args {
+            guard let argument = arguments.first(where: { $0.name == key }) else {
+                if takesOtherArguments { continue }
+                return false
+            }
+            // An argument given as null is one not given (``Arguments/contains(_:)``).
+            if case .null = value { continue }
+            guard argument.plainlyAccepts(value) else { return false }
+            if argument.isRequired { required += 1 }
+        }
+        return required == requiredCount
     }
 }
 
@@ -87,6 +109,21 @@ extension ControlOperation {
 
         public static func optional(_ name: String, _ kind: Kind, _ summary: String = "") -> Argument {
             Argument(name: name, kind: kind, isRequired: false, summary: summary)
+        }
+
+        /// Whether ``check(_:)`` passes `value` (not null) without a doubt: the usual values, in
+        /// one look.
+        func plainlyAccepts(_ value: JSONValue) -> Bool {
+            switch (kind, value) {
+            case (.string, .string), (.bool, .bool):
+                return true
+            case (.integer(let range), .int(let integer)):
+                return range?.contains(integer) ?? true
+            case (.object, .object), (.data, .object), (.objectOrNull, .object), (.array, .array):
+                return true
+            default:
+                return false
+            }
         }
 
         /// Refuses a value of the wrong type or out of range, naming the op and the argument.

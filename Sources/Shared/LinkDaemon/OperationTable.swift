@@ -58,10 +58,7 @@ public final class OperationTable {
         do {
             let operation = try find(request.op)
             let call = OperationCall(request: request, role: role, client: client, answer: answer)
-            if !operation.takesOtherArguments {
-                try call.args.rejectUnknownKeys(allowed: operation.argumentNames)
-            }
-            for argument in operation.arguments { try argument.check(call.args) }
+            if !operation.plainlyAccepts(call.args.object) { try Self.checkArguments(of: call, for: operation) }
             try operation.handler(call)
         } catch let error as ControlError {
             answer(.failure(error))
@@ -70,6 +67,15 @@ public final class OperationTable {
         } catch {
             answer(.failure(.control(.internalError, "\(request.op): \(error)")))
         }
+    }
+
+    /// Each check of `call`'s arguments, in order: an unknown argument, then each argument of
+    /// the op (missing, of the wrong type, out of range).
+    static func checkArguments(of call: OperationCall, for operation: ControlOperation) throws {
+        if !operation.takesOtherArguments {
+            try call.args.rejectUnknownKeys(allowed: operation.argumentNames)
+        }
+        for argument in operation.arguments { try argument.check(call.args) }
     }
 
     /// Answers every call still waiting with `error` (a stopping daemon); later answers are dropped.
