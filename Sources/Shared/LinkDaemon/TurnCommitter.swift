@@ -35,25 +35,34 @@ final class TurnCommitter {
         self.tracer = tracer
     }
 
+    /// What an action moved out of a list leaves in its place (never performed).
+    private static let emptyAction = SessionAction.cancelTimer(.replyTimeouts)
+
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
     func perform(_ actions: consuming [SessionAction], from peer: PeerSession) {
-        // By index, each action read where it is (not copied out: an action holds payloads
-        // and frames), and the list stays this function's own, to hand back to the session.
-        for index in actions.indices {
-            switch actions[index] {
-            case .persist(let operation):
-                // A durable write is something the op did: its trace entry is written.
-                if tracer.isOn { _ = tracer.cause }
-                turnWrites = true
-                guard peer.turnFailure == nil, let store = peer.store else { continue }
-                do { try store.apply(operation) } catch { peer.turnFailure = error }
-            case .file(let fileAction) where fileAction.precedesCommit:
-                performBeforeCommit(fileAction, peer)
-            default:
-                if turnWrites {
-                    deferred.append((peer, actions[index], tracer.pendingCause))
-                } else {
-                    execute(actions[index], peer)
+        // Each action is moved out of the list, which keeps an action that holds nothing in its
+        // place: an action holds payloads and frames, and neither a copy of it nor its second
+        // release when the list is emptied for the session to reuse is paid for.
+        actions.withUnsafeMutableBufferPointer { actions in
+            guard let base = actions.baseAddress else { return }
+            for index in actions.indices {
+                let action = (base + index).move()
+                (base + index).initialize(to: Self.emptyAction)
+                switch action {
+                case .persist(let operation):
+                    // A durable write is something the op did: its trace entry is written.
+                    if tracer.isOn { _ = tracer.cause }
+                    turnWrites = true
+                    guard peer.turnFailure == nil, let store = peer.store else { continue }
+                    do { try store.apply(operation) } catch { peer.turnFailure = error }
+                case .file(let fileAction) where fileAction.precedesCommit:
+                    performBeforeCommit(fileAction, peer)
+                default:
+                    if turnWrites {
+                        deferred.append((peer, action, tracer.pendingCause))
+                    } else {
+                        execute(action, peer)
+                    }
                 }
             }
         }
