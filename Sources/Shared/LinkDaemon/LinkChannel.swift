@@ -70,14 +70,23 @@ final class LinkChannel: ConnectionReader {
         self.handshake = handshake
         self.logger = logger
         // The channel reads for the connection (`read(_:buffer:)`). The connection may outlive
-        // the channel while a GOAWAY is flushed: the reference is weak, and then it reads and
-        // drops.
+        // the channel while a GOAWAY is flushed (it then reads and drops). Neither the
+        // connection nor the timers reference the channel weakly: a weakly referenced object
+        // keeps a side table that sends every retain and release of it down a slow path, and
+        // a channel is retained and released many times a message. Its `deinit` takes itself
+        // out of the connection and cancels its timers instead.
         connection.reader = self
-        connection.onClose = { [weak self] reason in self?.connectionClosed(reason) }
-        handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [weak self] in
-            guard let self, !self.isEstablished else { return }
+        connection.onClose = { [unowned(unsafe) self] reason in self.connectionClosed(reason) }
+        handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [unowned(unsafe) self] in
+            guard !self.isEstablished else { return }
             self.refuse(.handshakeTimeout, "the handshake did not complete within \(handshakeTimeoutMilliseconds) ms")
         }
+    }
+
+    deinit {
+        connection.reader = nil
+        connection.onClose = nil
+        cancelTimers()
     }
 
     /// Sends HELLO.
@@ -339,8 +348,7 @@ final class LinkChannel: ConnectionReader {
     private func armDelayTimer() {
         guard let next = delayed.first else { return }
         let wait = max(0, next.due - loop.nowMilliseconds)
-        delayTimer = loop.schedule(afterMilliseconds: wait) { [weak self] in
-            guard let self else { return }
+        delayTimer = loop.schedule(afterMilliseconds: wait) { [unowned(unsafe) self] in
             self.delayTimer = nil
             self.flushDelayed(all: false)
             self.armDelayTimer()

@@ -52,7 +52,12 @@ public final class Connection {
     public var onRead: ((UnsafeRawBufferPointer) -> Void)?
     /// When set, reads go through it instead of into the loop's read buffer and ``onRead``:
     /// for a reader that knows where the next bytes belong (see ``ConnectionReader``).
-    public weak var reader: (any ConnectionReader)?
+    ///
+    /// Neither retained nor weak (an object referenced weakly keeps a side table, through which
+    /// every retain and release of it then goes, and a reader is retained and released on each
+    /// message): a reader that may go away before the connection sets this to nil first, in
+    /// its `deinit` at the latest.
+    public unowned(unsafe) var reader: (any ConnectionReader)?
     /// Called once when the connection closes, for whatever reason.
     public var onClose: ((CloseReason) -> Void)?
     /// Called when the socket has taken everything that was queued (the peer reads again).
