@@ -212,14 +212,17 @@ public final class Daemon {
             return client.respond(id: request.id, error: .control(.shuttingDown, "the daemon is shutting down"))
         }
         let id = request.id
+        // The answer holds its client (not weakly: a weakly referenced object keeps a side table
+        // that sends every retain and release of it down a slow path). A client gone by then is
+        // closed, and a closed client writes nothing.
         // trace.get is never traced, or a follower reading the trace would fill it.
         guard request.op != "trace.get" else {
-            return table.dispatch(request, client: client) { [weak client] result in client?.respond(id: id, result) }
+            return table.dispatch(request, client: client) { result in client.respond(id: id, result) }
         }
         // An op's entry is written only once it causes something (docs/trace.md).
         let name = request.op
         tracer.withOp(name, client: client.serial) { op in
-            table.dispatch(request, client: client) { [weak client, tracer] result in
+            table.dispatch(request, client: client) { [tracer] result in
                 if case .failure(let error) = result, let op, let opEntry = tracer.number(of: op) {
                     var fields: JSONObject = ["op": .string(name), "domain": .string(error.domain), "code": .int(Int64(error.code)),
                                               "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
@@ -228,7 +231,7 @@ public final class Daemon {
                     if tracer.cause == nil { fields["cause"] = .int(Int64(opEntry)) }
                     tracer.record(.error, fields)
                 }
-                client?.respond(id: id, result)
+                client.respond(id: id, result)
             }
         }
     }
