@@ -54,14 +54,14 @@ public struct ControlOperation {
     func plainlyAccepts(_ args: JSONObject) -> Bool {
         var required = 0
         for (key, value) in args {
-            guard let argument = arguments.first(where: { $0.name == key }) else {
+            guard let position = argumentNames.firstIndex(of: key) else {
                 if takesOtherArguments { continue }
                 return false
             }
             // An argument given as null is one not given (``Arguments/contains(_:)``).
             if case .null = value { continue }
-            guard argument.plainlyAccepts(value) else { return false }
-            if argument.isRequired { required += 1 }
+            guard arguments[position].plainlyAccepts(value) else { return false }
+            if arguments[position].isRequired { required += 1 }
         }
         return required == requiredCount
     }

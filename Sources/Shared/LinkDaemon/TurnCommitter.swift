@@ -80,7 +80,13 @@ final class TurnCommitter {
     /// waited for the commits.
     func endOfTurn() {
         for peer in peers() {
-            perform(peer.session.flushAcknowledgements(), from: peer)
+            let acknowledgements = peer.session.flushAcknowledgements()
+            // Most turns have none: the list only goes back.
+            if acknowledgements.isEmpty {
+                peer.session.recycle(acknowledgements)
+            } else {
+                perform(acknowledgements, from: peer)
+            }
         }
         guard turnWrites else { return }
         var failures: [ObjectIdentifier: (SessionError, Error)] = [:]
