@@ -282,6 +282,24 @@ mutation array-emptying-releases \
     '        while popLast() != nil {}' \
     '        while count > 1 { _ = popLast() }'
 
+mutation text-object-pass-takes-escapes \
+    Sources/Shared/LinkJSON/JSONParser.swift \
+    'JSONParserTests' \
+    '            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }' \
+    '            if byte < 0x20 || byte >= 0x80 { return false }'
+
+mutation request-shortcut-takes-empty-op \
+    Sources/Shared/LinkControl/ControlCodec.swift \
+    'ControlCodecTests' \
+    '                guard case .string(let name) = value, !name.isEmpty else { return false }' \
+    '                guard case .string(let name) = value else { return false }'
+
+mutation argument-scan-counts-optional-as-required \
+    Sources/Shared/LinkDaemon/ControlOperation.swift \
+    'OperationTableTests' \
+    '            if arguments[position].isRequired { required += 1 }' \
+    '            required += 1'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
