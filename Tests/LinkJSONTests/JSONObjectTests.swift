@@ -51,6 +51,8 @@ final class JSONObjectTests: XCTestCase {
                                 "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17]
         XCTAssertGreaterThan(long.count, JSONObject.indexedCount)
         XCTAssertEqual(long, JSONObject((0..<18).map { ("k\($0)", JSONValue.int(Int64($0))) }))
+        XCTAssertEqual(JSONObject(member: "k", "v"), ["k": "v"])
+        XCTAssertEqual(JSONObject(member: "k", "v").keys, ["k"])
         var grown = long
         grown["k3"] = "three"
         XCTAssertEqual(grown.keys[3], "k3")

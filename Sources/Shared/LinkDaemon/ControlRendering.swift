@@ -27,8 +27,9 @@ enum ControlRendering {
             return object
         case .reply(let content):
             switch content {
-            case .dictionary(let dictionary): return ["reply": dictionaryJSON(dictionary.encoded)]
-            case .data(let bytes): return ["replyData": PlistJSON.json(from: .data(bytes))]
+            // Every answered message.send: one member, without a literal's array.
+            case .dictionary(let dictionary): return JSONObject(member: "reply", dictionaryJSON(dictionary.encoded))
+            case .data(let bytes): return JSONObject(member: "replyData", PlistJSON.json(from: .data(bytes)))
             }
         case .received(let items):
             return ["items": .array(items.map { .object(render($0)) })]

@@ -42,6 +42,11 @@ public struct JSONObject: Sendable {
     /// An empty object.
     public init() {}
 
+    /// An object of one member (a reply, say): without the array a literal is handed in.
+    public init(member key: String, _ value: JSONValue) {
+        members = [Member(key: key, value: value)]
+    }
+
     /// An object with the given members; a repeated key keeps its first position and its last value.
     public init(_ members: some Sequence<(String, JSONValue)>) {
         self.members.reserveCapacity(members.underestimatedCount)
