@@ -168,22 +168,42 @@ public struct OperationCall {
     public let role: Role
     /// The client that sent it, for ops that change the connection itself (`events.subscribe`).
     let client: ControlClientConnection?
-    private let answer: (Result<JSONObject, ControlError>) -> Void
+    private let answerer: Answerer
+
+    /// Where the answer goes: the table the call came through, which answers its caller once
+    /// (the table is held, not a function made for each call); or a function.
+    private enum Answerer {
+        case table(OperationTable, call: UInt64)
+        case function((Result<JSONObject, ControlError>) -> Void)
+    }
 
     init(request: ControlRequest, role: Role, client: ControlClientConnection?,
          answer: @escaping (Result<JSONObject, ControlError>) -> Void) {
+        self.init(request: request, role: role, client: client, answerer: .function(answer))
+    }
+
+    /// A call of `table`'s, number `call`.
+    init(request: ControlRequest, role: Role, client: ControlClientConnection?, table: OperationTable, call: UInt64) {
+        self.init(request: request, role: role, client: client, answerer: .table(table, call: call))
+    }
+
+    private init(request: ControlRequest, role: Role, client: ControlClientConnection?, answerer: Answerer) {
         self.request = request
         args = Arguments(request.args, op: request.op)
         self.role = role
         self.client = client
-        self.answer = answer
+        self.answerer = answerer
     }
 
     public var op: String { request.op }
 
-    public func respond(_ result: Result<JSONObject, ControlError>) { answer(result) }
-    /// ``respond(_:)`` as a function to keep: an answer given later holds this, not the call.
-    var responder: (Result<JSONObject, ControlError>) -> Void { answer }
-    public func succeed(_ result: JSONObject) { answer(.success(result)) }
-    public func fail(_ error: ControlError) { answer(.failure(error)) }
+    public func respond(_ result: Result<JSONObject, ControlError>) {
+        switch answerer {
+        case .table(let table, let call): table.answer(call, result)
+        case .function(let answer): answer(result)
+        }
+    }
+
+    public func succeed(_ result: JSONObject) { respond(.success(result)) }
+    public func fail(_ error: ControlError) { respond(.failure(error)) }
 }

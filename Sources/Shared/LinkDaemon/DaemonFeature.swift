@@ -32,9 +32,8 @@ extension FeatureContext {
     /// rendered as the control protocol shows it.
     func submit(_ command: SessionCommand, answering call: OperationCall) {
         let role = role
-        let respond = call.responder
         submit(command) { result in
-            respond(result.map { ControlRendering.render($0, role: role) }.mapError(\.controlError))
+            call.respond(result.map { ControlRendering.render($0, role: role) }.mapError(\.controlError))
         }
     }
 }

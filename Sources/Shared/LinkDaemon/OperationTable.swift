@@ -51,22 +51,24 @@ public final class OperationTable {
         let id = nextCall
         nextCall += 1
         outstanding[id] = Responder(respond: respond)
-        let answer: (Result<JSONObject, ControlError>) -> Void = { [weak self] result in
-            guard let responder = self?.outstanding.removeValue(forKey: id) else { return }
-            responder.respond(result)
-        }
         do {
             let operation = try find(request.op)
-            let call = OperationCall(request: request, role: role, client: client, answer: answer)
+            let call = OperationCall(request: request, role: role, client: client, table: self, call: id)
             if !operation.plainlyAccepts(call.args.object) { try Self.checkArguments(of: call, for: operation) }
             try operation.handler(call)
         } catch let error as ControlError {
-            answer(.failure(error))
+            answer(id, .failure(error))
         } catch let error as SessionError {
-            answer(.failure(error.controlError))
+            answer(id, .failure(error.controlError))
         } catch {
-            answer(.failure(.control(.internalError, "\(request.op): \(error)")))
+            answer(id, .failure(.control(.internalError, "\(request.op): \(error)")))
         }
+    }
+
+    /// Answers call `id` (``OperationCall/respond(_:)``): its caller hears the first answer
+    /// only, and none once the daemon has answered it on stopping.
+    func answer(_ id: UInt64, _ result: Result<JSONObject, ControlError>) {
+        outstanding.removeValue(forKey: id)?.respond(result)
     }
 
     /// Each check of `call`'s arguments, in order: an unknown argument, then each argument of
