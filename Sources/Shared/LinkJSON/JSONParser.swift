@@ -206,51 +206,39 @@ struct JSONParser {
 
     /// The object at `index` (its `{`), checked as ``parseObject(depth:)`` checks it.
     private mutating func skipPlainObject(depth: Int) -> Bool {
-        guard depth <= JSON.maximumDepth else { return false }
-        index += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return true
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\""), skipPlainString() else { return false }
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { return false }
-            index += 1
-            skipWhitespace()
-            guard skipPlainValue(depth: depth) else { return false }
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                return true
-            default:
-                return false
-            }
+        skipPlainContainer(depth: depth, closedBy: UInt8(ascii: "}")) { parser in
+            guard parser.peek() == UInt8(ascii: "\""), parser.skipPlainString() else { return false }
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: ":") else { return false }
+            parser.index += 1
+            parser.skipWhitespace()
+            return parser.skipPlainValue(depth: depth)
         }
     }
 
     /// The array at `index` (its `[`), checked as ``parseArray(depth:)`` checks it.
     private mutating func skipPlainArray(depth: Int) -> Bool {
+        skipPlainContainer(depth: depth, closedBy: UInt8(ascii: "]")) { parser in parser.skipPlainValue(depth: depth) }
+    }
+
+    /// The container at `index` (its opening bracket), its members or elements each checked by
+    /// `element` from their first byte.
+    private mutating func skipPlainContainer(depth: Int, closedBy close: UInt8, _ element: (inout JSONParser) -> Bool) -> Bool {
         guard depth <= JSON.maximumDepth else { return false }
         index += 1
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
+        if peek() == close {
             index += 1
             return true
         }
         while true {
             skipWhitespace()
-            guard skipPlainValue(depth: depth) else { return false }
+            guard element(&self) else { return false }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
                 index += 1
-            case UInt8(ascii: "]"):
+            case close:
                 index += 1
                 return true
             default:
