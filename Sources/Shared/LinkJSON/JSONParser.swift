@@ -31,46 +31,19 @@ struct JSONParser {
     mutating func readMembers(_ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool) throws -> Bool {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else { return false }
-        index += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            skipWhitespace()
-            return index == bytes.count
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { return false }
-            let keyStart = index + 1
-            var keyEnd = keyStart
-            while true {
-                keyEnd = JSONStringBytes.skipPlainWords(bytes, from: keyEnd, nonASCIIIsPlain: false)
-                guard keyEnd < bytes.count else { return false }
-                let byte = bytes[keyEnd]
-                if byte == UInt8(ascii: "\"") { break }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }
-                keyEnd += 1
-            }
-            index = keyEnd + 1
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { return false }
-            index += 1
-            skipWhitespace()
+        let read = try skipPlainContainer(depth: 1, closedBy: UInt8(ascii: "}")) { parser in
+            let keyStart = parser.index + 1
+            guard parser.peek() == UInt8(ascii: "\""), parser.skipPlainString() else { return false }
+            let key = UnsafeBufferPointer(rebasing: parser.bytes[keyStart..<parser.index - 1])
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: ":") else { return false }
+            parser.index += 1
+            parser.skipWhitespace()
             // The value at the depth the parse of the whole object gives it.
-            let value = try parseValue(depth: 1)
-            guard member(UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]), value) else { return false }
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                skipWhitespace()
-                return index == bytes.count
-            default:
-                return false
-            }
+            return member(key, try parser.parseValue(depth: 1))
         }
+        skipWhitespace()
+        return read && index == bytes.count
     }
 
     // MARK: Values
@@ -223,7 +196,8 @@ struct JSONParser {
 
     /// The container at `index` (its opening bracket), its members or elements each checked by
     /// `element` from their first byte.
-    private mutating func skipPlainContainer(depth: Int, closedBy close: UInt8, _ element: (inout JSONParser) -> Bool) -> Bool {
+    private mutating func skipPlainContainer(depth: Int, closedBy close: UInt8,
+                                             _ element: (inout JSONParser) throws -> Bool) rethrows -> Bool {
         guard depth <= JSON.maximumDepth else { return false }
         index += 1
         skipWhitespace()
@@ -233,7 +207,7 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard element(&self) else { return false }
+            guard try element(&self) else { return false }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
