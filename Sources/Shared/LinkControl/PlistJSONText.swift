@@ -65,26 +65,16 @@ private struct FlatObjectReader: JSONTextScanning {
     mutating func readMembers(_ member: (FlatDictionaryEntry) -> Bool) -> Bool {
         skipWhitespace()
         guard byte() == UInt8(ascii: "{") else { return false }
-        index += 1
-        skipWhitespace()
-        if byte() == UInt8(ascii: "}") {
-            index += 1
-            return atEnd()
+        let read = scanContainer(closedBy: UInt8(ascii: "}")) { reader in
+            guard let key = reader.readString(asciiOnly: true) else { return false }
+            reader.skipWhitespace()
+            guard reader.byte() == UInt8(ascii: ":") else { return false }
+            reader.index += 1
+            reader.skipWhitespace()
+            guard let value = reader.readValue() else { return false }
+            return member(FlatDictionaryEntry(key: key, value: value))
         }
-        while true {
-            skipWhitespace()
-            guard let key = readString(asciiOnly: true) else { return false }
-            skipWhitespace()
-            guard byte() == UInt8(ascii: ":") else { return false }
-            index += 1
-            skipWhitespace()
-            guard let value = readValue(), member(FlatDictionaryEntry(key: key, value: value)) else { return false }
-            skipWhitespace()
-            let next = byte()
-            index += 1
-            if next == UInt8(ascii: "}") { return atEnd() }
-            guard next == UInt8(ascii: ",") else { return false }
-        }
+        return read && atEnd()
     }
 
     /// The byte at the current index; 0 at the end (never a byte that matters here: the
@@ -193,22 +183,7 @@ private struct JSONTextReader: JSONTextScanning {
     /// The elements or members of the array or object at the current byte, each read by
     /// `element`, up to `close`; ends the list's container.
     private mutating func readContainer(closedBy close: UInt8, _ element: (inout JSONTextReader) -> Bool) -> Bool {
-        index += 1
-        skipWhitespace()
-        if peek() == close {
-            index += 1
-            list.end()
-            return true
-        }
-        while true {
-            skipWhitespace()
-            guard element(&self) else { return false }
-            skipWhitespace()
-            guard let next = peek() else { return false }
-            index += 1
-            if next == close { break }
-            guard next == UInt8(ascii: ",") else { return false }
-        }
+        guard scanContainer(closedBy: close, element) else { return false }
         list.end()
         return true
     }
@@ -307,6 +282,27 @@ extension JSONTextScanning {
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 || (asciiOnly && byte >= 0x80) { return nil }
             index += 1
+        }
+    }
+
+    /// The elements or members of the array or object at the current byte (its opening
+    /// bracket), each read by `element` from its first byte, up to `close`.
+    mutating func scanContainer(closedBy close: UInt8, _ element: (inout Self) -> Bool) -> Bool {
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == close {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard element(&self) else { return false }
+            skipWhitespace()
+            guard index < bytes.count else { return false }
+            let next = bytes[index]
+            index += 1
+            if next == close { return true }
+            guard next == UInt8(ascii: ",") else { return false }
         }
     }
 

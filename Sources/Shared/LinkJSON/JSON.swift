@@ -47,8 +47,8 @@ public enum JSON {
     /// bytes and its value, parsed as ``parse(_:keepingObjectsAsTextFrom:)`` parses the values
     /// of the object (those at depth 2). True when the whole document was such an object and
     /// `member` took every member; false as soon as the document is anything else (another
-    /// value, invalid JSON, a key with an escape or a byte outside ASCII) or `member` declines
-    /// one, after an unknown number of calls: the caller then parses the document as a whole,
+    /// value, invalid JSON, a key with an escape or a byte outside ASCII, bytes not contiguous
+    /// in memory) or `member` declines one, after an unknown number of calls: the caller then parses the document as a whole,
     /// which finds the error. For the envelope of a control request, read on every request.
     public static func readMembers(_ bytes: some Collection<UInt8>, keepingObjectsAsTextFrom depth: Int,
                                    _ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool) -> Bool {

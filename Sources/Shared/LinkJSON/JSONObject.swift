@@ -50,8 +50,18 @@ public struct JSONObject: Sendable {
     /// An object with the given members; a repeated key keeps its first position and its last value.
     public init(_ members: some Sequence<(String, JSONValue)>) {
         self.members.reserveCapacity(members.underestimatedCount)
-        for (key, value) in members {
-            self[key] = value
+        for (key, value) in members { add(key, value) }
+        if self.members.count > Self.indexedCount { index() }
+    }
+
+    /// Adds a member while the object is being made (not text, not indexed yet): a repeated
+    /// key keeps its first position and takes the last value.
+    @inline(__always)
+    private mutating func add(_ key: String, _ value: JSONValue) {
+        if let position = members.firstIndex(where: { $0.key == key }) {
+            members[position].value = value
+        } else {
+            members.append(Member(key: key, value: value))
         }
     }
 
@@ -217,13 +227,7 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
         // ``init(_:)`` without its generic sequence and its member-by-member subscript: results
         // and events are written as literals, many per request.
         members.reserveCapacity(elements.count)
-        for (key, value) in elements {
-            if let position = members.firstIndex(where: { $0.key == key }) {
-                members[position].value = value
-            } else {
-                members.append(Member(key: key, value: value))
-            }
-        }
+        for (key, value) in elements { add(key, value) }
         if members.count > Self.indexedCount { index() }
     }
 }
