@@ -276,11 +276,14 @@ def main():
             # limit (client to phoned, phoned to watchd and back); the C relay (the same three
             # processes, each middle one waiting in epoll_wait and passing bytes on) is the
             # limit of the path's shape.
+            # Twenty short runs, as the round trips above: with ten, all of one benchmark's runs
+            # of this row could fall in one slow spell (43.6 us, where the runs before and
+            # after it gave 32.4 and 34.8).
             ctl_client = os.path.join(a.ref, "control_client")
             for size in (64, 16384):
                 run_json([ctl_client, "rtt", pair.phone, str(size), "200"], cpus)  # warm-up
                 best, ref, relay = None, None, None
-                for _ in range(10):
+                for _ in range(20):
                     r = run_json([ctl_client, "rtt", pair.phone, str(size), str(n_rtt // 2)], cpus)
                     c = run_json([uf, "rtt", str(size), str(n_rtt)], cpus)
                     e = run_json([uf, "relay", str(size), str(n_rtt // 2)], cpus)
