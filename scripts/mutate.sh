@@ -141,8 +141,14 @@ mutation apns-payload-limit \
 mutation commit-before-answer \
     Sources/Shared/LinkDaemon/TurnCommitter.swift \
     'DurableDeliveryTests/testInsufficientSpaceKeepsEverythingAnsweredAndNothingElse|TurnCommitterTests' \
-    '            if turnWrites {' \
-    '            if turnWrites && false {'
+    '                } else if turnWrites {' \
+    '                } else if turnWrites && false {'
+
+mutation committed-actions-list-emptied \
+    Sources/Shared/LinkDaemon/TurnCommitter.swift \
+    'TurnCommitterTests' \
+    '        draining.removeAllKeepingStorage()' \
+    '        _ = draining'
 
 mutation unknown-op-error \
     Sources/Shared/LinkDaemon/OperationTable.swift \

@@ -51,6 +51,40 @@ final class TurnCommitterTests: XCTestCase {
         XCTAssertEqual(try peer.store!.load().applicationContext, [1, 2, 3], "committed before it was answered")
     }
 
+    /// The tokens of the answers executed, in order.
+    private var answeredTokens: [UInt64] {
+        executed.compactMap { if case .respond(let token, _) = $0 { return token.rawValue } else { return nil } }
+    }
+
+    func testWhatWaitedGoesOnceInOrderAndWhatItCausesWaitsForTheNextCommit() throws {
+        // Answer 2, run at the commit, writes again: what follows that write waits for the
+        // next commit, and nothing runs twice or is lost as the lists change places.
+        committer.execute = { [unowned self] action, peer in
+            self.executed.append(action)
+            if case .respond(let token, _) = action, token.rawValue == 2 {
+                self.committer.perform([.persist(.setApplicationContext([7])), .respond(RequestToken(3), .success(.contextUpdated))], from: peer)
+            }
+        }
+        committer.perform([.persist(.setApplicationContext([1])), .respond(RequestToken(1), .success(.contextUpdated)),
+                           .respond(RequestToken(2), .success(.empty))], from: peer)
+        committer.endOfTurn()
+        XCTAssertEqual(answeredTokens, [1, 2])
+        XCTAssertTrue(peer.store!.inTransaction, "the write made at the commit waits for the next one")
+        committer.endOfTurn()
+        XCTAssertEqual(answeredTokens, [1, 2, 3])
+        XCTAssertFalse(peer.store!.inTransaction)
+        XCTAssertEqual(try peer.store!.load().applicationContext, [7])
+        for turn in UInt64(4)...6 {
+            committer.perform([.persist(.setApplicationContext([UInt8(turn)])), .respond(RequestToken(turn), .success(.contextUpdated))], from: peer)
+            XCTAssertEqual(answeredTokens.count, Int(turn) - 1, "turn \(turn): the answer waits for the commit")
+            committer.endOfTurn()
+        }
+        XCTAssertEqual(answeredTokens, [1, 2, 3, 4, 5, 6])
+        committer.endOfTurn()
+        XCTAssertEqual(answeredTokens, [1, 2, 3, 4, 5, 6], "a turn without writes runs nothing that waited before")
+        XCTAssertEqual(executed.count, 6, "nothing but what waited runs: \(executed)")
+    }
+
     func testAFailedTurnFailsWhatPromisedDurabilityAndKeepsNothing() throws {
         struct Broken: Error {}
         committer.perform([.persist(.setApplicationContext([9])), .respond(RequestToken(1), .success(.contextUpdated)),

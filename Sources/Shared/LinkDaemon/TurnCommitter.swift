@@ -1,3 +1,4 @@
+import LinkCollections
 import LinkRuntime
 import LinkSession
 import LinkStore
@@ -27,6 +28,9 @@ final class TurnCommitter {
     /// Actions that wait for the commit of this turn's transactions, with their peer and the
     /// trace entry that caused them.
     private var deferred: [(PeerSession, SessionAction, Tracer.Cause?)] = []
+    /// The list ``deferred`` had at the last commit, emptied there: the two change places at
+    /// each commit, so that neither is copied or allocated again.
+    private var draining: [(PeerSession, SessionAction, Tracer.Cause?)] = []
     /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
     private(set) var turnWrites = false
 
@@ -48,21 +52,19 @@ final class TurnCommitter {
             for index in actions.indices {
                 let action = (base + index).move()
                 (base + index).initialize(to: Self.emptyAction)
-                switch action {
-                case .persist(let operation):
+                if case .persist(let operation) = action {
                     // A durable write is something the op did: its trace entry is written.
                     if tracer.isOn { _ = tracer.cause }
                     turnWrites = true
                     guard peer.turnFailure == nil, let store = peer.store else { continue }
                     do { try store.apply(operation) } catch { peer.turnFailure = error }
-                case .file(let fileAction) where fileAction.precedesCommit:
+                } else if case .file(let fileAction) = action, fileAction.precedesCommit {
                     performBeforeCommit(fileAction, peer)
-                default:
-                    if turnWrites {
-                        deferred.append((peer, action, tracer.pendingCause))
-                    } else {
-                        execute(action, peer)
-                    }
+                } else if turnWrites {
+                    // Moved into the list of what waits, not copied.
+                    deferred.append((peer, consume action, tracer.pendingCause))
+                } else {
+                    execute(action, peer)
                 }
             }
         }
@@ -102,18 +104,27 @@ final class TurnCommitter {
                 failures[ObjectIdentifier(peer)] = (Self.writeFailure(failure), failure)
             }
         }
-        let waiting = deferred
-        deferred.removeAll(keepingCapacity: true)
+        // What waited is moved out of its list as `perform` moves actions (a copy of an action
+        // retains its payloads and frames, and costs a few hundred instructions): its peer and
+        // an action that holds nothing are left in its place until the list is emptied. What
+        // these actions defer goes to the other list, for the next commit.
+        swap(&deferred, &draining)
         turnWrites = false
-        for (peer, action, cause) in waiting {
-            tracer.withCause(cause) {
-                if let (failure, _) = failures[ObjectIdentifier(peer)] {
-                    executeAfterFailedWrite(action, failure, from: peer)
-                } else {
-                    execute(action, peer)
+        draining.withUnsafeMutableBufferPointer { waiting in
+            guard let base = waiting.baseAddress else { return }
+            for index in waiting.indices {
+                let (peer, action, cause) = (base + index).move()
+                (base + index).initialize(to: (peer, Self.emptyAction, nil))
+                tracer.withCause(cause) {
+                    if let (failure, _) = failures[ObjectIdentifier(peer)] {
+                        executeAfterFailedWrite(action, failure, from: peer)
+                    } else {
+                        execute(action, peer)
+                    }
                 }
             }
         }
+        draining.removeAllKeepingStorage()
         for peer in peers() {
             if let (_, error) = failures[ObjectIdentifier(peer)] { storeFailed(peer, error) }
         }
