@@ -308,6 +308,35 @@ final class PlistJSONTests: XCTestCase {
         }
     }
 
+    /// Keys and strings are checked for what JSON escapes eight bytes at a time, then byte by
+    /// byte: every length up to past two words, each byte to escape at each place, and strings
+    /// to escape right after plain ones in the property list.
+    func testShortStringsToEscapeAreFoundAtEveryPlace() throws {
+        let toEscape: [Character] = ["\"", "\\", "\u{01}", "\u{1F}", "\n"]
+        var cases: [[String: PropertyListValue]] = []
+        for length in 0...18 {
+            let plain = String(repeating: "p", count: length)
+            cases.append(["k": .string(plain), "l": .string("\"" + plain)])
+            cases.append([plain + "k": .string("v"), plain + "l\"": .string("w")])
+            for place in 0..<length {
+                for byte in toEscape {
+                    var chars = Array(plain)
+                    chars[place] = byte
+                    let special = String(chars)
+                    cases.append(["k": .string(special)])
+                    cases.append([special: .string("v")])
+                }
+            }
+        }
+        for dictionary in cases {
+            let bytes = try PropertyListCodec.encode(dictionary)
+            let expected = JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes)))
+            let written = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
+            XCTAssertEqual(JSON.serialize(written), expected, "\(dictionary)")
+        }
+        XCTAssertGreaterThan(cases.count, 1_500)
+    }
+
     private func hexBytes(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
