@@ -85,16 +85,15 @@ public enum ControlCodec {
         var op: String?
         var args: JSONObject?
         let read = JSON.readMembers(line, keepingObjectsAsTextFrom: argumentObjectDepth) { key, value in
-            if key.count == 2, key[0] == UInt8(ascii: "i"), key[1] == UInt8(ascii: "d"), id == nil {
+            if id == nil, Self.key(key, is: "id") {
                 switch value {
                 case .int, .double, .string: id = value
                 default: return false
                 }
-            } else if key.count == 2, key[0] == UInt8(ascii: "o"), key[1] == UInt8(ascii: "p"), op == nil {
+            } else if op == nil, Self.key(key, is: "op") {
                 guard case .string(let name) = value, !name.isEmpty else { return false }
                 op = name
-            } else if key.count == 4, key[0] == UInt8(ascii: "a"), key[1] == UInt8(ascii: "r"),
-                      key[2] == UInt8(ascii: "g"), key[3] == UInt8(ascii: "s"), args == nil {
+            } else if args == nil, Self.key(key, is: "args") {
                 switch value {
                 case .object(let object): args = object
                 case .null: args = JSONObject()
@@ -107,6 +106,14 @@ public enum ControlCodec {
         }
         guard read, let id, let op else { return nil }
         return ControlRequest(id: id, op: op, args: args ?? JSONObject())
+    }
+
+    /// Whether a member's `key` is `name`, compared byte by byte where it lies.
+    @inline(__always)
+    private static func key(_ key: UnsafeBufferPointer<UInt8>, is name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        for index in key.indices where key[index] != name.utf8Start[index] { return false }
+        return true
     }
 
     /// A success response line, including its `"\n"`: `{"id":7,"ok":true,"result":{...}}`.
