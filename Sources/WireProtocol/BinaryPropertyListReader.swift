@@ -296,6 +296,42 @@ struct BinaryPropertyListReader {
         }
     }
 
+    /// Whether the top object is a flat dictionary: every key an ASCII string, in ascending
+    /// byte order, every value an ASCII string, an integer or a boolean (the form of most
+    /// messages and replies). False for anything else, valid or not.
+    ///
+    /// A dictionary it accepts passes every check of the walk, and so of the reading: with
+    /// nothing nested, the value budget and the container checks cannot fail. It is the walk
+    /// for that form in one loop, with no recursion and no walker.
+    func isFlatTopDictionary() -> Bool {
+        guard let start = objectStart(topObject), bytes[start] >> 4 == 0xD,
+              let counted = try? readCount(object: topObject, at: start), counted.count <= Int.max / 2,
+              let references = validReferences(from: counted.contentStart, count: 2 * counted.count) else { return false }
+        let count = counted.count
+        var previousKey: UnsafeBufferPointer<UInt8>?
+        for entry in 0..<count {
+            let keyObject = reference(references, entry)
+            guard let keyStart = objectStart(keyObject), bytes[keyStart] >> 4 == 0x5,
+                  let key = asciiString(keyObject, at: keyStart) else { return false }
+            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }
+            previousKey = key
+            let valueObject = reference(references, count + entry)
+            guard let valueStart = objectStart(valueObject) else { return false }
+            let marker = bytes[valueStart]
+            switch marker >> 4 {
+            case 0x5:
+                guard asciiString(valueObject, at: valueStart) != nil else { return false }
+            case 0x1:
+                guard (try? readInteger(object: valueObject, at: valueStart)) != nil else { return false }
+            case 0x0 where marker == BinaryPropertyList.trueMarker || marker == BinaryPropertyList.falseMarker:
+                break
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
     /// ``offset(of:)`` without its error: nil outside the object area.
     @inline(__always)
     private func objectStart(_ object: Int) -> Int? {
@@ -377,7 +413,9 @@ struct BinaryPropertyListReader {
     /// not the reading's own (ask ``readTopObject()`` for those).
     mutating func checkTopObject() throws -> Bool {
         // A dictionary of the common form is checked fastest by walking it: the walk makes
-        // every check of the reading. Anything else is checked the check's own way.
+        // every check of the reading. A flat one (most messages) is read in a loop of its own;
+        // anything else is checked the check's own way.
+        if isFlatTopDictionary() { return true }
         let budget = remainingValueBudget
         var nothing = NoWalker()
         if walkTopDictionary(&nothing) { return true }

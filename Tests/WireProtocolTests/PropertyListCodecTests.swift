@@ -35,6 +35,9 @@ final class PropertyListCodecTests: XCTestCase {
             // Keys and strings of every short length: those are checked a word at a time.
             Dictionary(uniqueKeysWithValues: (0...16).map { (String(repeating: "k", count: $0), PropertyListValue.string(String(repeating: "v", count: $0))) }),
             ["abcdefgh": .integer(1), "abcdefg": .integer(2), "abcdefgi": .integer(3), "b": .array([.string("0123456789abcd")])],
+            // Flat (checked in a loop of its own): booleans, integers of every size, a long string.
+            ["on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
+             "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes")],
         ]
         var checked = 0
         for dictionary in valid {
