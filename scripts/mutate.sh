@@ -150,6 +150,12 @@ mutation committed-actions-list-emptied \
     '        draining.removeAllKeepingStorage()' \
     '        _ = draining'
 
+mutation timer-descriptor-set-for-nearer-deadline \
+    Sources/Shared/LinkRuntime/EventLoop.swift \
+    'TimerTests/testTheWakeUpFollowsCancelledAndNearerTimers' \
+    '        if let set = timerDescriptorDeadline, set <= deadline { return true }' \
+    '        if timerDescriptorDeadline != nil { return true }'
+
 mutation unknown-op-error \
     Sources/Shared/LinkDaemon/OperationTable.swift \
     'HostilePeerTests/testControlSocketAnswersBadInputAndKeepsServing|BenchOpsTests/testArgumentsAndReachabilityAreChecked|OperationTableTests' \
@@ -185,6 +191,12 @@ mutation walk-takes-keys-in-order-only \
     'PlistJSONTests' \
     '                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }' \
     '                if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }'
+
+mutation flat-check-takes-keys-in-order-only \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests' \
+    '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }' \
+    '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }'
 
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \

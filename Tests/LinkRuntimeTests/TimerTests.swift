@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LinkRuntime
 import LinkSystem
 import TestSupport
@@ -133,6 +138,57 @@ final class TimerTests: XCTestCase {
             }
             try runLoop(loop, "\(backend)")
             XCTAssertGreaterThanOrEqual(firedAt - start, 20, "\(backend)")
+        }
+    }
+
+    /// The loop waits without a timeout and is woken at the nearest deadline (on Linux by a
+    /// timer descriptor, set only when a nearer deadline comes). Cancelling the timer it was
+    /// set for, or scheduling a nearer one after it was set, must not move any timer.
+    func testTheWakeUpFollowsCancelledAndNearerTimers() throws {
+        for backend in availableBackends {
+            // The first wait is set for `cancelled`; a descriptor ready at once cancels it in
+            // that turn: `next` fires at its own time, neither early nor late by much.
+            let loop = try EventLoop(backend: backend)
+            let (fd, peer) = try UnixSocket.socketPair()
+            XCTAssertEqual(writeRaw(peer, [1]), 1)
+            let start = loop.nowNanoseconds
+            let cancelled = loop.schedule(afterMilliseconds: 30) { XCTFail("a cancelled timer fired") }
+            var firedAfter: UInt64 = 0
+            loop.schedule(afterMilliseconds: 60) {
+                firedAfter = loop.nowNanoseconds - start
+                loop.stop()
+            }
+            let turnsBefore = loop.turnCount
+            try loop.watch(fd, events: .readable) { _ in
+                var byte: UInt8 = 0
+                _ = read(fd, &byte, 1)
+                loop.cancel(cancelled)
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertGreaterThanOrEqual(firedAfter, 60_000_000, "\(backend): fired early")
+            XCTAssertLessThan(loop.turnCount - turnsBefore, 10, "\(backend): the loop turned without cause")
+
+            // The first wait is set for `late`; a timer scheduled in that turn for much earlier
+            // wakes the loop at its own deadline, not at the later one.
+            XCTAssertEqual(writeRaw(peer, [1]), 1)
+            let again = loop.nowNanoseconds
+            loop.schedule(afterMilliseconds: 5_000) { XCTFail("the late timer fired") }
+            var nearFiredAfter: UInt64 = 0
+            loop.unwatch(fd)
+            try loop.watch(fd, events: .readable) { _ in
+                var byte: UInt8 = 0
+                _ = read(fd, &byte, 1)
+                loop.schedule(afterMilliseconds: 10) {
+                    nearFiredAfter = loop.nowNanoseconds - again
+                    loop.stop()
+                }
+            }
+            try runLoop(loop, "\(backend)")
+            XCTAssertGreaterThanOrEqual(nearFiredAfter, 10_000_000, "\(backend): fired early")
+            XCTAssertLessThan(nearFiredAfter, 2_500_000_000, "\(backend): the nearer timer waited for the later one")
+            loop.unwatch(fd)
+            UnixSocket.close(fd)
+            UnixSocket.close(peer)
         }
     }
 

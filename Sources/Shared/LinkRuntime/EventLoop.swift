@@ -12,7 +12,8 @@ import LinkSystem
 /// The loop owns the state its handlers touch, so that state needs no locks. Every method
 /// must be called on the loop's thread; other threads reach the loop through a ``Remote``.
 ///
-/// One turn of the loop waits for readiness (no longer than the nearest timer), calls the
+/// One turn of the loop waits for readiness (no longer than the nearest timer: on Linux a
+/// timerfd wakes it then), calls the
 /// handlers of the ready descriptors (``Priority/interactive`` ones first), fires the expired timers, runs the work queued with
 /// ``execute(_:)``, and finally calls the ``afterTurn(_:)`` hooks.
 public final class EventLoop {
@@ -58,6 +59,13 @@ public final class EventLoop {
     private var stopRequested = false
     private var signalSource: SignalSource?
     private var wakeup: WakeupChannel?
+    #if os(Linux)
+    /// Wakes the loop at its nearest timer's deadline, so that it waits without a timeout
+    /// (made with the first timer that waits; ``pollTimeout()``).
+    private var timerDescriptor: TimerDescriptor?
+    /// The deadline `timerDescriptor` is set to; nil once it has passed (or before it is set).
+    private var timerDescriptorDeadline: UInt64?
+    #endif
 
     /// Scratch space for ``Connection`` reads; its contents are only valid during a callback.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -321,8 +329,42 @@ public final class EventLoop {
         guard let deadline = timers.nearestDeadline() else { return -1 }
         let now = nowNanoseconds
         if deadline <= now { return 0 }
+        if timerDescriptorWakes(by: deadline) { return -1 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
+
+    /// Whether the timer descriptor wakes the loop by `deadline`, set to it if it would not:
+    /// true when the wait needs no timeout. It is set again only when a nearer deadline comes;
+    /// when the timer it was set for is cancelled, it wakes the loop for nothing once and is
+    /// set to the next deadline then. (A wait's timeout would set and cancel a timer in the
+    /// kernel at each sleep.) False where there is none: the wait then has the timeout.
+    private func timerDescriptorWakes(by deadline: UInt64) -> Bool {
+        #if os(Linux)
+        if let set = timerDescriptorDeadline, set <= deadline { return true }
+        do {
+            let descriptor = try timerDescriptor ?? makeTimerDescriptor()
+            try descriptor.set(deadline: deadline)
+            timerDescriptorDeadline = deadline
+            return true
+        } catch {
+            return false
+        }
+        #else
+        return false
+        #endif
+    }
+
+    #if os(Linux)
+    private func makeTimerDescriptor() throws -> TimerDescriptor {
+        let descriptor = try TimerDescriptor()
+        try watch(descriptor.fd, events: .readable) { [unowned self] _ in
+            self.timerDescriptor?.clear()
+            self.timerDescriptorDeadline = nil
+        }
+        timerDescriptor = descriptor
+        return descriptor
+    }
+    #endif
 
     private func runExpiredTimers() {
         let now = nowNanoseconds
