@@ -194,9 +194,9 @@ mutation walk-takes-keys-in-order-only \
 
 mutation flat-check-takes-keys-in-order-only \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
-    'PropertyListCodecTests' \
-    '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }' \
-    '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }'
+    'PropertyListCodecTests|PlistJSONTests' \
+    '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }' \
+    '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }'
 
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \

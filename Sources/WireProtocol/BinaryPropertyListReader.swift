@@ -41,11 +41,14 @@ struct BinaryPropertyListReader {
 
     /// Runs `body` with a reader of `bytes` and memory for its containers on the stack.
     static func withReader<R>(_ bytes: [UInt8], _ body: (inout BinaryPropertyListReader) throws -> R) throws -> R {
-        try bytes.withUnsafeBufferPointer { buffer in
-            try withUnsafeTemporaryAllocation(of: Int.self, capacity: PropertyListCodec.maximumDepth) { stack in
-                var reader = try BinaryPropertyListReader(buffer, openContainers: stack)
-                return try body(&reader)
-            }
+        try bytes.withUnsafeBufferPointer { buffer in try withReader(buffer, body) }
+    }
+
+    /// Runs `body` with a reader of `bytes` and memory for its containers on the stack.
+    static func withReader<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout BinaryPropertyListReader) throws -> R) throws -> R {
+        try withUnsafeTemporaryAllocation(of: Int.self, capacity: PropertyListCodec.maximumDepth) { stack in
+            var reader = try BinaryPropertyListReader(bytes, openContainers: stack)
+            return try body(&reader)
         }
     }
 
@@ -296,40 +299,49 @@ struct BinaryPropertyListReader {
         }
     }
 
-    /// Whether the top object is a flat dictionary: every key an ASCII string, in ascending
-    /// byte order, every value an ASCII string, an integer or a boolean (the form of most
-    /// messages and replies). False for anything else, valid or not.
+    /// The members of the top dictionary when it is flat: every key an ASCII string, in
+    /// ascending byte order, every value an ASCII string, an integer or a boolean (the form of
+    /// most messages and replies). They are written to `entries` (borrowing the bytes), or
+    /// only counted when it is nil; nil for anything else, valid or not, or for more than
+    /// `capacity` members.
     ///
-    /// A dictionary it accepts passes every check of the walk, and so of the reading: with
+    /// A dictionary it reads passes every check of the walk, and so of the reading: with
     /// nothing nested, the value budget and the container checks cannot fail. It is the walk
-    /// for that form in one loop, with no recursion and no walker.
-    func isFlatTopDictionary() -> Bool {
+    /// for that form in one loop, with no recursion and no walker; the check and the JSON
+    /// rendering of a dictionary both run it (one copy of it: not inlined into either).
+    @inline(never)
+    func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
         guard let start = objectStart(topObject), bytes[start] >> 4 == 0xD,
-              let counted = try? readCount(object: topObject, at: start), counted.count <= Int.max / 2,
-              let references = validReferences(from: counted.contentStart, count: 2 * counted.count) else { return false }
+              let counted = try? readCount(object: topObject, at: start), counted.count <= capacity,
+              counted.count <= Int.max / 2,
+              let references = validReferences(from: counted.contentStart, count: 2 * counted.count) else { return nil }
         let count = counted.count
         var previousKey: UnsafeBufferPointer<UInt8>?
         for entry in 0..<count {
             let keyObject = reference(references, entry)
             guard let keyStart = objectStart(keyObject), bytes[keyStart] >> 4 == 0x5,
-                  let key = asciiString(keyObject, at: keyStart) else { return false }
-            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return false }
+                  let key = asciiString(keyObject, at: keyStart) else { return nil }
+            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }
             previousKey = key
             let valueObject = reference(references, count + entry)
-            guard let valueStart = objectStart(valueObject) else { return false }
+            guard let valueStart = objectStart(valueObject) else { return nil }
             let marker = bytes[valueStart]
+            let value: FlatDictionaryEntry.Value
             switch marker >> 4 {
             case 0x5:
-                guard asciiString(valueObject, at: valueStart) != nil else { return false }
+                guard let string = asciiString(valueObject, at: valueStart) else { return nil }
+                value = .asciiString(string)
             case 0x1:
-                guard (try? readInteger(object: valueObject, at: valueStart)) != nil else { return false }
+                guard let integer = try? readInteger(object: valueObject, at: valueStart) else { return nil }
+                value = .integer(integer)
             case 0x0 where marker == BinaryPropertyList.trueMarker || marker == BinaryPropertyList.falseMarker:
-                break
+                value = .boolean(marker == BinaryPropertyList.trueMarker)
             default:
-                return false
+                return nil
             }
+            entries?.advanced(by: entry).initialize(to: FlatDictionaryEntry(key: key, value: value))
         }
-        return true
+        return count
     }
 
     /// ``offset(of:)`` without its error: nil outside the object area.
@@ -415,7 +427,7 @@ struct BinaryPropertyListReader {
         // A dictionary of the common form is checked fastest by walking it: the walk makes
         // every check of the reading. A flat one (most messages) is read in a loop of its own;
         // anything else is checked the check's own way.
-        if isFlatTopDictionary() { return true }
+        if readFlatTopDictionary(into: nil, capacity: .max) != nil { return true }
         let budget = remainingValueBudget
         var nothing = NoWalker()
         if walkTopDictionary(&nothing) { return true }

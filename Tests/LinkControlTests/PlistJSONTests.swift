@@ -129,6 +129,9 @@ final class PlistJSONTests: XCTestCase {
              "long key of more than fifteen": .string("a value of more than fifteen bytes")],
             ["utf16": .string("\u{E9}\u{1F642}"), "ascii": .string("x")],
             Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", PropertyListValue.string("value \($0 % 7)")) }),
+            // Flat, nothing to escape: read in the check's loop and written in one pass.
+            ["on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
+             "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"), "t": .string("on")],
         ]
         var walked = 0
         for dictionary in valid {

@@ -99,8 +99,10 @@ public enum PlistJSON {
     /// the bytes as compact text, with no value between; others are decoded first.
     public static func json(fromEncodedDictionary bytes: [UInt8]) -> JSONValue? {
         // A flat dictionary (ASCII strings without anything to escape, integers, booleans: most
-        // replies) is collected as it is walked and written in one pass; any other hands what
-        // it collected to a JSONWriter, which writes the rest as the walk goes on.
+        // replies) is read in the loop that checked it and written in one pass.
+        if let text = flatDictionaryText(bytes) { return .object(JSONObject(compactText: text)) }
+        // Any other of the common form is walked: what is flat is collected, then handed to a
+        // JSONWriter, which writes the rest as the walk goes on.
         let walked = withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
             var walker = FlatJSONWalker(entries: entries.baseAddress!, textCapacity: bytes.count + bytes.count / 2)
             guard PropertyListCodec.walkDictionary(bytes, with: &walker) else { return nil as JSONObject? }
@@ -109,6 +111,16 @@ public enum PlistJSON {
         if let walked { return .object(walked) }
         guard let entries = try? PropertyListCodec.decodeEntries(bytes) else { return nil }
         return json(fromEntries: entries)
+    }
+
+    /// The compact JSON text of a flat dictionary with nothing to escape; nil for any other.
+    private static func flatDictionaryText(_ bytes: [UInt8]) -> [UInt8]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
+                guard let count = PropertyListCodec.readFlatDictionary(buffer, into: entries) else { return nil }
+                return FlatJSONWalker.plainText(of: UnsafeBufferPointer(rebasing: entries[0..<count]))
+            }
+        }
     }
 
     /// `plist` written as JSON; dictionary keys are sorted so the text is stable.
@@ -236,6 +248,21 @@ private struct FlatJSONWalker: PropertyListWalker {
     /// The object walked (the walk must have succeeded).
     func object() -> JSONObject {
         if let writer { return writer.json.object() }
+        return JSONObject(compactText: Self.text(of: UnsafeBufferPointer(start: entries, count: count)))
+    }
+
+    /// The JSON text of flat members, or nil when a key or a string needs an escape.
+    static func plainText(of entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
+        for entry in entries {
+            guard isPlain(entry.key) else { return nil }
+            if case .asciiString(let string) = entry.value, !isPlain(string) { return nil }
+        }
+        return text(of: entries)
+    }
+
+    /// The JSON text of flat members whose keys and strings need no escape.
+    private static func text(of entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8] {
+        let count = entries.count
         var size = 2 + max(0, count - 1)
         for index in 0..<count {
             size += entries[index].key.count + 3
@@ -276,7 +303,7 @@ private struct FlatJSONWalker: PropertyListWalker {
             put(UInt8(ascii: "}"))
             precondition(out == buffer.baseAddress! + size, "the JSON text's size was worked out wrong")
         }
-        return JSONObject(compactText: text)
+        return text
     }
 
     /// Whether JSON takes the ASCII bytes inside quotes as they are.
