@@ -198,6 +198,12 @@ mutation flat-check-takes-keys-in-order-only \
     '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }' \
     '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }'
 
+mutation flat-read-references-below-object-count \
+    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    'PropertyListCodecTests|PlistJSONTests' \
+    '            guard keyObject < objectCount, valueObject < objectCount,' \
+    '            guard keyObject < 256, valueObject < 256,'
+
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \
     'FrameDecoderTests|FrameDecoderDecodeTests' \

@@ -301,31 +301,43 @@ struct BinaryPropertyListReader {
 
     /// The members of the top dictionary when it is flat: every key an ASCII string, in
     /// ascending byte order, every value an ASCII string, an integer or a boolean (the form of
-    /// most messages and replies). They are written to `entries` (borrowing the bytes), or
-    /// only counted when it is nil; nil for anything else, valid or not, or for more than
-    /// `capacity` members.
+    /// most messages and replies), in a file of one-byte offsets and references (under 256
+    /// bytes and objects). They are written to `entries` (borrowing the bytes), or only
+    /// counted when it is nil; nil for anything else, valid or not, or for more than
+    /// `capacity` members: the walk takes those.
     ///
     /// A dictionary it reads passes every check of the walk, and so of the reading: with
     /// nothing nested, the value budget and the container checks cannot fail. It is the walk
-    /// for that form in one loop, with no recursion and no walker; the check and the JSON
-    /// rendering of a dictionary both run it (one copy of it: not inlined into either).
+    /// for that form in one loop over the bytes, with no recursion and no walker; the check
+    /// and the JSON rendering of a dictionary both run it (one copy: not inlined into either).
     @inline(never)
     func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
-        guard let start = objectStart(topObject), bytes[start] >> 4 == 0xD,
-              let counted = try? readCount(object: topObject, at: start), counted.count <= capacity,
-              counted.count <= Int.max / 2,
-              let references = validReferences(from: counted.contentStart, count: 2 * counted.count) else { return nil }
+        guard offsetSize == 1, referenceSize == 1 else { return nil }
+        let base = bytes.baseAddress!
+        let objectsEnd = offsetTableOffset
+        // The offset table's `objectCount` bytes lie inside the file (the initialiser checked).
+        let table = base + offsetTableOffset
+        @inline(__always)
+        func start(_ object: Int) -> Int? {
+            let offset = Int(table[object])
+            return offset >= BinaryPropertyList.headerLength && offset < objectsEnd ? offset : nil
+        }
+        guard let top = start(topObject), base[top] >> 4 == 0xD,
+              let counted = try? readCount(object: topObject, at: top), counted.count <= capacity,
+              counted.contentStart <= objectsEnd, counted.count <= (objectsEnd - counted.contentStart) / 2 else { return nil }
         let count = counted.count
+        let references = base + counted.contentStart
         var previousKey: UnsafeBufferPointer<UInt8>?
         for entry in 0..<count {
-            let keyObject = reference(references, entry)
-            guard let keyStart = objectStart(keyObject), bytes[keyStart] >> 4 == 0x5,
-                  let key = asciiString(keyObject, at: keyStart) else { return nil }
+            let keyObject = Int(references[entry])
+            let valueObject = Int(references[count + entry])
+            guard keyObject < objectCount, valueObject < objectCount,
+                  let keyStart = start(keyObject), base[keyStart] >> 4 == 0x5,
+                  let key = asciiString(keyObject, at: keyStart),
+                  let valueStart = start(valueObject) else { return nil }
             if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }
             previousKey = key
-            let valueObject = reference(references, count + entry)
-            guard let valueStart = objectStart(valueObject) else { return nil }
-            let marker = bytes[valueStart]
+            let marker = base[valueStart]
             let value: FlatDictionaryEntry.Value
             switch marker >> 4 {
             case 0x5:
