@@ -86,17 +86,17 @@ public enum PropertyListCodec {
         (try? BinaryPropertyListReader.withReader(bytes) { reader in reader.walkTopDictionary(&walker) }) ?? false
     }
 
-    /// The members of the dictionary in `bytes` when it is flat: ASCII keys, each value an
-    /// ASCII string, an integer or a boolean, at most `entries.count` of them. They are
-    /// written to `entries` in the order ``decodeEntries(_:)`` gives (keys by their bytes) and
-    /// borrow `bytes`. Their count, or nil for any other dictionary and anything that is not
-    /// one: the caller then walks or decodes the bytes.
+    /// The members of the dictionary in `bytes` when it is flat and small: ASCII keys, each
+    /// value an ASCII string, an integer or a boolean, at most `entries.count` of them, in a
+    /// file of under 256 bytes. They are written to `entries` in the order
+    /// ``decodeEntries(_:)`` gives (keys by their bytes) and borrow `bytes`. Their count, or
+    /// nil for any other dictionary and anything that is not one: the caller then walks or
+    /// decodes the bytes.
     public static func readFlatDictionary(_ bytes: UnsafeBufferPointer<UInt8>,
                                           into entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>) -> Int? {
-        let count = try? BinaryPropertyListReader.withReader(bytes) { reader in
+        try? BinaryPropertyListReader.withReader(bytes) { reader in
             reader.readFlatTopDictionary(into: entries.baseAddress, capacity: entries.count)
         }
-        return count ?? nil
     }
 
     /// The dictionary a binary property list holds.

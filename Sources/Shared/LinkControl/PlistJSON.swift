@@ -98,8 +98,8 @@ public enum PlistJSON {
     /// A dictionary of the common form (ASCII strings, keys in order) is written straight from
     /// the bytes as compact text, with no value between; others are decoded first.
     public static func json(fromEncodedDictionary bytes: [UInt8]) -> JSONValue? {
-        // A flat dictionary (ASCII strings without anything to escape, integers, booleans: most
-        // replies) is read in the loop that checked it and written in one pass.
+        // A small flat dictionary (ASCII strings without anything to escape, integers,
+        // booleans: most replies) is read by the loop that checked it and written in one pass.
         if let text = flatDictionaryText(bytes) { return .object(JSONObject(compactText: text)) }
         // Any other of the common form is walked: what is flat is collected, then handed to a
         // JSONWriter, which writes the rest as the walk goes on.
@@ -113,7 +113,8 @@ public enum PlistJSON {
         return json(fromEntries: entries)
     }
 
-    /// The compact JSON text of a flat dictionary with nothing to escape; nil for any other.
+    /// The compact JSON text of a small flat dictionary with nothing to escape
+    /// (``PropertyListCodec/readFlatDictionary(_:into:)``); nil for any other.
     private static func flatDictionaryText(_ bytes: [UInt8]) -> [UInt8]? {
         bytes.withUnsafeBufferPointer { buffer in
             withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in

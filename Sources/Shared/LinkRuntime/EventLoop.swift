@@ -13,8 +13,8 @@ import LinkSystem
 /// must be called on the loop's thread; other threads reach the loop through a ``Remote``.
 ///
 /// One turn of the loop waits for readiness (no longer than the nearest timer: on Linux a
-/// timerfd wakes it then), calls the
-/// handlers of the ready descriptors (``Priority/interactive`` ones first), fires the expired timers, runs the work queued with
+/// timerfd wakes it then), calls the handlers of the ready descriptors
+/// (``Priority/interactive`` ones first), fires the expired timers, runs the work queued with
 /// ``execute(_:)``, and finally calls the ``afterTurn(_:)`` hooks.
 public final class EventLoop {
     /// Identifies a timer scheduled with ``schedule(afterMilliseconds:_:)``.
