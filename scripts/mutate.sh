@@ -219,8 +219,8 @@ mutation short-ascii-second-word \
 mutation text-encoding-leaves-escapes \
     Sources/Shared/LinkControl/PlistJSONText.swift \
     'PlistJSONTests' \
-    '            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }' \
-    '            if byte < 0x20 { return nil }'
+    '            if byte == UInt8(ascii: "\\") || byte < 0x20 || (asciiOnly && byte >= 0x80) { return nil }' \
+    '            if byte < 0x20 || (asciiOnly && byte >= 0x80) { return nil }'
 
 mutation ascii-strings-are-ascii \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
