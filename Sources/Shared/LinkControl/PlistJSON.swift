@@ -119,7 +119,7 @@ public enum PlistJSON {
         bytes.withUnsafeBufferPointer { buffer in
             withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
                 guard let count = PropertyListCodec.readFlatDictionary(buffer, into: entries) else { return nil }
-                return FlatJSONWalker.plainText(of: UnsafeBufferPointer(rebasing: entries[0..<count]))
+                return FlatJSONText.plain(UnsafeBufferPointer(rebasing: entries[0..<count]))
             }
         }
     }
@@ -226,43 +226,21 @@ private struct JSONTextWalker: PropertyListWalker {
     }
 }
 
-/// Walks a dictionary as ``JSONTextWalker`` writes it: a flat one is collected (its members'
-/// bytes borrowed from the property list) and written in one pass, into text of the exact
-/// size; at the first value of another kind, or a string with a character to escape, the
-/// members collected so far go to a ``JSONTextWalker`` and it writes the rest.
-private struct FlatJSONWalker: PropertyListWalker {
-    /// The members collected: at most ``PlistJSON/flatDictionaryCapacity`` (on the stack); a
-    /// larger dictionary goes to the writer.
-    private let entries: UnsafeMutablePointer<FlatDictionaryEntry>
-    private var count = 0
-    /// A key whose value has not come yet.
-    private var pendingKey: UnsafeBufferPointer<UInt8>?
-    private let textCapacity: Int
-    /// Set once the dictionary is not flat: it writes everything from then on.
-    private var writer: JSONTextWalker?
-
-    init(entries: UnsafeMutablePointer<FlatDictionaryEntry>, textCapacity: Int) {
-        self.entries = entries
-        self.textCapacity = textCapacity
-    }
-
-    /// The object walked (the walk must have succeeded).
-    func object() -> JSONObject {
-        if let writer { return writer.json.object() }
-        return JSONObject(compactText: Self.text(of: UnsafeBufferPointer(start: entries, count: count)))
-    }
-
+/// The JSON text of a flat dictionary's members (``FlatDictionaryEntry``), written in one
+/// pass into text of the exact size: for a small one read by the check's loop and for one
+/// collected by ``FlatJSONWalker``.
+private enum FlatJSONText {
     /// The JSON text of flat members, or nil when a key or a string needs an escape.
-    static func plainText(of entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
+    static func plain(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
         for entry in entries {
             guard isPlain(entry.key) else { return nil }
             if case .asciiString(let string) = entry.value, !isPlain(string) { return nil }
         }
-        return text(of: entries)
+        return write(entries)
     }
 
     /// The JSON text of flat members whose keys and strings need no escape.
-    private static func text(of entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8] {
+    static func write(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8] {
         let count = entries.count
         var size = 2 + max(0, count - 1)
         for index in 0..<count {
@@ -308,7 +286,7 @@ private struct FlatJSONWalker: PropertyListWalker {
     }
 
     /// Whether JSON takes the ASCII bytes inside quotes as they are.
-    private static func isPlain(_ ascii: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isPlain(_ ascii: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = JSONStringBytes.skipPlainWords(ascii, from: 0, nonASCIIIsPlain: true)
         while index < ascii.count {
             let byte = ascii[index]
@@ -316,6 +294,33 @@ private struct FlatJSONWalker: PropertyListWalker {
             index += 1
         }
         return true
+    }
+}
+
+/// Walks a dictionary as ``JSONTextWalker`` writes it: a flat one is collected (its members'
+/// bytes borrowed from the property list) and written in one pass, into text of the exact
+/// size; at the first value of another kind, or a string with a character to escape, the
+/// members collected so far go to a ``JSONTextWalker`` and it writes the rest.
+private struct FlatJSONWalker: PropertyListWalker {
+    /// The members collected: at most ``PlistJSON/flatDictionaryCapacity`` (on the stack); a
+    /// larger dictionary goes to the writer.
+    private let entries: UnsafeMutablePointer<FlatDictionaryEntry>
+    private var count = 0
+    /// A key whose value has not come yet.
+    private var pendingKey: UnsafeBufferPointer<UInt8>?
+    private let textCapacity: Int
+    /// Set once the dictionary is not flat: it writes everything from then on.
+    private var writer: JSONTextWalker?
+
+    init(entries: UnsafeMutablePointer<FlatDictionaryEntry>, textCapacity: Int) {
+        self.entries = entries
+        self.textCapacity = textCapacity
+    }
+
+    /// The object walked (the walk must have succeeded).
+    func object() -> JSONObject {
+        if let writer { return writer.json.object() }
+        return JSONObject(compactText: FlatJSONText.write(UnsafeBufferPointer(start: entries, count: count)))
     }
 
     /// Adds a flat member's value, or hands over to the writer.
@@ -348,7 +353,7 @@ private struct FlatJSONWalker: PropertyListWalker {
     }
 
     mutating func key(_ ascii: UnsafeBufferPointer<UInt8>) {
-        guard writer == nil, Self.isPlain(ascii) else { return handOver { $0.key(ascii) } }
+        guard writer == nil, FlatJSONText.isPlain(ascii) else { return handOver { $0.key(ascii) } }
         pendingKey = ascii
     }
 
@@ -360,7 +365,7 @@ private struct FlatJSONWalker: PropertyListWalker {
     mutating func endArray() { handOver { $0.endArray() } }
 
     mutating func string(_ ascii: UnsafeBufferPointer<UInt8>) {
-        guard writer == nil, Self.isPlain(ascii) else { return handOver { $0.string(ascii) } }
+        guard writer == nil, FlatJSONText.isPlain(ascii) else { return handOver { $0.string(ascii) } }
         add(.asciiString(ascii))
     }
 
