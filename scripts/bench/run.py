@@ -269,6 +269,13 @@ def main():
                         target = "<= 2.0x" if size == 64 else "<= 1.5x"
                     row(f"round trip p50, {kind} {best['bytes']} B", best["p50Us"], "us", ref["p50Us"], target=target)
                     row(f"round trip p99, {kind} {best['bytes']} B", best["p99Us"], "us", ref["p99Us"])
+                # What the reference leaves out and the daemons have: a wait in epoll_wait and
+                # one read of the frame (the reference's echo blocks in a read of the length,
+                # then of the payload). Shown beside the reference, it tells how much of a
+                # round trip row's distance from 1.0x is WatchLink's own work.
+                echo = min((run_json([uf, "rtt-epoll", str(size), str(n_rtt)], cpus) for _ in range(10)),
+                           key=lambda e: e["p50Us"])
+                row(f"  reference: C epoll echo round trip p50, {size} B", echo["p50Us"], "us", ref["p50Us"])
 
             # The user's path: a minimal C client sends message.send (a 10-key dictionary, a
             # reply wanted) on phoned's control socket: JSON in, a property list to watchd, the

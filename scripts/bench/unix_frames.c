@@ -7,6 +7,11 @@
  *   unix_frames oneway SIZE COUNT  the parent writes COUNT frames, one write(2) each, the
  *                                  child reads them and answers one byte at the end;
  *                                  prints {"framesPerSecond":..}
+ *   unix_frames rtt-epoll SIZE COUNT
+ *                                  round trips to a child that waits in epoll_wait(2) and echoes
+ *                                  what one read(2) of up to 64 KiB returns: the daemons' way of
+ *                                  waiting and reading, with no work of theirs (the `rtt` child
+ *                                  blocks in read(2), reading the length and then the payload)
  *   unix_frames relay SIZE COUNT   round trips through a relay: the parent's frame goes to a
  *                                  process that waits in epoll_wait(2) and passes on what it
  *                                  reads to a third, which echoes it the same way; the
@@ -98,9 +103,10 @@ static void pass_on(int a, int to_a, int b, int to_b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s rtt|oneway|relay SIZE COUNT\n", argv[0]); return 2; }
+    if (argc != 4) { fprintf(stderr, "usage: %s rtt|rtt-epoll|oneway|relay SIZE COUNT\n", argv[0]); return 2; }
     int relay = strcmp(argv[1], "relay") == 0;
-    int rtt = relay || strcmp(argv[1], "rtt") == 0;
+    int epoll_echo = strcmp(argv[1], "rtt-epoll") == 0;
+    int rtt = relay || epoll_echo || strcmp(argv[1], "rtt") == 0;
     size_t size = (size_t)atol(argv[2]);
     long count = atol(argv[3]);
     size_t frame = 4 + size;
@@ -134,6 +140,10 @@ int main(int argc, char **argv) {
     pid_t child = fork();
     if (child == 0) {
         close(sv[0]);
+        if (epoll_echo) {
+            pass_on(sv[1], sv[1], -1, -1);
+            _exit(0);
+        }
         unsigned char *in = malloc(frame);
         if (rtt) {
             while (read_all(sv[1], in, 4)) {
