@@ -119,6 +119,26 @@ final class PlistJSONTests: XCTestCase {
         }
     }
 
+    /// A small flat dictionary written by Python's `plistlib` (`FMT_BINARY`, keys sorted):
+    /// `{"action": "ping", "count": 300, "neg": -5, "on": True, "off": False,
+    /// "s": "a string longer than fifteen bytes", "big": 2**40}`. It is checked and read by the
+    /// check's loop and written as JSON in one pass; the expected text is that dictionary's.
+    func testSmallFlatDictionaryFromPlistlib() throws {
+        let bytes = try XCTUnwrap(hexBytes(
+            "62706c6973743030d70102030405060708090a0b0c0d0e56616374696f6e5362696755636f756e74536e6567536f6666526f6e5173"
+                + "5470696e6713000001000000000011012c13fffffffffffffffb08095f10226120737472696e67206c6f6e676572207468616e20"
+                + "6669667465656e20627974657308171e22282c3033353a43464f50510000000000000101000000000000000f00000000000000000000"
+                + "000000000076"))
+        let read = bytes.withUnsafeBufferPointer { buffer in
+            withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: 16) { PropertyListCodec.readFlatDictionary(buffer, into: $0) }
+        }
+        XCTAssertEqual(read, 7, "read by the loop")
+        XCTAssertNoThrow(try PropertyListCodec.checkDictionary(bytes))
+        let json = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
+        XCTAssertEqual(JSON.serialize(json),
+                       #"{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}"#)
+    }
+
     /// The JSON of an encoded dictionary, written from its bytes or decoded first, is what its
     /// decoded entries give, on valid lists of every kind and on each of their damaged copies
     /// (nil exactly where the entries do not decode).
