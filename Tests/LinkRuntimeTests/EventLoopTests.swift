@@ -223,6 +223,42 @@ final class EventLoopTests: XCTestCase {
         XCTAssertGreaterThan(calls, 0)
     }
 
+    /// Hooks changed by hooks: one that removes itself and the one after it is not called
+    /// again (the one after it not even in that turn), one added in a turn's hooks first runs
+    /// in the next turn, and what the removed ones captured is released.
+    func testHooksAddedAndRemovedByHooks() throws {
+        final class Capture {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let loop = try EventLoop()
+        var log: [String] = []
+        var released: [String] = []
+        var turns = 0
+        var second: EventLoop.AfterTurnID?
+        var first: EventLoop.AfterTurnID?
+        do {
+            let firstCapture = Capture { released.append("first") }
+            let secondCapture = Capture { released.append("second") }
+            first = loop.afterTurn {
+                withExtendedLifetime(firstCapture) { log.append("first") }
+                loop.removeAfterTurn(first!)
+                loop.removeAfterTurn(second!)
+                loop.afterTurn { log.append("added") }
+            }
+            second = loop.afterTurn { withExtendedLifetime(secondCapture) { log.append("second") } }
+        }
+        loop.afterTurn {
+            log.append("third")
+            turns += 1
+            if turns == 3 { loop.stop() } else { loop.execute {} }
+        }
+        loop.execute {}
+        try runLoop(loop)
+        XCTAssertEqual(log, ["first", "third", "third", "added", "third", "added"])
+        XCTAssertEqual(released.sorted(), ["first", "second"], "removed hooks let go of what they hold")
+    }
     func testStopBeforeRunAndRunAgain() throws {
         let loop = try EventLoop()
         var ran = 0
