@@ -259,6 +259,7 @@ final class EventLoopTests: XCTestCase {
         XCTAssertEqual(log, ["first", "third", "third", "added", "third", "added"])
         XCTAssertEqual(released.sorted(), ["first", "second"], "removed hooks let go of what they hold")
     }
+
     func testStopBeforeRunAndRunAgain() throws {
         let loop = try EventLoop()
         var ran = 0
