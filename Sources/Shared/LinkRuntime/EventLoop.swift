@@ -341,10 +341,24 @@ public final class EventLoop {
     private func pollTimeout() -> Int32 {
         if stopRequested || !tasks.isEmpty { return 0 }
         guard let deadline = timers.nearestDeadline() else { return -1 }
+        if timerDescriptorIsSet(by: deadline) { return -1 }
         let now = nowNanoseconds
         if deadline <= now { return 0 }
         if timerDescriptorWakes(by: deadline) { return -1 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+    }
+
+    /// Whether the timer descriptor is set for `deadline` or an earlier one: it then wakes the
+    /// loop by `deadline` (at once if that has passed), and until it does no timer is due, so
+    /// neither the wait nor the timers need the clock: two reads a turn fewer (20-30 ns each
+    /// on a VM) for a loop with timers pending, as a daemon with messages in flight has (each
+    /// with its reply's timeout).
+    @inline(__always)
+    private func timerDescriptorIsSet(by deadline: UInt64) -> Bool {
+        #if os(Linux)
+        if let set = timerDescriptorDeadline { return set <= deadline }
+        #endif
+        return false
     }
 
     /// Whether the timer descriptor wakes the loop by `deadline`, set to it if it would not:
@@ -354,7 +368,7 @@ public final class EventLoop {
     /// kernel at each sleep.) False where there is none: the wait then has the timeout.
     private func timerDescriptorWakes(by deadline: UInt64) -> Bool {
         #if os(Linux)
-        if let set = timerDescriptorDeadline, set <= deadline { return true }
+        if timerDescriptorIsSet(by: deadline) { return true }
         do {
             let descriptor = try timerDescriptor ?? makeTimerDescriptor()
             try descriptor.set(deadline: deadline)
@@ -381,6 +395,7 @@ public final class EventLoop {
     #endif
 
     private func runExpiredTimers() {
+        guard let nearest = timers.nearestDeadline(), !timerDescriptorIsSet(by: nearest) else { return }
         let now = nowNanoseconds
         let limit = timers.nextSequence
         while let body = timers.popExpired(now: now, sequenceLimit: limit) {
