@@ -15,7 +15,10 @@ final class APNsServer {
     private var nextSerial: UInt64 = 1
     /// Connections with answers queued in this loop turn; written once at its end.
     private var pendingFlush: [APNsConnection] = []
-    private var afterTurn: EventLoop.AfterTurnID?
+    /// Queued on the loop when the first answer of a turn is: an idle endpoint costs the
+    /// daemon's turns nothing (an after-turn hook ran on every turn of the link too). Made
+    /// once, so that queueing it allocates nothing.
+    private lazy var flushTask: () -> Void = { [weak self] in self?.flushPending() }
     /// Answers one request, on the loop's thread.
     private let handler: (APNsRequest) -> APNsAnswer
 
@@ -48,10 +51,10 @@ final class APNsServer {
         }
         listener = fd
         self.port = port
-        afterTurn = loop.afterTurn { [unowned self] in self.flushPending() }
     }
 
     func needsFlush(_ connection: APNsConnection) {
+        if pendingFlush.isEmpty { loop.execute(flushTask) }
         pendingFlush.append(connection)
     }
 
@@ -136,8 +139,6 @@ final class APNsServer {
     }
 
     func stop() {
-        if let afterTurn { loop.removeAfterTurn(afterTurn) }
-        afterTurn = nil
         if listener >= 0 {
             loop.unwatch(listener)
             _ = SystemCalls.close(listener)
