@@ -4,7 +4,10 @@ import WireProtocol
 
 /// One control op: its name, the sides it exists on, its arguments, what it does, and a line
 /// saying so. Every op, core or feature, is one `ControlOperation` in the daemon's ``OperationTable``.
-public struct ControlOperation {
+///
+/// A class, made once and never changed: the table hands an op to each request, and a copy of
+/// a struct of strings, lists and a closure took five references and released them after.
+public final class ControlOperation {
     /// The sides an op exists on.
     public struct Sides: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
@@ -168,13 +171,22 @@ public struct OperationCall {
     public let role: Role
     /// The client that sent it, for ops that change the connection itself (`events.subscribe`).
     let client: ControlClientConnection?
-    private let answerer: Answerer
+    /// Where the answer goes. An answer given later keeps this alone, not the call with its
+    /// request and arguments (a copy of the call took seven references and gave them back).
+    let answerer: Answerer
 
     /// Where the answer goes: the table the call came through, which answers its caller once
     /// (the table is held, not a function made for each call); or a function.
-    private enum Answerer {
+    enum Answerer {
         case table(OperationTable, call: UInt64)
         case function((Result<JSONObject, ControlError>) -> Void)
+
+        func respond(_ result: Result<JSONObject, ControlError>) {
+            switch self {
+            case .table(let table, let call): table.answer(call, result)
+            case .function(let answer): answer(result)
+            }
+        }
     }
 
     init(request: ControlRequest, role: Role, client: ControlClientConnection?,
@@ -198,10 +210,7 @@ public struct OperationCall {
     public var op: String { request.op }
 
     public func respond(_ result: Result<JSONObject, ControlError>) {
-        switch answerer {
-        case .table(let table, let call): table.answer(call, result)
-        case .function(let answer): answer(result)
-        }
+        answerer.respond(result)
     }
 
     public func succeed(_ result: JSONObject) { respond(.success(result)) }

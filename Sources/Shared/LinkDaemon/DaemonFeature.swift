@@ -31,9 +31,9 @@ extension FeatureContext {
     /// Submits `command` for a control call and answers the call with the session's result,
     /// rendered as the control protocol shows it.
     func submit(_ command: SessionCommand, answering call: OperationCall) {
-        let role = role
+        let (role, answerer) = (role, call.answerer)
         submit(command) { result in
-            call.respond(result.map { ControlRendering.render($0, role: role) }.mapError(\.controlError))
+            answerer.respond(result.map { ControlRendering.render($0, role: role) }.mapError(\.controlError))
         }
     }
 }
