@@ -344,7 +344,7 @@ public final class EventLoop {
         if timerDescriptorIsSet(by: deadline) { return -1 }
         let now = nowNanoseconds
         if deadline <= now { return 0 }
-        if timerDescriptorWakes(by: deadline) { return -1 }
+        if setTimerDescriptor(to: deadline) { return -1 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
 
@@ -361,14 +361,14 @@ public final class EventLoop {
         return false
     }
 
-    /// Whether the timer descriptor wakes the loop by `deadline`, set to it if it would not:
-    /// true when the wait needs no timeout. It is set again only when a nearer deadline comes;
-    /// when the timer it was set for is cancelled, it wakes the loop for nothing once and is
-    /// set to the next deadline then. (A wait's timeout would set and cancel a timer in the
-    /// kernel at each sleep.) False where there is none: the wait then has the timeout.
-    private func timerDescriptorWakes(by deadline: UInt64) -> Bool {
+    /// Sets the timer descriptor to wake the loop at `deadline`, for which it is not set yet
+    /// (``timerDescriptorIsSet(by:)``): true when the wait then needs no timeout. It is set
+    /// again only when a nearer deadline comes; when the timer it was set for is cancelled, it
+    /// wakes the loop for nothing once and is set to the next deadline then. (A wait's timeout
+    /// would set and cancel a timer in the kernel at each sleep.) False where there is none:
+    /// the wait then has the timeout.
+    private func setTimerDescriptor(to deadline: UInt64) -> Bool {
         #if os(Linux)
-        if timerDescriptorIsSet(by: deadline) { return true }
         do {
             let descriptor = try timerDescriptor ?? makeTimerDescriptor()
             try descriptor.set(deadline: deadline)
