@@ -15,9 +15,9 @@ final class APNsServer {
     private var nextSerial: UInt64 = 1
     /// Connections with answers queued in this loop turn; written once at its end.
     private var pendingFlush: [APNsConnection] = []
-    /// Queued on the loop when the first answer of a turn is: an idle endpoint costs the
-    /// daemon's turns nothing (an after-turn hook ran on every turn of the link too). Made
-    /// once, so that queueing it allocates nothing.
+    /// Queued on the loop with the first answer of a turn, so that an idle endpoint costs the
+    /// daemon's other turns nothing (an after-turn hook would run on every turn). Made once,
+    /// so that queueing it allocates nothing.
     private lazy var flushTask: () -> Void = { [weak self] in self?.flushPending() }
     /// Answers one request, on the loop's thread.
     private let handler: (APNsRequest) -> APNsAnswer
