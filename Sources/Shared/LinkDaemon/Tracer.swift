@@ -90,7 +90,13 @@ final class Tracer {
     private let filePath: String?
     private var fileDescriptor: Int32 = -1
     private var fileBuffer: [UInt8] = []
-    private var ring: [Slot] = []
+    /// The entries: ``capacity`` slots allocated at the first entry (their pages cost memory
+    /// only once written to), the first ``ringCount`` written; once full, the oldest is at
+    /// ``ringStart`` and the next entry goes over it. Raw storage rather than an array: a slot
+    /// holds plain values only, and each entry was paying the array's checks of its bounds
+    /// and of its uniqueness.
+    private var ring: UnsafeMutablePointer<Slot>?
+    private var ringCount = 0
     /// The details of the entries in the ring that have one, oldest first: entry numbers
     /// only grow, so a new one is appended and the one the ring drops is the first.
     private var details: [(number: UInt64, detail: Detail?)] = []
@@ -187,10 +193,13 @@ final class Tracer {
         self.capacity = capacity
         self.filePath = filePath
         textsCapacity = textBytes ?? min(max(capacity, 1_000) * 64, 8 << 20)
+        // The ring is written over and freed without deinitialising its slots.
+        assert(_isPOD(Slot.self), "a trace slot holds plain values only")
     }
 
     deinit {
         texts?.deallocate()
+        ring?.deallocate()
     }
 
     /// Whether anything records: the ring, the file or a follower.
@@ -256,7 +265,7 @@ final class Tracer {
             detail = Detail(fields: Self.rareFields(frame))
         }
         if let detail { return append(slot, detail) }
-        return append(slot)
+        return append(&slot)
     }
 
     /// A payload's length, and the bytes of a dictionary of at most ``previewBytes`` for its
@@ -280,7 +289,7 @@ final class Tracer {
         if let seq { slot.set(number: seq) }
         slot.peer = peerIndex(peer)
         if var transferId { transferId.withUTF8 { writeText($0, into: &slot) } }
-        return append(slot)
+        return append(&slot)
     }
 
     /// Records an entry of another kind with its members.
@@ -323,7 +332,7 @@ final class Tracer {
         if let index = opNameIndex(op.name) {
             slot.wide = UInt64(index)
             slot.bits.insert(.hasOpName)
-            number = append(slot, time: op.time)
+            number = append(&slot, time: op.time)
         } else {
             number = append(slot, Detail(fields: ["op": .string(op.name)]), time: op.time)
         }
@@ -361,11 +370,13 @@ final class Tracer {
     }
 
     /// Appends an entry of a frequent kind: a frame, note or op without a ``Detail``.
-    private func append(_ new: Slot, time: Int64? = nil) -> UInt64 {
+    /// (Inlined into each recorder: the slot is filled in where it was made and copied once,
+    /// into the ring.)
+    @inline(__always)
+    private func append(_ slot: inout Slot, time: Int64? = nil) -> UInt64 {
         // First: asking for the cause may write the running op's entry.
         let cause = self.cause
-        if let cause, lastNumber + 1 - cause > UInt64(UInt32.max) { return append(new, Detail(fields: [:]), time: time) }
-        var slot = new
+        if let cause, lastNumber + 1 - cause > UInt64(UInt32.max) { return append(slot, Detail(fields: [:]), time: time) }
         lastNumber += 1
         if let cause { slot.causeDistance = UInt32(lastNumber - cause) }
         slot.time = time ?? self.time()
@@ -399,14 +410,24 @@ final class Tracer {
     }
 
     /// Puts the newest entry (``lastNumber``) in the ring, over the oldest once it is full.
+    @inline(__always)
     private func store(_ slot: Slot) {
-        if ring.count < capacity {
-            ring.append(slot)
+        let ring = self.ring ?? allocateRing()
+        if ringCount < capacity {
+            (ring + ringCount).initialize(to: slot)
+            ringCount += 1
         } else {
-            if ring[ringStart].bits.contains(.hasDetail) { dropOldestDetail() }
-            ring[ringStart] = slot
+            let oldest = ring + ringStart
+            if oldest.pointee.bits.contains(.hasDetail) { dropOldestDetail() }
+            oldest.pointee = slot
             ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
         }
+    }
+
+    private func allocateRing() -> UnsafeMutablePointer<Slot> {
+        let ring = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        self.ring = ring
+        return ring
     }
 
     /// Forgets the detail of the entry the ring drops (the oldest with one).
@@ -495,12 +516,12 @@ final class Tracer {
 
     /// The entries numbered after `after`, oldest first, at most `limit`.
     func entries(after: UInt64, limit: Int) -> [TraceEntry] {
-        guard let oldest = oldestNumber else { return [] }
+        guard let oldest = oldestNumber, let ring else { return [] }
         let skip = after >= oldest ? Int(after - oldest + 1) : 0
-        guard skip < ring.count else { return [] }
-        let count = min(limit, ring.count - skip)
+        guard skip < ringCount else { return [] }
+        let count = min(limit, ringCount - skip)
         return (0..<count).map { index in
-            let slot = ring[(ringStart + skip + index) % ring.count]
+            let slot = ring[(ringStart + skip + index) % ringCount]
             let number = oldest + UInt64(skip + index)
             return entry(slot, number: number, slot.bits.contains(.hasDetail) ? detail(of: number) : nil)
         }
@@ -508,7 +529,7 @@ final class Tracer {
 
     /// The number of the oldest entry the ring still has (the ring holds the newest entries,
     /// one after another).
-    var oldestNumber: UInt64? { ring.isEmpty ? nil : lastNumber - UInt64(ring.count) + 1 }
+    var oldestNumber: UInt64? { ringCount == 0 ? nil : lastNumber - UInt64(ringCount) + 1 }
 
     private func entry(_ slot: Slot, number: UInt64, _ detail: Detail?) -> TraceEntry {
         var object: JSONObject = ["n": .int(Int64(number)), "t": .int(slot.time), "side": .string(side),
