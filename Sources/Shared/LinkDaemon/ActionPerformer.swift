@@ -61,7 +61,9 @@ final class ActionPerformer {
     }
 
     private func notify(_ notification: SessionNotification, from peer: PeerSession) {
-        if tracer.isOn { trace(notification, from: peer) }
+        // A message has no entry of its own (the MESSAGE received is its delivery): not even
+        // the trip through `trace`, on the path of every message.
+        if case .messageReceived = notification {} else if tracer.isOn { trace(notification, from: peer) }
         if case .file(.problem(let text)) = notification { logger.warning("file: \(text)"); return }
         if case .userInfoReceived = notification { directory.noteDelivery(peer) }
         // The app hears from its own session only (a delegate belongs to one session).
@@ -92,7 +94,6 @@ final class ActionPerformer {
             for (key, value) in data { fields[key] = value }
         // The frequent ones, without a JSON object.
         case .messageReceived:
-            // The MESSAGE received is its delivery.
             return
         case .userInfoReceived(let seq, _, let isCurrent):
             tracer.note(isCurrent ? .complicationUserInfoReceived : .userInfoReceived, seq: seq, peer: watch)
