@@ -60,6 +60,25 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries.last?.string("peer"), "watch-1")
     }
 
+    /// An entry written over forgets its detail with it: the details held never outnumber the
+    /// ring, and each entry read back has its own members.
+    func testTheDetailsLeaveWithTheirEntries() {
+        let tracer = Tracer(capacity: 4, filePath: nil)
+        for index in 0..<1_000 {
+            if index % 3 == 0 {
+                tracer.record(.link, ["name": "latency", "latencyMs": .int(Int64(index))])
+            } else {
+                tracer.frame(.ping(UInt64(index)), outgoing: true, peer: nil)
+            }
+            XCTAssertLessThanOrEqual(tracer.detailCount, 4, "after entry \(index)")
+        }
+        let entries = tracer.entries(after: 0, limit: 10)
+        XCTAssertEqual(entries.map(\.n), [997, 998, 999, 1_000])
+        XCTAssertEqual(entries.map { $0.int("latencyMs") ?? $0.int("id") }, [996, 997, 998, 999])
+        XCTAssertEqual(entries.map { $0.kind }, [.link, .frame, .frame, .link])
+        XCTAssertEqual(tracer.detailCount, 2)
+    }
+
     /// A slot is 48 bytes (docs/trace.md, "Bounds"): the default ring stays about the size of a core's L2.
     func testASlotIs48Bytes() {
         XCTAssertEqual(MemoryLayout<Tracer.Slot>.stride, 48)

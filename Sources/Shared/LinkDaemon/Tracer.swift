@@ -417,9 +417,12 @@ final class Tracer {
             (ring + ringCount).initialize(to: slot)
             ringCount += 1
         } else {
-            let oldest = ring + ringStart
-            if oldest.pointee.bits.contains(.hasDetail) { dropOldestDetail() }
-            oldest.pointee = slot
+            // Whether the entry written over has a detail is asked of the details (the oldest
+            // kept is the first), not of its slot: the slot was written a whole ring ago, and
+            // reading it back waited on memory at every entry.
+            let dropped = lastNumber - UInt64(capacity)
+            if detailsStart < details.count, details[detailsStart].number == dropped { dropOldestDetail() }
+            (ring + ringStart).pointee = slot
             ringStart = ringStart + 1 == capacity ? 0 : ringStart + 1
         }
     }
@@ -529,6 +532,9 @@ final class Tracer {
 
     /// The number of the oldest entry the ring still has (the ring holds the newest entries,
     /// one after another).
+    /// How many details the trace holds: at most one for each entry in the ring.
+    var detailCount: Int { details.count - detailsStart }
+
     var oldestNumber: UInt64? { ringCount == 0 ? nil : lastNumber - UInt64(ringCount) + 1 }
 
     private func entry(_ slot: Slot, number: UInt64, _ detail: Detail?) -> TraceEntry {
