@@ -206,9 +206,8 @@ final class TraceTests: DaemonTestCase {
         checker.expect("its 7007, caused by the op", cause: late) { $0.side == "phone" && $0.kind == .error && $0.int("code") == 7007 }
         XCTAssertFalse(entries[late...].contains { $0.isFrame("out", "MESSAGE") }, "the refused message never went out")
 
-        // Each frame's two ends agree on its size: the sender's entry takes what its encoder
-        // wrote (a chunk's payload written beside the frame's head included), the receiver's
-        // what it decoded.
+        // Each frame's two ends agree on its size on the wire (a chunk's payload, written
+        // beside the frame's head, included).
         XCTAssertGreaterThan(merged.received.count, 10)
         for (out, arrived) in merged.received.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(entries[out].int("size"), entries[arrived].int("size"), "\(TraceText.label(entries[out])) at both ends")

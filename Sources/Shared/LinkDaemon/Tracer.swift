@@ -532,10 +532,10 @@ final class Tracer {
 
     /// The number of the oldest entry the ring still has (the ring holds the newest entries,
     /// one after another).
+    var oldestNumber: UInt64? { ringCount == 0 ? nil : lastNumber - UInt64(ringCount) + 1 }
+
     /// How many details the trace holds: at most one for each entry in the ring.
     var detailCount: Int { details.count - detailsStart }
-
-    var oldestNumber: UInt64? { ringCount == 0 ? nil : lastNumber - UInt64(ringCount) + 1 }
 
     private func entry(_ slot: Slot, number: UInt64, _ detail: Detail?) -> TraceEntry {
         var object: JSONObject = ["n": .int(Int64(number)), "t": .int(slot.time), "side": .string(side),
