@@ -146,5 +146,7 @@ final class APNsServer {
         }
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
+        // A flush task still queued finds nothing (the connections are closed and let go).
+        pendingFlush.removeAll()
     }
 }
