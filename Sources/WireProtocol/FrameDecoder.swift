@@ -170,7 +170,7 @@ public struct FrameDecoder: Sendable {
 
     /// Lends `read` the memory of the expected frame: `head` for its length prefix, type byte and
     /// fixed fields, `payload` for its payload. `read` fills them in order and then memory of its
-    /// own (a `readv(2)` whose last vector is the connection's buffer) and returns the byte
+    /// own (a `recvmsg(2)` whose last vector is the connection's buffer) and returns the byte
     /// count, or `nil` when nothing was there. Pass the count and that memory to
     /// ``decode(expectedFrameRead:rest:_:)`` before anything else.
     ///

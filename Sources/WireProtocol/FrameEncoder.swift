@@ -11,7 +11,7 @@ public struct FrameEncoder: Sendable {
 
     /// Appends the bytes of `frame` to `buffer`, except a trailing payload (of MESSAGE, REPLY
     /// ITEM or FILE_CHUNK) of at least `threshold` bytes, which is returned instead of copied: the frame
-    /// is complete once the returned bytes are written right after `buffer`'s (`writev`).
+    /// is complete once the returned bytes are written right after `buffer`'s (`sendmsg`).
     public static func encode(_ frame: Frame, into buffer: inout [UInt8],
                               detachingPayloadOfAtLeast threshold: Int) -> [UInt8]? {
         let payload: [UInt8]

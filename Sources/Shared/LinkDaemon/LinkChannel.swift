@@ -45,12 +45,12 @@ final class LinkChannel: ConnectionReader {
     private var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
     private var output: [UInt8] = []
-    /// Large payloads of this turn's frames, written (`writev`) after `output[..<offset]`
+    /// Large payloads of this turn's frames, written (`sendmsg`) after `output[..<offset]`
     /// instead of being copied into `output`.
     private var detached: [(offset: Int, bytes: [UInt8])] = []
     /// Payloads from this size on are not copied into `output`.
     static let detachedPayloadThreshold = 4096
-    /// Payloads pinned for one `writev` (two vectors each, and the bytes between).
+    /// Payloads pinned for one `sendmsg` (two vectors each, and the bytes between).
     static let detachedPayloadsPerWrite = 16
     private var delayed = FIFOQueue<(due: Int64, bytes: [UInt8])>()
     private var delayTimer: EventLoop.TimerID?
@@ -133,7 +133,7 @@ final class LinkChannel: ConnectionReader {
         }
     }
 
-    /// Writes `output` with the detached payloads in their places: each `writev` pins up to
+    /// Writes `output` with the detached payloads in their places: each `sendmsg` pins up to
     /// ``detachedPayloadsPerWrite`` payloads (their buffers are valid only inside
     /// `withUnsafeBytes`, hence the recursion) and the bytes around them.
     private func writeWithDetachedPayloads() {
@@ -218,10 +218,10 @@ final class LinkChannel: ConnectionReader {
 
     /// Reads the next frame's payload straight into the array the frame will own when the
     /// decoder expects a frame like the last large one (in a round trip every frame is the
-    /// same size): one `readv` into its head, its payload and then `buffer`.
+    /// same size): one `recvmsg` into its head, its payload and then `buffer`.
     func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
         guard isEstablished, !isClosing, decoder.expectsFrame else {
-            guard let count = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return nil }
+            guard let count = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return nil }
             if count > 0 { received(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
             return count
         }
@@ -230,7 +230,7 @@ final class LinkChannel: ConnectionReader {
                            iovec(iov_base: payload.baseAddress, iov_len: payload.count),
                            iovec(iov_base: buffer.baseAddress, iov_len: buffer.count))
             return try withUnsafeBytes(of: &vectors) { raw in
-                try Syscall.readv(fd, raw.baseAddress!.assumingMemoryBound(to: iovec.self), 3)
+                try Syscall.receive(fd, vectors: raw.baseAddress!.assumingMemoryBound(to: iovec.self), 3)
             }
         }
         guard let count = read, count > 0 else { return read }

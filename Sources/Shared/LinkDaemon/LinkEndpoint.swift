@@ -180,7 +180,7 @@ final class LinkEndpoint {
     }
 
     /// Asks for a 1 MiB kernel send buffer on a link socket, so that a burst of large frames
-    /// goes to the kernel in one `writev` instead of being copied into the connection's queue.
+    /// goes to the kernel in one `sendmsg` instead of being copied into the connection's queue.
     /// The kernel caps it at `net.core.wmem_max`; a refusal only costs speed.
     private func requestSendBuffer(_ fd: Int32) {
         do { try UnixSocket.setSendBufferSize(fd, Self.sendBufferSize) } catch {

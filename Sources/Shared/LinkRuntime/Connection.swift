@@ -11,7 +11,7 @@ public typealias CloseReason = Connection.CloseReason
 /// Reads a ``Connection``'s bytes into memory of its choosing: a frame's payload straight into
 /// the array that will own it, say, with the loop's read buffer for what has no better place.
 public protocol ConnectionReader: AnyObject {
-    /// Reads from `fd` once (non-blocking, as ``Syscall/readv(_:_:_:)``), with `buffer` as the
+    /// Reads from `fd` once (non-blocking, as ``Syscall/receive(_:vectors:_:)``), with `buffer` as the
     /// last or only place for the bytes, and handles what arrived before returning: the byte
     /// count, 0 at end of file (nothing to handle), `nil` when nothing was there.
     func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int?
@@ -20,7 +20,7 @@ public protocol ConnectionReader: AnyObject {
 /// A buffered, non-blocking stream connection served by an ``EventLoop``.
 ///
 /// Reads are delivered to ``onRead`` as they arrive. Writes go straight to the socket while
-/// nothing is queued; what the socket does not take is queued and written, with `writev`, as
+/// nothing is queued; what the socket does not take is queued and written, with `sendmsg`, as
 /// the socket becomes writable. The loop keeps an open connection alive; ``onClose`` is
 /// called exactly once, after which the descriptor is closed and the callbacks are released.
 ///
@@ -114,7 +114,7 @@ public final class Connection {
         var written = 0
         do {
             while written < bytes.count {
-                guard let n = try Syscall.write(fd, base + written, bytes.count - written) else { break }
+                guard let n = try Syscall.send(fd, base + written, bytes.count - written) else { break }
                 written += n
             }
         } catch {
@@ -127,7 +127,7 @@ public final class Connection {
         }
     }
 
-    /// Writes the bytes the vectors point at, in order, with one `writev` while nothing is
+    /// Writes the bytes the vectors point at, in order, with one `sendmsg` while nothing is
     /// queued; what the socket does not take is copied into the queue before this returns, so
     /// the vectors need only be valid during the call. Ignored once closed or after
     /// ``closeAfterFlush()``.
@@ -161,10 +161,10 @@ public final class Connection {
         updateInterest()
     }
 
-    /// One `writev` of the vectors' bytes after the first `skip`.
+    /// One `sendmsg` of the vectors' bytes after the first `skip`.
     private func writeVectors(_ vectors: UnsafeBufferPointer<iovec>, skipping skip: Int) throws -> Int? {
         guard skip > 0 else {
-            return try Syscall.writev(fd, vectors.baseAddress!, Int32(vectors.count))
+            return try Syscall.send(fd, vectors: vectors.baseAddress!, Int32(vectors.count))
         }
         var remaining = skip
         var first = 0
@@ -177,7 +177,7 @@ public final class Connection {
             for i in 0..<rest { copy[i] = vectors[first + i] }
             copy[0].iov_base = copy[0].iov_base.map { $0 + remaining }
             copy[0].iov_len -= remaining
-            return try Syscall.writev(fd, copy.baseAddress!, Int32(rest))
+            return try Syscall.send(fd, vectors: copy.baseAddress!, Int32(rest))
         }
     }
 
@@ -245,7 +245,7 @@ public final class Connection {
                     guard let n = try reader.read(fd, buffer: buffer) else { return }
                     count = n
                 } else {
-                    guard let n = try Syscall.read(fd, buffer.baseAddress!, buffer.count) else { return }
+                    guard let n = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return }
                     count = n
                 }
             } catch {
@@ -276,7 +276,7 @@ public final class Connection {
             let count = output.fill(vectors, capacity: EventLoop.ioVectorCapacity)
             let written: Int
             do {
-                guard let n = try Syscall.writev(fd, vectors, Int32(count)) else { break }
+                guard let n = try Syscall.send(fd, vectors: vectors, Int32(count)) else { break }
                 written = n
             } catch {
                 fail(error, deferred: false)
@@ -297,7 +297,7 @@ public final class Connection {
         if !peerFinishedSending {
             withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer in
                 for _ in 0..<16 {
-                    guard let count = (try? Syscall.read(fd, buffer.baseAddress!, buffer.count)) ?? nil,
+                    guard let count = (try? Syscall.receive(fd, buffer.baseAddress!, buffer.count)) ?? nil,
                           count == buffer.count else { break }
                 }
             }

@@ -18,8 +18,6 @@ public typealias FileInfo = stat
 @inline(__always) func system_close(_ fd: Int32) -> Int32 { close(fd) }
 @inline(__always) func system_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
 @inline(__always) func system_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
-@inline(__always) func system_readv(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int { readv(fd, vectors, count) }
-@inline(__always) func system_writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int { writev(fd, vectors, count) }
 @inline(__always) func system_pread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int { pread(fd, buffer, count, offset) }
 @inline(__always) func system_pwrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int, _ offset: off_t) -> Int { pwrite(fd, buffer, count, offset) }
 @inline(__always) func system_fcntl(_ fd: Int32, _ command: Int32) -> Int32 { fcntl(fd, command) }
@@ -96,6 +94,23 @@ let socketFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     send(fd, buffer, count, Int32(MSG_NOSIGNAL))
     #else
     send(fd, buffer, count, 0)
+    #endif
+}
+@inline(__always) func system_recv(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { recv(fd, buffer, count, 0) }
+@inline(__always) func system_recvmsg(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int {
+    var message = msghdr()
+    message.msg_iov = UnsafeMutablePointer(mutating: vectors)
+    message.msg_iovlen = Int(count)
+    return recvmsg(fd, &message, 0)
+}
+@inline(__always) func system_sendmsg(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int {
+    var message = msghdr()
+    message.msg_iov = UnsafeMutablePointer(mutating: vectors)
+    message.msg_iovlen = Int(count)
+    #if os(Linux)
+    return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+    #else
+    return sendmsg(fd, &message, 0)
     #endif
 }
 @inline(__always) func system_kill(_ pid: Int32, _ signo: Int32) -> Int32 { kill(pid, signo) }

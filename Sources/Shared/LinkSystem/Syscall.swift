@@ -73,11 +73,6 @@ public enum Syscall {
         try retryingUnlessWouldBlock("read") { system_read(fd, buffer, count) }
     }
 
-    /// `readv(2)` on a non-blocking descriptor: `nil` when there is nothing to read.
-    public static func readv(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
-        try retryingUnlessWouldBlock("readv") { system_readv(fd, vectors, count) }
-    }
-
     /// `write(2)` on a non-blocking descriptor: `nil` when it cannot take anything.
     public static func write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) throws(SystemError) -> Int? {
         try retryingUnlessWouldBlock("write") { system_write(fd, buffer, count) }
@@ -89,9 +84,20 @@ public enum Syscall {
         try retryingUnlessWouldBlock("send") { system_send(fd, buffer, count) }
     }
 
-    /// `writev(2)` on a non-blocking descriptor: `nil` when it cannot take anything.
-    public static func writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
-        try retryingUnlessWouldBlock("writev") { system_writev(fd, vectors, count) }
+    /// `recv(2)` on a non-blocking socket: `nil` when there is nothing to read.
+    public static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws(SystemError) -> Int? {
+        try retryingUnlessWouldBlock("recv") { system_recv(fd, buffer, count) }
+    }
+
+    /// `recvmsg(2)` into `vectors` on a non-blocking socket: `nil` when there is nothing to read.
+    public static func receive(_ fd: Int32, vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
+        try retryingUnlessWouldBlock("recvmsg") { system_recvmsg(fd, vectors, count) }
+    }
+
+    /// `sendmsg(2)` of `vectors` on a non-blocking socket: `nil` when it cannot take anything;
+    /// a closed peer is `EPIPE`, never SIGPIPE.
+    public static func send(_ fd: Int32, vectors: UnsafePointer<iovec>, _ count: Int32) throws(SystemError) -> Int? {
+        try retryingUnlessWouldBlock("sendmsg") { system_sendmsg(fd, vectors, count) }
     }
 
     public static func setNonBlockingAndCloseOnExec(_ fd: Int32) throws(SystemError) {
