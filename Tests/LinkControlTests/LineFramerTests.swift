@@ -34,6 +34,51 @@ final class LineFramerTests: XCTestCase {
         return outputs
     }
 
+    /// The lines `pieces` make when fed one after the other to the lending `append`, copied.
+    private func feedLending(_ pieces: [[UInt8]], limit: Int) -> [LineFramerOutput] {
+        var framer = LineFramer(maximumLineLength: limit)
+        var outputs: [LineFramerOutput] = []
+        for piece in pieces {
+            piece.withUnsafeBytes { bytes in
+                framer.append(bytes) { output in
+                    switch output {
+                    case .line(let line): outputs.append(.line(Array(line)))
+                    case .tooLong(let length): outputs.append(.tooLong(length))
+                    }
+                    return true
+                }
+            }
+        }
+        return outputs
+    }
+
+    func testLentLinesAreTheQueuedOnesWhateverTheChunking() {
+        let stream = Array("one\ntwo\r\n\n\r\nthree\n123456789\n12345678\r\nfour".utf8)
+        let expected = ["one", "two", "three", "<tooLong 9>", "12345678"]
+        XCTAssertEqual(lines(feedAllAtOnce(stream, limit: 8)), expected)
+        XCTAssertEqual(lines(feedLending([stream], limit: 8)), expected)
+        XCTAssertEqual(lines(feedLending(stream.map { [$0] }, limit: 8)), ["one", "two", "three", "<tooLong 9>", "12345678"])
+        for split in 0...stream.count {
+            XCTAssertEqual(lines(feedLending([Array(stream[..<split]), Array(stream[split...])], limit: 8)), expected, "split at \(split)")
+        }
+    }
+
+    func testALineRefusedEndsTheFeeding() {
+        var framer = LineFramer()
+        var seen: [String] = []
+        Array("a\nb\nc\n".utf8).withUnsafeBytes { bytes in
+            framer.append(bytes) { output in
+                guard case .line(let line) = output else {
+                    XCTFail("\(output)")
+                    return false
+                }
+                seen.append(String(decoding: line, as: UTF8.self))
+                return seen.count < 2
+            }
+        }
+        XCTAssertEqual(seen, ["a", "b"], "nothing after the refused line is handed over")
+    }
+
     func testSplitsLinesTheSameWayWhateverTheChunking() {
         let stream = Array("one\ntwo\r\n\n\r\nthree\nfour".utf8)
         let expected = ["one", "two", "three"]

@@ -118,18 +118,24 @@ public enum ControlCodec {
 
     /// A success response line, including its `"\n"`: `{"id":7,"ok":true,"result":{...}}`.
     public static func success(id: JSONValue, result: JSONObject) -> [UInt8] {
-        // The envelope written around the result, not made an object first: every response
-        // pays for it.
         var bytes: [UInt8] = []
         // Room for most results (a message's reply of ten keys is about 230 bytes): growing
         // from a small guess cost two reallocations a response.
         bytes.reserveCapacity(512)
+        appendSuccess(id: id, result: result, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the line ``success(id:result:)`` makes to `bytes`: into a buffer kept for
+    /// every response of a connection, which then costs no allocation.
+    public static func appendSuccess(id: JSONValue, result: JSONObject, to bytes: inout [UInt8]) {
+        // The envelope written around the result, not made an object first: every response
+        // pays for it.
         bytes.append(contentsOf: successHead)
         JSON.serialize(id, into: &bytes)
         bytes.append(contentsOf: successMiddle)
         JSON.serialize(.object(result), into: &bytes)
         bytes.append(contentsOf: successEnd)
-        return bytes
     }
 
     private static let successHead = Array(#"{"id":"#.utf8)

@@ -30,26 +30,47 @@ public struct LineFramer: Sendable {
     /// Whether a too-long line is being dropped until its `"\n"`.
     public var isDiscarding: Bool { discarding }
 
-    /// Feeds bytes from the stream.
+    /// Feeds bytes from the stream; the lines they complete wait for ``next()``.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        var ready = self.ready
+        self.ready = FIFOQueue()
+        append(bytes) { output in
+            switch output {
+            case .line(let line): ready.append(.line(Array(line)))
+            case .tooLong(let length): ready.append(.tooLong(length))
+            }
+            return true
+        }
+        self.ready = ready
+    }
+
+    /// Feeds bytes from the stream and hands each line or too-long marker they complete to
+    /// `body` at once, in stream order, for as long as `body` returns true (the bytes after
+    /// the line it refused are dropped). A line is lent for the call: from `bytes` when it
+    /// arrived whole in them, without a copy.
+    ///
+    /// - Precondition: nothing waits for ``next()``.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, each body: (LineFramerLentOutput) -> Bool) {
+        precondition(ready.isEmpty, "lines wait for next(): the lent and the queued would leave out of order")
         let newline = UInt8(ascii: "\n")
         var start = 0
         while start < bytes.count {
             let end = Self.index(of: newline, in: bytes, from: start)
             let chunkEnd = end ?? bytes.count
             let chunk = UnsafeRawBufferPointer(rebasing: bytes[start..<chunkEnd])
+            start = chunkEnd + (end == nil ? 0 : 1)
             if discarding {
                 if end != nil { discarding = false }
             } else if end != nil {
-                completeLine(with: chunk)
+                guard completeLine(with: chunk, body) else { return }
             } else if partial.count + chunk.count > maximumLineLength + 1 {
-                emit(.tooLong(partial.count + chunk.count))
+                let length = partial.count + chunk.count
                 partial = []
                 discarding = true
+                guard body(.tooLong(length)) else { return }
             } else {
                 partial.append(contentsOf: chunk)
             }
-            start = chunkEnd + (end == nil ? 0 : 1)
         }
     }
 
@@ -70,22 +91,20 @@ public struct LineFramer: Sendable {
         return base.distance(to: UnsafeRawPointer(found))
     }
 
-    private mutating func completeLine(with chunk: UnsafeRawBufferPointer) {
-        let lastByte = chunk.last ?? partial.last
-        let length = partial.count + chunk.count - (lastByte == UInt8(ascii: "\r") ? 1 : 0)
-        defer { partial.removeAll(keepingCapacity: partial.count <= 4096) }
-        if length > maximumLineLength {
-            emit(.tooLong(length))
-            return
+    /// Ends the line held back with `chunk` and hands it to `body`: what `body` returns.
+    private mutating func completeLine(with chunk: UnsafeRawBufferPointer, _ body: (LineFramerLentOutput) -> Bool) -> Bool {
+        if partial.isEmpty {
+            // The common case: the whole line arrived in one read.
+            let length = chunk.count - (chunk.last == UInt8(ascii: "\r") ? 1 : 0)
+            if length > maximumLineLength { return body(.tooLong(length)) }
+            guard length > 0 else { return true }
+            return body(.line(UnsafeRawBufferPointer(rebasing: chunk[..<length]).assumingMemoryBound(to: UInt8.self)))
         }
-        guard length > 0 else { return }
-        var line = partial
-        line.append(contentsOf: chunk)
-        line.removeLast(line.count - length)
-        emit(.line(line))
-    }
-
-    private mutating func emit(_ output: LineFramerOutput) {
-        ready.append(output)
+        partial.append(contentsOf: chunk)
+        defer { partial.removeAll(keepingCapacity: partial.capacity <= 4096) }
+        let length = partial.count - (partial.last == UInt8(ascii: "\r") ? 1 : 0)
+        if length > maximumLineLength { return body(.tooLong(length)) }
+        guard length > 0 else { return true }
+        return partial.withUnsafeBufferPointer { body(.line(UnsafeBufferPointer(rebasing: $0[..<length]))) }
     }
 }

@@ -22,6 +22,10 @@ final class ControlClientConnection {
     fileprivate(set) var isSubscribed = false
     /// Receives `trace.entry` events (`trace.get {"follow": true}`).
     fileprivate(set) var followsTrace = false
+    /// The line of the answer being written: kept, with its capacity, for the next one.
+    private var responseLine: [UInt8] = []
+    /// The most the kept response line holds on to between answers.
+    static let keptResponseCapacity = 16 << 10
     /// Output held while the client does not read (events are dropped past the limit).
     static let maximumPendingOutput = 16 << 20
 
@@ -46,17 +50,23 @@ final class ControlClientConnection {
     }
 
     func respond(id: JSONValue, result: JSONObject) {
-        write(ControlCodec.success(id: id, result: result))
+        guard connection.isOpen else { return }
+        ControlCodec.appendSuccess(id: id, result: result, to: &responseLine)
+        connection.write(responseLine)
+        // The capacity kept for the next answer, unless an answer made it large.
+        responseLine.removeAll(keepingCapacity: responseLine.capacity <= Self.keptResponseCapacity)
     }
 
     func respond(id: JSONValue?, error: ControlError) {
         write(ControlCodec.failure(id: id, error: error))
     }
 
-    fileprivate func lines(from bytes: UnsafeRawBufferPointer, _ body: (LineFramerOutput) -> Void) {
-        framer.append(bytes)
-        while connection.isOpen, let output = framer.next() {
+    /// Hands `body` each line `bytes` complete (lent from them where it arrived whole), until
+    /// the connection closes.
+    fileprivate func lines(from bytes: UnsafeRawBufferPointer, _ body: (LineFramerLentOutput) -> Void) {
+        framer.append(bytes) { output in
             body(output)
+            return connection.isOpen
         }
     }
 }
