@@ -12,7 +12,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var framer = LineFramer(maximumLineLength: 4096)
     framer.append(UnsafeRawBufferPointer(start: data, count: size))
     framer.append(contentsOf: [UInt8(ascii: "\n")])
-    while let output = framer.next() {
+    var outputs: [LineFramerOutput] = []
+    while let output = framer.next() { outputs.append(output) }
+    checkLentLines(UnsafeRawBufferPointer(start: data, count: size), are: outputs)
+    for output in outputs {
         guard case .line(let line) = output else { continue }
         checkJSON(line)
         guard case .success(let request) = ControlCodec.parseRequest(line: line) else { continue }
@@ -21,6 +24,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = ControlCodec.success(id: request.id, result: request.args)
     }
     return 0
+}
+
+/// The lines lent by `LineFramer.append(_:each:)` are the queued ones, the input split in two
+/// where its first byte says.
+private func checkLentLines(_ input: UnsafeRawBufferPointer, are queued: [LineFramerOutput]) {
+    var framer = LineFramer(maximumLineLength: 4096)
+    var lent: [LineFramerOutput] = []
+    let split = input.isEmpty ? 0 : Int(input[0]) % input.count
+    for piece in [UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])] {
+        framer.append(piece) { output in
+            switch output {
+            case .line(let line): lent.append(.line(Array(line)))
+            case .tooLong(let length): lent.append(.tooLong(length))
+            }
+            return true
+        }
+    }
+    [UInt8(ascii: "\n")].withUnsafeBytes { newline in
+        framer.append(newline) { output in
+            switch output {
+            case .line(let line): lent.append(.line(Array(line)))
+            case .tooLong(let length): lent.append(.tooLong(length))
+            }
+            return true
+        }
+    }
+    precondition(lent == queued, "lent lines differ from the queued ones")
 }
 
 private func checkJSON(_ line: [UInt8]) {
