@@ -32,6 +32,7 @@ final class SequenceMapTests: XCTestCase {
                 model[key] = nil
             default:
                 XCTAssertEqual(map[key], model[key], "seed \(seed) step \(step)")
+                XCTAssertEqual(map.contains(key), model[key] != nil, "seed \(seed) step \(step)")
             }
             XCTAssertEqual(map.count, model.count)
             if step % 5_000 == 0 {

@@ -49,6 +49,13 @@ public struct SequenceMap<Value> {
         }
     }
 
+    /// Whether `key` has a value: without copying the value out (a closure's or an object's
+    /// copy is a retain and a release).
+    @inlinable
+    public func contains(_ key: UInt64) -> Bool {
+        find(key) != nil
+    }
+
     /// Sets the value of `key` (below `UInt64.max`); returns the value it replaced.
     @inlinable
     @discardableResult

@@ -66,7 +66,7 @@ struct TimerHeap {
     }
 
     private mutating func dropCancelledAtTop() {
-        while let top = entries.first, bodies[top.sequence] == nil {
+        while let top = entries.first, !bodies.contains(top.sequence) {
             _ = popTop()
             cancelledInHeap -= 1
         }
@@ -82,7 +82,7 @@ struct TimerHeap {
     }
 
     private mutating func compact() {
-        entries.removeAll { bodies[$0.sequence] == nil }
+        entries.removeAll { !bodies.contains($0.sequence) }
         cancelledInHeap = 0
         var index = entries.count / 2
         while index > 0 {
