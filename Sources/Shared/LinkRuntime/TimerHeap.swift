@@ -66,6 +66,8 @@ struct TimerHeap {
     }
 
     private mutating func dropCancelledAtTop() {
+        // With none cancelled in the heap the top is live: no look at the table, twice a turn.
+        guard cancelledInHeap > 0 else { return }
         while let top = entries.first, !bodies.contains(top.sequence) {
             _ = popTop()
             cancelledInHeap -= 1
