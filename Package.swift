@@ -40,7 +40,7 @@ let package = Package(
         // hands out itself.
         .target(name: "LinkCollections", path: "Sources/Shared/LinkCollections", swiftSettings: speed),
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["LinkCrypto"], path: "Sources/WireProtocol", swiftSettings: speed),
+        .target(name: "WireProtocol", dependencies: ["LinkCrypto", "LinkCollections"], path: "Sources/WireProtocol", swiftSettings: speed),
         // The WCSession rules as a state machine: no sockets, no clock.
         .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON", "LinkCollections"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
         // Durable queues and state in SQLite.
@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol", "LinkCollections"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
         // The control protocol: requests, responses, events and errors as JSON lines; the
         // property-list mapping to JSON; the WatchLink home's file names.
-        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
+        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem", "LinkCollections"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
         .target(name: "LinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkClient"),
         // Trace entries of the daemons as JSON values: merging the traces of several daemons and

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LinkCollections
 
 /// Writes a `bplist00` file: header, objects, offset table, 32-byte trailer.
 ///

@@ -1,3 +1,5 @@
+import LinkCollections
+
 /// Cuts a byte stream into frames, incrementally: a two-state machine that waits for a
 /// 4-byte header, then for the body it declares.
 ///

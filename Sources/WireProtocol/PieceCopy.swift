@@ -1,3 +1,5 @@
+import LinkCollections
+
 /// Copies of payload bytes in pieces of at most 2 KiB.
 ///
 /// glibc's `memcpy` copies 2 KiB and more with `rep movsb`, which on AMD Zen cores runs about

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import LinkJSON
 import WireProtocol
+import LinkCollections
 
 /// Property-list values written as JSON.
 ///
@@ -251,9 +252,10 @@ private enum FlatJSONText {
             case .boolean(let flag): size += flag ? 4 : 5
             }
         }
-        var text = [UInt8](repeating: 0, count: size)
-        text.withUnsafeMutableBufferPointer { buffer in
-            var out = buffer.baseAddress!
+        // Not `[UInt8](repeating:count:)`: its allocation looks the storage's type up at run
+        // time (`ByteArrays`).
+        return ByteArrays.writing(count: size) { start in
+            var out = start
             func put(_ byte: UInt8) {
                 out.pointee = byte
                 out += 1
@@ -280,9 +282,8 @@ private enum FlatJSONText {
                 }
             }
             put(UInt8(ascii: "}"))
-            precondition(out == buffer.baseAddress! + size, "the JSON text's size was worked out wrong")
+            precondition(out == start + size, "the JSON text's size was worked out wrong")
         }
-        return text
     }
 
     /// Whether JSON takes the ASCII bytes inside quotes as they are.

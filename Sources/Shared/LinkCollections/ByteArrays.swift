@@ -3,10 +3,10 @@
 /// entry point that looks the storage's type up at run time, about 450 instructions, more
 /// than copying a short payload or writing a small property list. Here the array is reserved
 /// (specialized, no lookup) and then counted without writing a byte.
-enum ByteArrays {
+public enum ByteArrays {
     /// `count` bytes not yet written: the caller writes every one it reads.
-    @inline(__always)
-    static func unwritten(count: Int) -> [UInt8] {
+    @inlinable @inline(__always)
+    public static func unwritten(count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
         bytes.append(contentsOf: UnwrittenBytes(count: count))
@@ -14,8 +14,8 @@ enum ByteArrays {
     }
 
     /// `count` bytes, each written by `write` (given the first byte's address).
-    @inline(__always)
-    static func writing(count: Int, _ write: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows -> [UInt8] {
+    @inlinable @inline(__always)
+    public static func writing(count: Int, _ write: (UnsafeMutablePointer<UInt8>) throws -> Void) rethrows -> [UInt8] {
         var bytes = unwritten(count: count)
         try bytes.withUnsafeMutableBufferPointer { buffer in
             if let base = buffer.baseAddress { try write(base) }
@@ -26,17 +26,24 @@ enum ByteArrays {
 
 /// `count` bytes left as they are: appended to an array with room for them, it sets the
 /// array's count without writing a byte (whoever appends it writes every byte it reads).
-private struct UnwrittenBytes: Sequence {
-    let count: Int
+@usableFromInline
+struct UnwrittenBytes: Sequence {
+    @usableFromInline let count: Int
 
+    @inlinable
+    init(count: Int) { self.count = count }
+
+    @usableFromInline
     struct Iterator: IteratorProtocol {
-        mutating func next() -> UInt8? { nil }
+        @inlinable init() {}
+        @inlinable mutating func next() -> UInt8? { nil }
     }
 
-    func makeIterator() -> Iterator { Iterator() }
+    @inlinable func makeIterator() -> Iterator { Iterator() }
 
-    var underestimatedCount: Int { count }
+    @inlinable var underestimatedCount: Int { count }
 
+    @inlinable
     func _copyContents(initializing buffer: UnsafeMutableBufferPointer<UInt8>) -> (Iterator, Int) {
         precondition(buffer.count >= count, "no room for the unwritten bytes")
         return (Iterator(), count)
