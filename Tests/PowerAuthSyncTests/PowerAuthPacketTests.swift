@@ -81,6 +81,7 @@ final class PowerAuthPacketTests: XCTestCase {
     /// JSON: ours but broken.
     func testBrokenPacketsGetTheRightOutcome() {
         let notProcessed = ["", "PAwc1", #"PAwc1{"a":1}"#, #"XAwc1{"target":"session:main"}"#, #"pawc1{"target":"session:main"}"#,
+                            #"PAwc2{"target":"session:main"}"#,
                             #"{"target":"session:main","activationCmd":"get_session"}"#]
         for text in notProcessed {
             XCTAssertEqual(PowerAuthPacket.decode(Array(text.utf8)), .notProcessed, text)

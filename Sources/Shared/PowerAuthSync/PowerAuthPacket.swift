@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LinkControl
 import LinkJSON
 import WireProtocol
@@ -137,7 +142,7 @@ public struct PowerAuthPacket: Hashable, Sendable {
 
     /// Reads a packet the way the SDK's session manager does.
     public static func decode(_ bytes: [UInt8]) -> Decoding {
-        guard bytes.count >= minimumLength, bytes.starts(with: magic) else { return .notProcessed }
+        guard carriesMagic(bytes) else { return .notProcessed }
         let value: JSONValue
         do { value = try JSON.parse(bytes[magic.count...]) } catch {
             return .broken("the packet's JSON is invalid: \(error)")
@@ -158,9 +163,20 @@ public struct PowerAuthPacket: Hashable, Sendable {
         return .packet(PowerAuthPacket(target: target, payload: object, error: error))
     }
 
-    /// Whether the SDK's `processReceivedMessageData` would take these bytes (return YES).
+    /// Whether the SDK's `processReceivedMessageData` would take these bytes (return YES):
+    /// `decode(bytes) != .notProcessed`, without reading the packet (asked of every message
+    /// data a session receives).
     @Sendable public static func isProcessed(_ bytes: [UInt8]) -> Bool {
-        decode(bytes) != .notProcessed
+        carriesMagic(bytes)
+    }
+
+    /// Whether `bytes` are long enough for a packet and start with the magic: all that decides
+    /// whether the SDK takes them.
+    private static func carriesMagic(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= minimumLength else { return false }
+        return bytes.withUnsafeBytes { data in
+            magic.withUnsafeBytes { magic in memcmp(data.baseAddress!, magic.baseAddress!, magic.count) == 0 }
+        }
     }
 
     /// The packet bytes of a userInfo dictionary, when it holds Data under ``userInfoKey``.
