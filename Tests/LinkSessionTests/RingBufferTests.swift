@@ -18,6 +18,26 @@ final class RingBufferTests: XCTestCase {
         XCTAssertEqual(ring.elements, [7], "one element is kept even when it alone is over budget")
     }
 
+    /// Random appends against a plain array that keeps the same budget: the same elements in
+    /// the same order, across growth and every wrap of the circle.
+    func testKeepsWhatAPlainListWouldWhereverTheCircleWraps() {
+        var generator = SystemRandomNumberGenerator()
+        for (capacity, weightCapacity) in [(1, Int.max), (3, 100), (16, 1_000), (40, 300), (100, Int.max)] {
+            var ring = RingBuffer<Int>(capacity: capacity, weightCapacity: weightCapacity)
+            var model: [(value: Int, weight: Int)] = []
+            for value in 0..<2_000 {
+                let weight = Int.random(in: 0...60, using: &generator)
+                ring.append(value, weight: weight)
+                model.append((value, weight))
+                if model.count > capacity { model.removeFirst() }
+                while model.count > 1, model.reduce(0, { $0 + $1.weight }) > weightCapacity { model.removeFirst() }
+                XCTAssertEqual(ring.elements, model.map(\.value), "capacity \(capacity), budget \(weightCapacity), after \(value)")
+                XCTAssertEqual(ring.count, model.count)
+                XCTAssertEqual(ring.totalWeight, model.reduce(0, { $0 + $1.weight }))
+            }
+        }
+    }
+
     func testAnEvictedElementIsReleasedAtOnce() {
         var ring = RingBuffer<Payload>(capacity: 1_000, weightCapacity: 64)
         weak var first: Payload?

@@ -1,10 +1,13 @@
 /// A FIFO that keeps the newest elements within a count and a byte budget.
 ///
-/// An element is released as soon as it falls out of the budget; the slots it leaves are
-/// reclaimed in bulk, so an append costs O(1) amortised.
+/// The elements sit in a circle of slots that grows (doubling) up to `capacity`: an append
+/// writes one slot and an eviction empties one, releasing its element at once, with nothing
+/// moved (a list of received messages appends and evicts one at a time).
 struct RingBuffer<Element> {
-    private var storage: [(element: Element?, weight: Int)] = []
+    private var slots: [(element: Element?, weight: Int)] = []
+    /// The slot of the oldest element.
     private var head = 0
+    private(set) var count = 0
     private(set) var totalWeight = 0
     let capacity: Int
     let weightCapacity: Int
@@ -15,24 +18,46 @@ struct RingBuffer<Element> {
         self.weightCapacity = weightCapacity
     }
 
-    var count: Int { storage.count - head }
-
     mutating func append(_ element: Element, weight: Int = 0) {
-        storage.append((element, weight))
-        totalWeight += weight
-        while count > 1, count > capacity || totalWeight > weightCapacity {
-            totalWeight -= storage[head].weight
-            storage[head] = (nil, 0)
-            head += 1
+        if count == capacity {
+            removeOldest()
+        } else if count == slots.count {
+            grow()
         }
-        if head > 64, head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
+        slots[slot(count)] = (element, weight)
+        count += 1
+        totalWeight += weight
+        while count > 1, totalWeight > weightCapacity {
+            removeOldest()
         }
     }
 
     /// Oldest first.
     var elements: [Element] {
-        storage[head...].map { $0.element! }
+        (0..<count).map { slots[slot($0)].element! }
+    }
+
+    /// The slot of the element `offset` places after the oldest.
+    @inline(__always)
+    private func slot(_ offset: Int) -> Int {
+        let index = head + offset
+        return index < slots.count ? index : index - slots.count
+    }
+
+    private mutating func removeOldest() {
+        totalWeight -= slots[head].weight
+        slots[head] = (nil, 0)
+        head = slot(1)
+        count -= 1
+    }
+
+    /// Room for more, the elements laid out from slot 0 again.
+    private mutating func grow() {
+        var grown: [(element: Element?, weight: Int)] = []
+        grown.reserveCapacity(min(capacity, max(16, 2 * slots.count)))
+        for offset in 0..<count { grown.append(slots[slot(offset)]) }
+        while grown.count < grown.capacity { grown.append((nil, 0)) }
+        slots = grown
+        head = 0
     }
 }
