@@ -137,6 +137,9 @@ final class PlistJSONTests: XCTestCase {
         let json = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
         XCTAssertEqual(JSON.serialize(json),
                        #"{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}"#)
+        let reply = try XCTUnwrap(PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: bytes))
+        XCTAssertEqual(JSON.serialize(.object(reply)),
+                       #"{"reply":{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}}"#)
     }
 
     /// The JSON of an encoded dictionary, written from its bytes or decoded first, is what its
@@ -328,7 +331,15 @@ final class PlistJSONTests: XCTestCase {
             let expected = JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes)))
             let written = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
             XCTAssertEqual(JSON.serialize(written), expected, "\(dictionary)")
+            // As the one member of a reply's result: the same text inside, whether the flat
+            // path writes the member with it or the object is made around it.
+            for member in ["reply", "a \"quoted\" key"] {
+                let object = try XCTUnwrap(PlistJSON.jsonObject(member: member, fromEncodedDictionary: bytes))
+                XCTAssertEqual(JSON.serialize(.object(object)), JSON.serialize(.object([member: .string("")]))
+                    .replacingOccurrences(of: #":"""#, with: ":" + expected), "\(member): \(dictionary)")
+            }
         }
+        XCTAssertNil(PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: Array("not a property list".utf8)))
     }
 
     /// Keys and strings are checked for what JSON escapes eight bytes at a time, then byte by

@@ -114,13 +114,25 @@ public enum PlistJSON {
         return json(fromEntries: entries)
     }
 
+    /// The object of one member, `key`, whose value is the JSON object of an encoded
+    /// property-list dictionary (``json(fromEncodedDictionary:)``); nil when `bytes` do not
+    /// hold a dictionary. A small flat dictionary is written with its member's key as one
+    /// compact text (a reply's `{"reply":{...}}`), which the serializer copies whole.
+    public static func jsonObject(member key: String, fromEncodedDictionary bytes: [UInt8]) -> JSONObject? {
+        var key = key
+        let text = key.withUTF8 { key in FlatJSONText.isPlain(key) ? flatDictionaryText(bytes, member: key) : nil }
+        if let text { return JSONObject(compactText: text) }
+        return json(fromEncodedDictionary: bytes).map { JSONObject(member: key, $0) }
+    }
+
     /// The compact JSON text of a small flat dictionary with nothing to escape
-    /// (``PropertyListCodec/readFlatDictionary(_:into:)``); nil for any other.
-    private static func flatDictionaryText(_ bytes: [UInt8]) -> [UInt8]? {
+    /// (``PropertyListCodec/readFlatDictionary(_:into:)``), as the value of the one member
+    /// `member` (a key with nothing to escape) when given; nil for any other dictionary.
+    private static func flatDictionaryText(_ bytes: [UInt8], member: UnsafeBufferPointer<UInt8>? = nil) -> [UInt8]? {
         bytes.withUnsafeBufferPointer { buffer in
             withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
                 guard let count = PropertyListCodec.readFlatDictionary(buffer, into: entries) else { return nil }
-                return FlatJSONText.plain(UnsafeBufferPointer(rebasing: entries[0..<count]))
+                return FlatJSONText.plain(UnsafeBufferPointer(rebasing: entries[0..<count]), member: member)
             }
         }
     }
@@ -231,19 +243,22 @@ private struct JSONTextWalker: PropertyListWalker {
 /// pass into text of the exact size: for a small one read by the check's loop and for one
 /// collected by ``FlatJSONWalker``.
 private enum FlatJSONText {
-    /// The JSON text of flat members, or nil when a key or a string needs an escape.
-    static func plain(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8]? {
+    /// The JSON text of flat members (wrapped as the value of `member`, when given), or nil
+    /// when a key or a string needs an escape.
+    static func plain(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>, member: UnsafeBufferPointer<UInt8>? = nil) -> [UInt8]? {
         for entry in entries {
             guard isPlain(entry.key) else { return nil }
             if case .asciiString(let string) = entry.value, !isPlain(string) { return nil }
         }
-        return write(entries)
+        return write(entries, member: member)
     }
 
-    /// The JSON text of flat members whose keys and strings need no escape.
-    static func write(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>) -> [UInt8] {
+    /// The JSON text of flat members whose keys and strings need no escape: an object, or
+    /// `{"member":{...}}` when `member` (a key with nothing to escape) is given.
+    static func write(_ entries: UnsafeBufferPointer<FlatDictionaryEntry>, member: UnsafeBufferPointer<UInt8>? = nil) -> [UInt8] {
         let count = entries.count
         var size = 2 + max(0, count - 1)
+        if let member { size += member.count + 5 }
         for index in 0..<count {
             size += entries[index].key.count + 3
             switch entries[index].value {
@@ -266,6 +281,11 @@ private enum FlatJSONText {
                 out += bytes.count
                 put(UInt8(ascii: "\""))
             }
+            if let member {
+                put(UInt8(ascii: "{"))
+                put(quoted: member)
+                put(UInt8(ascii: ":"))
+            }
             put(UInt8(ascii: "{"))
             for index in 0..<count {
                 if index > 0 { put(UInt8(ascii: ",")) }
@@ -282,6 +302,7 @@ private enum FlatJSONText {
                 }
             }
             put(UInt8(ascii: "}"))
+            if member != nil { put(UInt8(ascii: "}")) }
             precondition(out == start + size, "the JSON text's size was worked out wrong")
         }
     }

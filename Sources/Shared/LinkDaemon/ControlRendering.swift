@@ -27,8 +27,10 @@ enum ControlRendering {
             return object
         case .reply(let content):
             switch content {
-            // Every answered message.send: one member, without a literal's array.
-            case .dictionary(let dictionary): return JSONObject(member: "reply", dictionaryJSON(dictionary.encoded))
+            // Every answered message.send: one member (a flat reply written with it as one text).
+            case .dictionary(let dictionary):
+                return PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: dictionary.encoded)
+                    ?? JSONObject(member: "reply", .object([:]))
             case .data(let bytes): return JSONObject(member: "replyData", PlistJSON.json(from: .data(bytes)))
             }
         case .received(let items):
