@@ -100,13 +100,13 @@ let socketFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 @inline(__always) func system_recvmsg(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int {
     var message = msghdr()
     message.msg_iov = UnsafeMutablePointer(mutating: vectors)
-    message.msg_iovlen = Int(count)
+    message.msg_iovlen = .init(count)
     return recvmsg(fd, &message, 0)
 }
 @inline(__always) func system_sendmsg(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int32) -> Int {
     var message = msghdr()
     message.msg_iov = UnsafeMutablePointer(mutating: vectors)
-    message.msg_iovlen = Int(count)
+    message.msg_iovlen = .init(count)
     #if os(Linux)
     return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
     #else
