@@ -102,6 +102,11 @@ public enum PlistJSON {
         // A small flat dictionary (ASCII strings without anything to escape, integers,
         // booleans: most replies) is read by the loop that checked it and written in one pass.
         if let text = flatDictionaryText(bytes) { return .object(JSONObject(compactText: text)) }
+        return walkedOrDecoded(bytes)
+    }
+
+    /// ``json(fromEncodedDictionary:)`` for a dictionary the one-pass writer did not take.
+    private static func walkedOrDecoded(_ bytes: [UInt8]) -> JSONValue? {
         // Any other of the common form is walked: what is flat is collected, then handed to a
         // JSONWriter, which writes the rest as the walk goes on.
         let walked = withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
@@ -120,9 +125,11 @@ public enum PlistJSON {
     /// compact text (a reply's `{"reply":{...}}`), which the serializer copies whole.
     public static func jsonObject(member key: String, fromEncodedDictionary bytes: [UInt8]) -> JSONObject? {
         var key = key
-        let text = key.withUTF8 { key in FlatJSONText.isPlain(key) ? flatDictionaryText(bytes, member: key) : nil }
-        if let text { return JSONObject(compactText: text) }
-        return json(fromEncodedDictionary: bytes).map { JSONObject(member: key, $0) }
+        let keyIsPlain = key.withUTF8 { FlatJSONText.isPlain($0) }
+        guard keyIsPlain else { return json(fromEncodedDictionary: bytes).map { JSONObject(member: key, $0) } }
+        if let text = key.withUTF8({ flatDictionaryText(bytes, member: $0) }) { return JSONObject(compactText: text) }
+        // The one-pass writer has had its try.
+        return walkedOrDecoded(bytes).map { JSONObject(member: key, $0) }
     }
 
     /// The compact JSON text of a small flat dictionary with nothing to escape
