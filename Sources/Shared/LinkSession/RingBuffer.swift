@@ -53,10 +53,11 @@ struct RingBuffer<Element> {
 
     /// Room for more, the elements laid out from slot 0 again.
     private mutating func grow() {
+        let size = min(capacity, max(16, 2 * slots.count))
         var grown: [(element: Element?, weight: Int)] = []
-        grown.reserveCapacity(min(capacity, max(16, 2 * slots.count)))
+        grown.reserveCapacity(size)
         for offset in 0..<count { grown.append(slots[slot(offset)]) }
-        while grown.count < grown.capacity { grown.append((nil, 0)) }
+        grown.append(contentsOf: repeatElement((element: Element?.none, weight: 0), count: size - count))
         slots = grown
         head = 0
     }
