@@ -41,10 +41,7 @@ final class LineFramerTests: XCTestCase {
         for piece in pieces {
             piece.withUnsafeBytes { bytes in
                 framer.append(bytes) { output in
-                    switch output {
-                    case .line(let line): outputs.append(.line(Array(line)))
-                    case .tooLong(let length): outputs.append(.tooLong(length))
-                    }
+                    outputs.append(LineFramerOutput(output))
                     return true
                 }
             }

@@ -34,19 +34,13 @@ private func checkLentLines(_ input: UnsafeRawBufferPointer, are queued: [LineFr
     let split = input.isEmpty ? 0 : Int(input[0]) % input.count
     for piece in [UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])] {
         framer.append(piece) { output in
-            switch output {
-            case .line(let line): lent.append(.line(Array(line)))
-            case .tooLong(let length): lent.append(.tooLong(length))
-            }
+            lent.append(LineFramerOutput(output))
             return true
         }
     }
     [UInt8(ascii: "\n")].withUnsafeBytes { newline in
         framer.append(newline) { output in
-            switch output {
-            case .line(let line): lent.append(.line(Array(line)))
-            case .tooLong(let length): lent.append(.tooLong(length))
-            }
+            lent.append(LineFramerOutput(output))
             return true
         }
     }

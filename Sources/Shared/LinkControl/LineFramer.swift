@@ -35,10 +35,7 @@ public struct LineFramer: Sendable {
         var ready = self.ready
         self.ready = FIFOQueue()
         append(bytes) { output in
-            switch output {
-            case .line(let line): ready.append(.line(Array(line)))
-            case .tooLong(let length): ready.append(.tooLong(length))
-            }
+            ready.append(LineFramerOutput(output))
             return true
         }
         self.ready = ready

@@ -16,3 +16,13 @@ public enum LineFramerLentOutput {
     /// that line is discarded.
     case tooLong(Int)
 }
+
+extension LineFramerOutput {
+    /// A lent line's bytes copied, to keep.
+    public init(_ lent: LineFramerLentOutput) {
+        switch lent {
+        case .line(let line): self = .line(Array(line))
+        case .tooLong(let length): self = .tooLong(length)
+        }
+    }
+}
