@@ -3,7 +3,8 @@ import XCTest
 
 final class ASCIITests: XCTestCase {
     func testFindsTheFirstNonASCIIByteAtEveryPositionAndAlignment() {
-        for length in 0...40 {
+        // Short lengths through the 8-byte and byte steps; around one and two 128-byte steps.
+        for length in Array(0...40) + [127, 128, 129, 135, 136, 255, 256, 263, 300] {
             for offset in 0..<8 {
                 let ascii = [UInt8](repeating: 0x61, count: offset + length)
                 ascii.withUnsafeBytes { raw in
@@ -11,13 +12,13 @@ final class ASCIITests: XCTestCase {
                 }
                 for position in 0..<length {
                     var bytes = ascii
-                    bytes[offset + position] = 0x80 | UInt8(position)
+                    bytes[offset + position] = 0x80 | UInt8(position & 0x7F)
                     if position + 1 < length { bytes[offset + position + 1] = 0xFF }
                     bytes.withUnsafeBytes { raw in
                         XCTAssertEqual(ASCII.firstNonASCII(UnsafeRawBufferPointer(rebasing: raw[offset...])), position,
                                        "length \(length), offset \(offset)")
                     }
-                    XCTAssertEqual(ASCII.firstNonASCIIByte(in: bytes[offset...]), 0x80 | UInt8(position))
+                    XCTAssertEqual(ASCII.firstNonASCIIByte(in: bytes[offset...]), 0x80 | UInt8(position & 0x7F))
                 }
             }
         }
