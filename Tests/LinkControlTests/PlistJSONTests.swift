@@ -342,17 +342,20 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertNil(PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: Array("not a property list".utf8)))
     }
 
-    /// Keys and strings are checked for what JSON escapes eight bytes at a time, then byte by
-    /// byte: every length up to past two words, each byte to escape at each place, and strings
-    /// to escape right after plain ones in the property list.
+    /// Keys and strings are checked for what JSON escapes in blocks, eight bytes at a time,
+    /// then byte by byte: every length up to past two words and some past two blocks, each
+    /// byte to escape at each place (around the blocks' ends in the long ones), and strings to
+    /// escape right after plain ones in the property list.
     func testShortStringsToEscapeAreFoundAtEveryPlace() throws {
         let toEscape: [Character] = ["\"", "\\", "\u{01}", "\u{1F}", "\n"]
         var cases: [[String: PropertyListValue]] = []
-        for length in 0...18 {
+        for length in Array(0...18) + [63, 64, 65, 100] {
             let plain = String(repeating: "p", count: length)
             cases.append(["k": .string(plain), "l": .string("\"" + plain)])
             cases.append([plain + "k": .string("v"), plain + "l\"": .string("w")])
-            for place in 0..<length {
+            // Long strings (scanned in blocks) at the start, around a block's end and at the end.
+            let places = length <= 18 ? Array(0..<length) : [0, 31, 32, 40, length - 1]
+            for place in places {
                 for byte in toEscape {
                     var chars = Array(plain)
                     chars[place] = byte

@@ -86,10 +86,11 @@ final class JSONParserTests: XCTestCase {
         XCTAssertGreaterThan(checked, 4_000)
     }
 
-    /// Strings are scanned eight bytes at a time: a quote, an escape, a control character,
-    /// valid and invalid UTF-8 are each found at every place in and around a word.
+    /// Strings are scanned 32 and then eight bytes at a time: a quote, an escape, a control
+    /// character, valid and invalid UTF-8 are each found at every place in and around a word
+    /// and a block.
     func testEveryPlaceOfASpecialByteInAString() throws {
-        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33] {
+        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33, 40, 63, 64, 65, 70] {
             for place in 0..<length {
                 func text(_ special: [UInt8]) -> [UInt8] {
                     var bytes = Array(repeating: UInt8(ascii: "a"), count: length)

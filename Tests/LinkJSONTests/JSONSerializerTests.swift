@@ -8,10 +8,11 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertEqual(value.description, JSON.serialize(value))
     }
 
-    /// Strings are scanned eight bytes at a time: a byte to escape is found at every place in
-    /// and around a word, and the text is the one a byte-by-byte escape gives.
+    /// Strings are scanned 32 and then eight bytes at a time: a byte to escape is found at
+    /// every place in and around a word and a block, and the text is the one a byte-by-byte
+    /// escape gives.
     func testEveryPlaceOfAByteToEscape() {
-        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33] {
+        for length in [1, 7, 8, 9, 15, 16, 17, 24, 33, 40, 63, 64, 65, 70] {
             for place in 0..<length {
                 for special in ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{E9}", " "] {
                     var characters = Array(repeating: "a", count: length)

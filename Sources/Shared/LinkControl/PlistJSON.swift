@@ -314,9 +314,24 @@ private enum FlatJSONText {
         }
     }
 
-    /// Whether JSON takes the ASCII bytes inside quotes as they are.
+    /// Whether JSON takes the ASCII bytes inside quotes as they are. Most keys and strings are
+    /// short and scanned in words here; a long one (the walk's) in blocks, in a function of
+    /// its own, so that this one calls nothing on its way and saves no registers.
     static func isPlain(_ ascii: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = JSONStringBytes.skipPlainWords(ascii, from: 0, nonASCIIIsPlain: true)
+        if ascii.count >= 64 { return isPlainLong(ascii) }
+        return isPlain(ascii, from: JSONStringBytes.skipPlainWords(ascii, from: 0, nonASCIIIsPlain: true))
+    }
+
+    @inline(never)
+    private static func isPlainLong(_ ascii: UnsafeBufferPointer<UInt8>) -> Bool {
+        isPlain(ascii, from: JSONStringBytes.skipPlain(ascii, from: 0, nonASCIIIsPlain: true))
+    }
+
+    /// Whether the bytes from `index` on, fewer than a word's or from the first that is not
+    /// plain, are plain.
+    @inline(__always)
+    private static func isPlain(_ ascii: UnsafeBufferPointer<UInt8>, from index: Int) -> Bool {
+        var index = index
         while index < ascii.count {
             let byte = ascii[index]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }

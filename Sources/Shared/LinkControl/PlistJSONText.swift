@@ -273,7 +273,7 @@ extension JSONTextScanning {
         index += 1
         let start = index
         while true {
-            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: !asciiOnly)
+            index = JSONStringBytes.skipPlain(bytes, from: index, nonASCIIIsPlain: !asciiOnly)
             guard index < bytes.count else { return nil }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {

@@ -240,7 +240,7 @@ struct JSONParser {
     private mutating func skipPlainString() -> Bool {
         index += 1
         while true {
-            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
+            index = JSONStringBytes.skipPlain(bytes, from: index, nonASCIIIsPlain: false)
             guard index < bytes.count else { return false }
             let byte = bytes[index]
             index += 1
@@ -312,7 +312,7 @@ struct JSONParser {
         var decoded: [UInt8] = []
         var runStart = index
         while true {
-            index = JSONStringBytes.skipPlainWords(bytes, from: index, nonASCIIIsPlain: false)
+            index = JSONStringBytes.skipPlain(bytes, from: index, nonASCIIIsPlain: false)
             guard index < bytes.count else {
                 throw JSONParseError(offset: open, message: "unterminated string")
             }

@@ -109,7 +109,7 @@ enum JSONSerializer {
         var runStart = 0
         var index = 0
         while true {
-            index = JSONStringBytes.skipPlainWords(utf8, from: index, nonASCIIIsPlain: true)
+            index = JSONStringBytes.skipPlain(utf8, from: index, nonASCIIIsPlain: true)
             guard index < utf8.count else { break }
             let byte = utf8[index]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
