@@ -3,11 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LinkControl
 import LinkJSON
 import WireProtocol
@@ -173,10 +168,7 @@ public struct PowerAuthPacket: Hashable, Sendable {
     /// Whether `bytes` are long enough for a packet and start with the magic: all that decides
     /// whether the SDK takes them.
     private static func carriesMagic(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= minimumLength else { return false }
-        return bytes.withUnsafeBytes { data in
-            magic.withUnsafeBytes { magic in memcmp(data.baseAddress!, magic.baseAddress!, magic.count) == 0 }
-        }
+        bytes.count >= minimumLength && bytes.starts(with: magic)
     }
 
     /// The packet bytes of a userInfo dictionary, when it holds Data under ``userInfoKey``.
