@@ -12,6 +12,10 @@
  *                                  what one read(2) of up to 64 KiB returns: the daemons' way of
  *                                  waiting and reading, with no work of theirs (the `rtt` child
  *                                  blocks in read(2), reading the length and then the payload)
+ *   unix_frames rtt-evented SIZE COUNT
+ *                                  as rtt-epoll, and the parent too waits in epoll_wait(2)
+ *                                  before each read of up to 64 KiB: both daemons' system
+ *                                  calls on a round trip, with no work of theirs
  *   unix_frames relay SIZE COUNT   round trips through a relay: the parent's frame goes to a
  *                                  process that waits in epoll_wait(2) and passes on what it
  *                                  reads to a third, which echoes it the same way; the
@@ -76,6 +80,34 @@ static void round_trips(int fd, unsigned char *buf, size_t frame, long count) {
     free(lat);
 }
 
+/* As round_trips, waiting in epoll_wait before each read of what has come, as a daemon does. */
+static void evented_round_trips(int fd, unsigned char *buf, size_t frame, long count) {
+    int ep = epoll_create1(0);
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = fd}, ready;
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &event);
+    static unsigned char in[1 << 16];
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)count);
+    for (long i = 0; i < count; i++) {
+        uint64_t t0 = now_ns();
+        write_all(fd, buf, frame);
+        for (size_t got = 0; got < frame;) {
+            if (epoll_wait(ep, &ready, 1, -1) < 0) { if (errno == EINTR) continue; perror("epoll_wait"); exit(1); }
+            ssize_t r = read(fd, in, sizeof in);
+            if (r < 0) { if (errno == EINTR || errno == EAGAIN) continue; perror("read"); exit(1); }
+            if (r == 0) { fprintf(stderr, "the other end closed\n"); exit(1); }
+            got += (size_t)r;
+        }
+        lat[i] = now_ns() - t0;
+    }
+    qsort(lat, (size_t)count, sizeof(uint64_t), compare);
+    double sum = 0;
+    for (long i = 0; i < count; i++) sum += (double)lat[i];
+    printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
+           lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+    free(lat);
+    close(ep);
+}
+
 /* Waits in epoll_wait on `a` (and `b` when not -1); what arrives on `a` is written to `to_a`,
  * what arrives on `b` to `to_b`. Returns at the end of a stream. */
 static void pass_on(int a, int to_a, int b, int to_b) {
@@ -103,9 +135,10 @@ static void pass_on(int a, int to_a, int b, int to_b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s rtt|rtt-epoll|oneway|relay SIZE COUNT\n", argv[0]); return 2; }
+    if (argc != 4) { fprintf(stderr, "usage: %s rtt|rtt-epoll|rtt-evented|oneway|relay SIZE COUNT\n", argv[0]); return 2; }
     int relay = strcmp(argv[1], "relay") == 0;
-    int epoll_echo = strcmp(argv[1], "rtt-epoll") == 0;
+    int evented = strcmp(argv[1], "rtt-evented") == 0;
+    int epoll_echo = evented || strcmp(argv[1], "rtt-epoll") == 0;
     int rtt = relay || epoll_echo || strcmp(argv[1], "rtt") == 0;
     size_t size = (size_t)atol(argv[2]);
     long count = atol(argv[3]);
@@ -176,7 +209,8 @@ int main(int argc, char **argv) {
     }
     close(sv[1]);
     if (rtt) {
-        round_trips(sv[0], buf, frame, count);
+        if (evented) evented_round_trips(sv[0], buf, frame, count);
+        else round_trips(sv[0], buf, frame, count);
     } else {
         uint64_t t0 = now_ns();
         for (long i = 0; i < count; i++) write_all(sv[0], buf, frame);
