@@ -62,6 +62,16 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Prints the p50, p99 and mean of COUNT round trips (nanoseconds, sorted here) and frees them. */
+static void print_latencies(uint64_t *lat, long count) {
+    qsort(lat, (size_t)count, sizeof(uint64_t), compare);
+    double sum = 0;
+    for (long i = 0; i < count; i++) sum += (double)lat[i];
+    printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
+           lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
+    free(lat);
+}
+
 /* Sends the frame in `buf` COUNT times on `fd`, reading it back each time; prints the
  * round trips' p50, p99 and mean. */
 static void round_trips(int fd, unsigned char *buf, size_t frame, long count) {
@@ -72,12 +82,7 @@ static void round_trips(int fd, unsigned char *buf, size_t frame, long count) {
         if (!read_all(fd, buf, frame)) { fprintf(stderr, "the other end closed\n"); exit(1); }
         lat[i] = now_ns() - t0;
     }
-    qsort(lat, (size_t)count, sizeof(uint64_t), compare);
-    double sum = 0;
-    for (long i = 0; i < count; i++) sum += (double)lat[i];
-    printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
-           lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
-    free(lat);
+    print_latencies(lat, count);
 }
 
 /* As round_trips, waiting in epoll_wait before each read of what has come, as a daemon does. */
@@ -99,12 +104,7 @@ static void evented_round_trips(int fd, unsigned char *buf, size_t frame, long c
         }
         lat[i] = now_ns() - t0;
     }
-    qsort(lat, (size_t)count, sizeof(uint64_t), compare);
-    double sum = 0;
-    for (long i = 0; i < count; i++) sum += (double)lat[i];
-    printf("{\"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}\n", lat[count / 2] / 1e3,
-           lat[(long)(count * 0.99)] / 1e3, sum / count / 1e3);
-    free(lat);
+    print_latencies(lat, count);
     close(ep);
 }
 
