@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import call  # noqa: E402  (the benchmark's control client)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUTPUT = os.path.join(ROOT, "Sources", "hot-functions.order")
 
@@ -40,23 +43,6 @@ WORKLOADS = [
     ("userInfo, durable", "bench.userInfo", {"size": 100, "count": 5000}, 5000),
 ]
 CONTROL_SENDS = 1000  # message.send through phoned's control socket, 132 B and 16 KiB
-
-
-def call(path, op, args=None):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(600)
-        s.connect(path)
-        s.sendall((json.dumps({"id": 1, "op": op, "args": args or {}}) + "\n").encode())
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(1 << 20)
-            if not chunk:
-                raise RuntimeError(f"{op}: connection closed")
-            data += chunk
-    response = json.loads(data)
-    if not response.get("ok"):
-        raise RuntimeError(f"{op}: {response.get('error')}")
-    return response["result"]
 
 
 def control_sends(path, size, count):
@@ -99,7 +85,7 @@ def profile(bin_dir, profiled, out_dir):
                        f"--callgrind-out-file={out_dir}/{name}.%p.out"] + cmd
             procs[name] = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
         phone, watch = os.path.join(home, "phone.ctl"), os.path.join(home, "watch.ctl")
-        wait_for(lambda: call(phone, "status")["isReachable"] and call(watch, "status"), "the pair")
+        wait_for(lambda: call(phone, "status", timeout=5)["isReachable"] and call(watch, "status", timeout=5), "the pair")
         call(watch, "replies.set", {"mode": "echo"})
         pid = str(procs[profiled].pid)
         files = {}
@@ -117,7 +103,7 @@ def profile(bin_dir, profiled, out_dir):
             files[name] = os.path.join(out_dir, new)
 
         for name, op, args, _ in WORKLOADS:
-            measured(name, lambda: call(phone, op, args))
+            measured(name, lambda: call(phone, op, args, timeout=600))
         if profiled == "phoned":
             for size in (132, 16384):
                 measured(f"control message.send {size} B", lambda: control_sends(phone, size, CONTROL_SENDS))
