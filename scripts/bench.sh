@@ -23,6 +23,14 @@ release=(-c release --static-swift-stdlib --build-path .build/static)
 swift build "${release[@]}" --product phoned >&2
 swift build "${release[@]}" --product watchd >&2
 bin=$(swift build "${release[@]}" --show-bin-path)
+# The release link lays the hot functions side by side (Package.swift). A build directory from
+# before those flags keeps objects built without them, and a list that names functions the code
+# no longer has lays out fewer: either way the figures are not the layout's, and this says so.
+if ! python3 scripts/bench/hot_functions.py --check "$bin"; then
+  echo "bench.sh: warning: the daemons in $bin do not have the hot functions side by side:" \
+       "remove .build/static, or write Sources/hot-functions.order again" \
+       "(scripts/bench/hot_functions.py) if the hot functions changed" >&2
+fi
 ref=$(mktemp -d /tmp/wlref-XXXXXX)
 trap 'rm -rf "$ref"' EXIT
 cc -O2 -o "$ref/unix_frames" scripts/bench/unix_frames.c

@@ -12,6 +12,10 @@ message summed over the workloads.
 
 Usage: python3 scripts/bench/hot_functions.py BIN_DIR   (a release build's bin directory;
 needs valgrind)
+       python3 scripts/bench/hot_functions.py --check BIN_DIR
+           exits 1 when the daemons there do not have the listed functions side by side (a
+           build directory made before the release flags changed keeps objects built without
+           them: remove it and build again)
 """
 import collections
 import json
@@ -172,7 +176,28 @@ def shared_section_symbols():
     return symbols
 
 
+def check(bin_dir, first=150, span_limit=256 << 10):
+    """Whether the first `first` listed functions of each daemon lie within `span_limit` bytes."""
+    listed = open(OUTPUT).read().split()[:first]
+    laid_out = True
+    for daemon in ("phoned", "watchd"):
+        addresses = {}
+        for line in subprocess.check_output(["nm", os.path.join(bin_dir, daemon)], text=True).split("\n"):
+            fields = line.split()
+            if len(fields) == 3:
+                addresses.setdefault(fields[2], int(fields[0], 16))
+        found = [addresses[name] for name in listed if name in addresses]
+        span = max(found) - min(found) if found else 0
+        if len(found) < first // 2 or span > span_limit:
+            print(f"{daemon}: the {first} hottest listed functions ({len(found)} found) span {span >> 10} KiB, "
+                  f"not side by side", file=sys.stderr)
+            laid_out = False
+    return laid_out
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        sys.exit(0 if check(os.path.abspath(sys.argv[2])) else 1)
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     bin_dir = os.path.abspath(sys.argv[1])
