@@ -3,19 +3,21 @@ import PackageDescription
 
 /// Release builds leave out the run-time exclusivity checks: on the link's hot path they were
 /// a third of the instructions a message costs (docs/performance.md). Debug builds, which run
-/// the tests and the sanitizers, keep them. Each function gets a section of its own, for the
-/// daemons' link below.
-let speed: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"],
-                                          .when(configuration: .release))]
+/// the tests and the sanitizers, keep them. On Linux each function gets an ELF section of its
+/// own, for the daemons' link below.
+let speed: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
+]
 
-/// The daemons' release link (lld, from the Swift toolchain) lays the functions every message
-/// runs through side by side, in the order of Sources/hot-functions.order, which
+/// The daemons' release link on Linux (lld, from the Swift toolchain) lays the functions every
+/// message runs through side by side, in the order of Sources/hot-functions.order, which
 /// scripts/bench/hot_functions.py writes from callgrind profiles of the benchmark's workloads:
 /// scattered over the 30 MB binary they took 78 pages and as many TLB entries a round trip
 /// (docs/performance.md). A function the list names and the build no longer has is skipped.
 let hotLayout: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/hot-functions.order",
-                  "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
+                  "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 let package = Package(
