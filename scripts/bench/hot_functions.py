@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import call  # noqa: E402  (the benchmark's control client)
+from run import Pair, call  # noqa: E402  (the benchmark's pair of daemons and control client)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUTPUT = os.path.join(ROOT, "Sources", "hot-functions.order")
@@ -64,14 +63,11 @@ def control_sends(path, size, count):
                 raise RuntimeError(f"message.send: {answer.get('error')}")
 
 
-def wait_for(predicate, what, seconds=120):
+def wait_for(predicate, what, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except (OSError, RuntimeError, ValueError):
-            pass
+        if predicate():
+            return
         time.sleep(0.05)
     raise RuntimeError(f"timed out waiting for {what}")
 
@@ -80,23 +76,17 @@ def profile(bin_dir, profiled, out_dir):
     """Runs the workloads with `profiled` (phoned or watchd) under callgrind; returns
     {workload: callgrind output file}."""
     home = tempfile.mkdtemp(prefix="wlhot-", dir="/tmp")
-    procs = {}
+    callgrind = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--demangle=no",
+                 f"--callgrind-out-file={out_dir}/{profiled}.%p.out"]
+    pair = None
     try:
-        for name in ("phoned", "watchd"):
-            cmd = [os.path.join(bin_dir, name), "--home", home, "--activate", "--log-level", "warning"]
-            if name == profiled:
-                cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--demangle=no",
-                       f"--callgrind-out-file={out_dir}/{name}.%p.out"] + cmd
-            procs[name] = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
-        phone, watch = os.path.join(home, "phone.ctl"), os.path.join(home, "watch.ctl")
-        wait_for(lambda: call(phone, "status", timeout=5)["isReachable"] and call(watch, "status", timeout=5), "the pair")
-        call(watch, "replies.set", {"mode": "echo"})
-        pid = str(procs[profiled].pid)
+        pair = Pair(bin_dir, home, wrap={profiled: callgrind}, start_timeout=120)
+        call(pair.watch, "replies.set", {"mode": "echo"})
+        pid = str(pair.procs[profiled].pid)
         files = {}
 
         def measured(name, run):
-            run()  # warm-up
-            subprocess.run(["callgrind_control", "--zero", pid], check=True, stdout=subprocess.DEVNULL)
+            run()  # warm-up, not counted: instrumentation is off
             subprocess.run(["callgrind_control", "-i", "on", pid], check=True, stdout=subprocess.DEVNULL)
             run()
             subprocess.run(["callgrind_control", "-i", "off", pid], check=True, stdout=subprocess.DEVNULL)
@@ -107,20 +97,14 @@ def profile(bin_dir, profiled, out_dir):
             files[name] = os.path.join(out_dir, new)
 
         for name, op, args, _ in WORKLOADS:
-            measured(name, lambda: call(phone, op, args, timeout=600))
+            measured(name, lambda: call(pair.phone, op, args, timeout=600))
         if profiled == "phoned":
             for size in (132, 16384):
-                measured(f"control message.send {size} B", lambda: control_sends(phone, size, CONTROL_SENDS))
+                measured(f"control message.send {size} B", lambda: control_sends(pair.phone, size, CONTROL_SENDS))
         return files
     finally:
-        for proc in procs.values():
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs.values():
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if pair:
+            pair.stop()
         shutil.rmtree(home, ignore_errors=True)
 
 

@@ -67,24 +67,31 @@ def pin_process(pid, cpus):
 
 
 class Pair:
-    def __init__(self, bin_dir, home, extra=()):
+    """phoned and watchd on `home`, activated and linked. `wrap` names a command to run a
+    daemon under (valgrind for a profile), which may need a longer `start_timeout`."""
+    def __init__(self, bin_dir, home, extra=(), wrap=None, start_timeout=10):
         self.home = home
         self.procs = {}
         for name in ("phoned", "watchd"):
             self.procs[name] = subprocess.Popen(
-                [os.path.join(bin_dir, name), "--home", home, "--activate", "--log-level", "warning", *extra],
+                [*(wrap or {}).get(name, ()), os.path.join(bin_dir, name), "--home", home, "--activate",
+                 "--log-level", "warning", *extra],
                 stderr=open(os.path.join(home, name + ".log"), "w"))
         self.phone = os.path.join(home, "phone.ctl")
         self.watch = os.path.join(home, "watch.ctl")
-        deadline = time.monotonic() + 10
-        wait_ready(self.phone, deadline)
-        wait_ready(self.watch, deadline)
-        while time.monotonic() < deadline:
-            if call(self.phone, "status")["isReachable"]:
-                break
-            time.sleep(0.005)
-        else:
-            raise RuntimeError("the pair did not become reachable")
+        deadline = time.monotonic() + start_timeout
+        try:
+            wait_ready(self.phone, deadline)
+            wait_ready(self.watch, deadline)
+            while time.monotonic() < deadline:
+                if call(self.phone, "status")["isReachable"]:
+                    break
+                time.sleep(0.005)
+            else:
+                raise RuntimeError("the pair did not become reachable")
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self):
         for proc in self.procs.values():
