@@ -46,7 +46,14 @@ status=0
 swift test --build-path "$build_path" --skip-build "$@" 2>&1 | tee "$logs/swift.log" || status=$?
 # XCTest: "Test Case 'Suite.test' skipped (0.001 seconds)."; Swift Testing: "Test name() skipped".
 swift_skipped=$(grep -cE "^Test Case '.*' skipped|^[^ ]* ?Test [^ ]+ skipped" "$logs/swift.log" || true)
-[ "$status" -eq 0 ] || { echo "test.sh: swift test failed (exit $status); $swift_skipped skipped" >&2; exit "$status"; }
+if [ "$status" -ne 0 ]; then
+    # The failures again, last, where a log cut to its tail still shows them: XCTest's
+    # "file:line: error: Suite.test : ..." and "Test Case '...' failed", Swift Testing's "✘".
+    echo "test.sh: what failed:" >&2
+    grep -E ": error: |^Test Case '.*' failed|✘" "$logs/swift.log" | cut -c1-400 | tail -40 >&2 || true
+    echo "test.sh: swift test failed (exit $status); $swift_skipped skipped" >&2
+    exit "$status"
+fi
 scripts/test-push.sh -rs 2>&1 | tee "$logs/push.log" || status=$?
 push_skipped=$(grep -oE "[0-9]+ skipped" "$logs/push.log" | tail -1 | grep -oE "^[0-9]+" || true)
 push_skipped=${push_skipped:-0}

@@ -121,25 +121,16 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         let created = try p.call("pa.token.create", args(["name": "possession"]))
 
         // Concurrent requests for one name share one message (the phone answers 300 ms late).
-        let w2 = try client(watch(of: w))
+        // Both requests go in one write, so watchd has both before any answer can come back,
+        // however late the test's threads run.
         let phoneEvents = try subscribed(phone)
         _ = try p.call("link.set", ["latencyMs": 300])
-        let answers = ConcurrentAnswers()
-        let group = DispatchGroup()
-        let request = args(["name": "possession"])
-        for (index, connection) in [w, w2].enumerated() {
-            let box = UncheckedClient(client: connection)
-            group.enter()
-            DispatchQueue.global().async {
-                answers.set(index, try? box.client.call("pa.token.request", request))
-                group.leave()
-            }
-        }
-        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
-        for answer in answers.all(2) {
-            XCTAssertEqual(answer?["tokenIdentifier"], created["tokenIdentifier"])
-            XCTAssertEqual(answer?["source"], "phone")
-            XCTAssertNil(answer?["tokenSecret"], "the watch never hands out the secret")
+        let answers = try Self.pipelined(w.socketPath, [("pa.token.request", args(["name": "possession"])),
+                                                        ("pa.token.request", args(["name": "possession"]))])
+        for answer in answers {
+            XCTAssertEqual(answer["tokenIdentifier"], created["tokenIdentifier"])
+            XCTAssertEqual(answer["source"], "phone")
+            XCTAssertNil(answer["tokenSecret"], "the watch never hands out the secret")
         }
         // Both answers are in, so the phone has handled every request; its next event marks the end.
         _ = try p.call("app.setState", ["state": "background"])
@@ -378,8 +369,36 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
 
     // MARK: - Helpers
 
-    private func watch(of client: ControlClient) throws -> DaemonProcess {
-        try XCTUnwrap(daemons.first { $0.name == "watchd" })
+    /// Sends `requests` to the control socket at `path` in one write and returns their results
+    /// in the order sent (each must succeed).
+    private static func pipelined(_ path: String, _ requests: [(op: String, args: JSONObject)]) throws -> [JSONObject] {
+        let fd = try UnixSocket.connectBlocking(path: path)
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        for (index, request) in requests.enumerated() {
+            bytes += ControlCodec.request(ControlRequest(id: .int(Int64(index)), op: request.op, args: request.args))
+        }
+        try UnixSocket.writeAll(fd, bytes)
+        var results: [Int: JSONObject] = [:]
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while results.count < requests.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else {
+                throw NSError(domain: "pipelined", code: 1,
+                              userInfo: [NSLocalizedDescriptionKey: "\(results.count) of \(requests.count) answers before EOF or 5 s"])
+            }
+            received += buffer[0..<n]
+            while let end = received.firstIndex(of: UInt8(ascii: "\n")) {
+                let answer = try JSON.parse(received[..<end])
+                received.removeSubrange(...end)
+                guard case .int(let id)? = answer["id"], answer["ok"] == true, case .object(let result)? = answer["result"] else {
+                    throw NSError(domain: "pipelined", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a success: \(answer)"])
+                }
+                results[Int(id)] = result
+            }
+        }
+        return (0..<requests.count).map { results[$0] ?? [:] }
     }
 
     /// `PowerAuth a="1", b="2"` → `["a": "1", "b": "2"]`.
@@ -393,27 +412,4 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         }
         return fields
     }
-}
-
-/// Answers collected from several threads.
-private final class ConcurrentAnswers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Int: JSONObject] = [:]
-
-    func set(_ index: Int, _ value: JSONObject?) {
-        lock.lock()
-        values[index] = value
-        lock.unlock()
-    }
-
-    func all(_ count: Int) -> [JSONObject?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return (0..<count).map { values[$0] }
-    }
-}
-
-/// A client handed to another thread (its calls are thread-safe).
-private struct UncheckedClient: @unchecked Sendable {
-    let client: ControlClient
 }
