@@ -379,24 +379,15 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
             bytes += ControlCodec.request(ControlRequest(id: .int(Int64(index)), op: request.op, args: request.args))
         }
         try UnixSocket.writeAll(fd, bytes)
+        var reader = LineReader(fd: fd)
         var results: [Int: JSONObject] = [:]
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while results.count < requests.count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else {
-                throw NSError(domain: "pipelined", code: 1,
-                              userInfo: [NSLocalizedDescriptionKey: "\(results.count) of \(requests.count) answers before EOF or 5 s"])
+            let line = try XCTUnwrap(reader.nextLine(), "\(results.count) of \(requests.count) answers before EOF or 5 s")
+            let answer = try JSON.parse(line)
+            guard case .int(let id)? = answer["id"], answer["ok"] == true, case .object(let result)? = answer["result"] else {
+                throw ControlClientError.invalidResponse("not a success: \(answer)")
             }
-            received += buffer[0..<n]
-            while let end = received.firstIndex(of: UInt8(ascii: "\n")) {
-                let answer = try JSON.parse(received[..<end])
-                received.removeSubrange(...end)
-                guard case .int(let id)? = answer["id"], answer["ok"] == true, case .object(let result)? = answer["result"] else {
-                    throw NSError(domain: "pipelined", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a success: \(answer)"])
-                }
-                results[Int(id)] = result
-            }
+            results[Int(id)] = result
         }
         return (0..<requests.count).map { results[$0] ?? [:] }
     }

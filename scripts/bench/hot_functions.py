@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -48,19 +47,10 @@ WORKLOADS = [
 CONTROL_SENDS = 1000  # message.send through phoned's control socket, 132 B and 16 KiB
 
 
-def control_sends(path, size, count):
-    """`count` message.send of a 10-key dictionary of about `size` bytes, one at a time."""
-    value = "x" * max(1, (size - 70) // 10)
-    line = (json.dumps({"id": 1, "op": "message.send", "args": {
-        "message": {f"k{k}": value for k in range(10)}, "wantsReply": True}}) + "\n").encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(path)
-        reader = s.makefile("rb")
-        for _ in range(count):
-            s.sendall(line)
-            answer = json.loads(reader.readline())
-            if not answer.get("ok"):
-                raise RuntimeError(f"message.send: {answer.get('error')}")
+def control_sends(client, path, size, count):
+    """`count` message.send of the benchmark's 10-key dictionary of about `size` bytes, one at
+    a time, by the benchmark's own client (scripts/bench/control_client.c, built as `client`)."""
+    subprocess.run([client, "rtt", path, str(size), str(count)], check=True, stdout=subprocess.DEVNULL)
 
 
 def wait_for(predicate, what, seconds):
@@ -72,7 +62,7 @@ def wait_for(predicate, what, seconds):
     raise RuntimeError(f"timed out waiting for {what}")
 
 
-def profile(bin_dir, profiled, out_dir):
+def profile(bin_dir, profiled, out_dir, client):
     """Runs the workloads with `profiled` (phoned or watchd) under callgrind; returns
     {workload: callgrind output file}."""
     home = tempfile.mkdtemp(prefix="wlhot-", dir="/tmp")
@@ -100,7 +90,7 @@ def profile(bin_dir, profiled, out_dir):
             measured(name, lambda: call(pair.phone, op, args, timeout=600))
         if profiled == "phoned":
             for size in (132, 16384):
-                measured(f"control message.send {size} B", lambda: control_sends(pair.phone, size, CONTROL_SENDS))
+                measured(f"control message.send {size} B", lambda: control_sends(client, pair.phone, size, CONTROL_SENDS))
         return files
     finally:
         if pair:
@@ -191,8 +181,10 @@ def main():
     total = collections.Counter()
     workloads = collections.Counter()
     try:
+        client = os.path.join(out_dir, "control_client")
+        subprocess.run(["cc", "-O2", "-o", client, os.path.join(ROOT, "scripts", "bench", "control_client.c")], check=True)
         for daemon in ("phoned", "watchd"):
-            for workload, path in profile(bin_dir, daemon, out_dir).items():
+            for workload, path in profile(bin_dir, daemon, out_dir, client).items():
                 for function, cost in self_costs(path, daemon).items():
                     per_message = cost / messages[workload]
                     if per_message >= 1:
