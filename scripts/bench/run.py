@@ -253,8 +253,8 @@ def main():
             # round, so that a row's twenty runs spread over the whole ten seconds of the loop:
             # when each row took its twenty runs one after the other (1.5 s), a spell could
             # cover all of them and none of a neighbouring reference's best (the 16 KiB data
-            # row read 1.34x in one of eight repetitions, 1.11-1.17x in the others; in turn,
-            # 1.14-1.15x in all eight). Throughput is measured eight times, in runs of a few
+            # row read 1.34x in one of fourteen repetitions, 1.11-1.17x in the others; in turn,
+            # 1.14-1.15x in eight of eight). Throughput is measured eight times, in runs of a few
             # tenths of a second: what is sustained, not a burst. Both daemons are busy then,
             # so a slow spell on either core slows WatchLink, where the reference's reader
             # has time to spare: five runs were sometimes all caught in one.
