@@ -1,4 +1,3 @@
-import Foundation
 import PushKit
 
 /// The app's delegate, registering for File Provider pushes as Apple's page "Using push

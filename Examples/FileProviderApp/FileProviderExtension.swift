@@ -1,5 +1,4 @@
 import FileProvider
-import Foundation
 import PushKit
 
 /// The File Provider extension, registering for pushes in its `init()` as Apple's page shows.

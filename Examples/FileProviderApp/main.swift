@@ -1,5 +1,4 @@
 import FileProvider
-import Foundation
 
 // A File Provider app written against Apple's PushKit and File Provider APIs: the app
 // delegate and one extension object a domain register for `fileProvider` pushes as Apple's

@@ -1,4 +1,3 @@
-import Foundation
 import WatchConnectivity
 
 /// One line on standard output, written at once (a test reads it while the app runs).

@@ -1,4 +1,3 @@
-import Foundation
 import WatchConnectivity
 
 // Written as Apple's WatchConnectivity documentation and sample code show it, against the

@@ -1,0 +1,3 @@
+// Apple's FileProvider module re-exports Foundation: app code that imports only FileProvider uses
+// NSObject, Data, URL and DispatchQueue through it, and so does code written against this one.
+@_exported import Foundation
