@@ -1,25 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Release builds leave out the run-time exclusivity checks: on the link's hot path they were
-/// a third of the instructions a message costs (docs/performance.md). Debug builds, which run
-/// the tests and the sanitizers, keep them. On Linux each function gets an ELF section of its
-/// own, for the daemons' link below.
-let speed: [SwiftSetting] = [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
-]
-
-/// The daemons' release link on Linux (lld, from the Swift toolchain) lays the functions every
-/// message runs through side by side, in the order of Sources/hot-functions.order, which
-/// scripts/bench/hot_functions.py writes from callgrind profiles of the benchmark's workloads:
-/// scattered over the 30 MB binary they took 78 pages and as many TLB entries a round trip
-/// (docs/performance.md). A function the list names and the build no longer has is skipped.
-let hotLayout: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/hot-functions.order",
-                  "-Xlinker", "--no-warn-symbol-ordering"], .when(platforms: [.linux], configuration: .release)),
-]
-
 let package = Package(
     name: "WatchLink",
     products: [
@@ -46,28 +27,28 @@ let package = Package(
         // The small crypto helpers over OpenSSL's libcrypto: HMAC-SHA256, SHA-256, AES-128,
         // secure random bytes, constant-time comparison, P-256 keys and ECDSA signatures,
         // base64url, the OpenSSL error queue.
-        .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto", swiftSettings: speed),
+        .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto"),
         // JSON (RFC 8259): values, a strict parser, a serializer. The one JSON stack of the
         // daemons: control lines, PowerAuth and push state files.
-        .target(name: "LinkJSON", path: "Sources/Shared/LinkJSON", swiftSettings: speed),
+        .target(name: "LinkJSON", path: "Sources/Shared/LinkJSON"),
         // Containers the hot paths share: a map keyed by the sequence numbers the program
         // hands out itself.
-        .target(name: "LinkCollections", path: "Sources/Shared/LinkCollections", swiftSettings: speed),
+        .target(name: "LinkCollections", path: "Sources/Shared/LinkCollections"),
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["LinkCrypto", "LinkCollections"], path: "Sources/WireProtocol", swiftSettings: speed),
+        .target(name: "WireProtocol", dependencies: ["LinkCrypto", "LinkCollections"], path: "Sources/WireProtocol"),
         // The WCSession rules as a state machine: no sockets, no clock.
-        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON", "LinkCollections"], path: "Sources/Shared/LinkSession", swiftSettings: speed),
+        .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON", "LinkCollections"], path: "Sources/Shared/LinkSession"),
         // Durable queues and state in SQLite.
-        .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore", swiftSettings: speed),
+        .target(name: "LinkStore", dependencies: ["CSQLite", "LinkSystem"], path: "Sources/Shared/LinkStore"),
         // Every system call, wrapped once: the platform chosen in one file, EINTR retried in one
         // place, failures as a typed Errno. Sockets (Unix and TCP), files, pollers (epoll,
         // poll(2)), signals, wake-ups, peer credentials.
-        .target(name: "LinkSystem", dependencies: ["CSystem"], path: "Sources/Shared/LinkSystem", swiftSettings: speed),
+        .target(name: "LinkSystem", dependencies: ["CSystem"], path: "Sources/Shared/LinkSystem"),
         // The event loop, timers, connections and logging, over LinkSystem.
-        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol", "LinkCollections"], path: "Sources/Shared/LinkRuntime", swiftSettings: speed),
+        .target(name: "LinkRuntime", dependencies: ["LinkSystem", "WireProtocol", "LinkCollections"], path: "Sources/Shared/LinkRuntime"),
         // The control protocol: requests, responses, events and errors as JSON lines; the
         // property-list mapping to JSON; the WatchLink home's file names.
-        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem", "LinkCollections"], path: "Sources/Shared/LinkControl", swiftSettings: speed),
+        .target(name: "LinkControl", dependencies: ["WireProtocol", "LinkJSON", "LinkSystem", "LinkCollections"], path: "Sources/Shared/LinkControl"),
         // The control client (a reader thread, Foundation): linkctl and tests, never the daemons.
         .target(name: "LinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/Shared/LinkClient"),
         // Trace entries of the daemons as JSON values: merging the traces of several daemons and
@@ -75,7 +56,7 @@ let package = Package(
         .target(name: "LinkTrace", dependencies: ["LinkJSON"], path: "Sources/Shared/LinkTrace"),
         // One daemon: runtime + session + control wired together.
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl", "LinkTrace", "LinkCollections"],
-                path: "Sources/Shared/LinkDaemon", swiftSettings: speed),
+                path: "Sources/Shared/LinkDaemon"),
 
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
         .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
@@ -93,10 +74,8 @@ let package = Package(
                     path: "Tests/PushKitAPITests"),
 
         // The executables: flag parsing and wiring only.
-        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned", swiftSettings: speed,
-                          linkerSettings: hotLayout),
-        .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd", swiftSettings: speed,
-                          linkerSettings: hotLayout),
+        .executableTarget(name: "phoned", dependencies: ["LinkDaemon", "PushEmulator", "PowerAuthSync"], path: "Sources/phoned"),
+        .executableTarget(name: "watchd", dependencies: ["LinkDaemon", "PowerAuthSync"], path: "Sources/watchd"),
         .executableTarget(name: "linkctl", dependencies: ["LinkControl", "LinkJSON", "LinkClient", "LinkTrace"], path: "Sources/linkctl"),
 
         // The app side: start a phone and its watches from this package's daemons for a test;
@@ -140,11 +119,11 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // PushKit and an APNs provider endpoint, run by phoned.
         .target(name: "PushEmulator", dependencies: ["LinkDaemon", "LinkSystem", "LinkRuntime", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "CNGHTTP2", "CSSL"],
-                path: "Sources/Shared/PushEmulator", swiftSettings: speed),
+                path: "Sources/Shared/PushEmulator"),
         .testTarget(name: "PushEmulatorTests", dependencies: ["PushEmulator", "LinkControl", "LinkJSON", "LinkSystem", "CSSL", "LinkCrypto", "TestSupport"], path: "Tests/PushEmulatorTests"),
         // PowerAuth SDK watch synchronisation, run by phoned and watchd.
         .target(name: "PowerAuthSync", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "WireProtocol", "LinkCrypto", "LinkJSON", "PowerAuthServer"],
-                path: "Sources/Shared/PowerAuthSync", swiftSettings: speed),
+                path: "Sources/Shared/PowerAuthSync"),
         .testTarget(name: "PowerAuthSyncTests", dependencies: ["PowerAuthSync", "PowerAuthServer", "LinkDaemon", "LinkRuntime",
                                                             "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol"],
                     path: "Tests/PowerAuthSyncTests"),
@@ -162,7 +141,7 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
-                path: "Sources/Shared/PowerAuthServer", swiftSettings: speed),
+                path: "Sources/Shared/PowerAuthServer"),
         .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore", "TestSupport"],
                     path: "Tests/PowerAuthServerTests",
                     exclude: ["Vectors"]),

@@ -18,12 +18,8 @@ if ! command -v h2load >/dev/null 2>&1 || ! command -v nghttpd >/dev/null 2>&1; 
     brew install nghttp2
   fi
 fi
-# Release daemons link the Swift runtime statically: only the pages they use are loaded.
-release=(-c release --static-swift-stdlib --build-path .build/static)
-swift build "${release[@]}" --product phoned >&2
-swift build "${release[@]}" --product watchd >&2
-bin=$(swift build "${release[@]}" --show-bin-path)
-# The release link lays the hot functions side by side (Package.swift). A build directory from
+bin=$(scripts/build-release.sh phoned watchd)
+# The release link lays the hot functions side by side (scripts/build-release.sh). A build directory from
 # before those flags keeps objects built without them, and a list that names functions the code
 # no longer has lays out fewer: either way the figures are not the layout's, and this says so.
 if ! python3 scripts/bench/hot_functions.py --check "$bin"; then

@@ -12,10 +12,7 @@ if [ "${1:-}" = "--home" ] && [ -n "${2:-}" ]; then
 fi
 
 scripts/ensure-deps.sh
-# Release daemons link the Swift runtime statically: less memory, faster start.
-release=(-c release --static-swift-stdlib --build-path .build/static)
-swift build "${release[@]}"
-bin=$(swift build "${release[@]}" --show-bin-path)
+bin=$(scripts/build-release.sh)
 linkctl() { "$bin/linkctl" "${home_args[@]}" "$@"; }
 
 pids=()

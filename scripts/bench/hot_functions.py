@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes Sources/hot-functions.order: the functions the daemons run for every message, hottest
-first, for the release link to lay side by side (Package.swift, docs/performance.md).
+first, for the release link to lay side by side (scripts/build-release.sh, docs/performance.md).
 
 Each daemon runs under callgrind in turn while the other runs as it is, and the benchmark's
 workloads go through the pair: round trips of Data and dictionaries (64 B / 132 B and 16 KiB),
