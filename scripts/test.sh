@@ -63,7 +63,9 @@ if [ "${CI:-}" = "true" ] && [ $((swift_skipped + push_skipped)) -gt 0 ]; then
     echo "test.sh: CI=true and $((swift_skipped + push_skipped)) tests were skipped; every test must run in CI" >&2
     exit 1
 fi
-# Keeps every fuzz target alive: a short libFuzzer run each (scripts/fuzz.sh for longer ones).
 if [ -z "$sanitizer" ]; then
+    # A package that takes WatchLink by version tag, as an app team does, builds and runs.
+    scripts/test-consumer.sh
+    # Keeps every fuzz target alive: a short libFuzzer run each (scripts/fuzz.sh for longer ones).
     scripts/fuzz.sh "${WATCHLINK_FUZZ_SECONDS:-15}"
 fi
