@@ -21,10 +21,10 @@ public struct DaemonOptions: Sendable {
     public var logLevel: LogLevel = .info
     public var deviceId: String?
     public var poller: PollerBackend = .default
-    public var replyTimeoutMilliseconds: Int64 = 10_000
+    public var replyTimeoutMilliseconds: Int64 = LinkSession.Configuration.standardReplyTimeoutMilliseconds
     /// Phone: how long a session made inactive by a watch switch keeps delivering what it
     /// received before it deactivates anyway.
-    public var inactiveDeliveryMilliseconds: Int64 = 2_000
+    public var inactiveDeliveryMilliseconds: Int64 = LinkSession.Configuration.standardInactiveDeliveryMilliseconds
     /// How many payload bytes of received immediate messages `received.list` keeps.
     public var receivedListBytes: Int = LinkSession.Configuration.defaultReceivedListByteCapacity
     public var activateOnStart = false
@@ -68,10 +68,10 @@ public struct DaemonOptions: Sendable {
           --pairing-key PATH      the pairing key (default: HOME/pairing.key)\(role == .phone ? "; created when missing" : "; waited for until it exists")
           --device-id ID          this device's id (default: generated once and kept in the state directory)
           --log-level LEVEL       error, warning, info (default), debug or trace
-          --reply-timeout-ms N    default reply timeout of message.send (default: 10000)
+          --reply-timeout-ms N    default reply timeout of message.send (default: \(LinkSession.Configuration.standardReplyTimeoutMilliseconds))
           --inactive-delivery-ms N
-                                  phone: how long a session stays inactive after device.switchWatch at most (default: 2000)
-          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: 262144)
+                                  phone: how long a session stays inactive after device.switchWatch at most (default: \(LinkSession.Configuration.standardInactiveDeliveryMilliseconds))
+          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: \(LinkSession.Configuration.defaultReceivedListByteCapacity))
           --activate              activate the session at start, as an app that calls activate() at launch
           --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
           --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)

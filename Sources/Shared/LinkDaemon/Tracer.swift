@@ -22,8 +22,6 @@ import Darwin
 /// previews show Data values (where PowerAuth packets and their token secrets travel) by their
 /// size only.
 final class Tracer {
-    /// How many entries the ring keeps by default (`--trace-entries`).
-    static let defaultCapacity = 10_000
     /// Payloads up to this size are kept whole for a preview; longer ones by their size only.
     static let previewBytes = 256
 

@@ -17,6 +17,12 @@ public final class LinkSession {
         public var role: Role
         /// How long a sender waits for a reply (or a delivery acknowledgement) by default.
         public var defaultReplyTimeoutMilliseconds: Int64
+        /// The reply timeout that ships, 10 s (`--reply-timeout-ms`): WatchConnectivity
+        /// documents none, only that a reply that does not come is 7012 `messageReplyTimedOut`.
+        public static let standardReplyTimeoutMilliseconds: Int64 = 10_000
+        /// The inactive period that ships, 2 s (`--inactive-delivery-ms`): Apple's "a small
+        /// amount of time" after a watch switch, before `sessionDidDeactivate`.
+        public static let standardInactiveDeliveryMilliseconds: Int64 = 2_000
         /// The largest encoded payload `sendMessage` / `sendMessageData` accepts.
         public var maximumMessagePayloadLength: Int
         /// How many received items `received.list` keeps (newest kept).
@@ -60,10 +66,10 @@ public final class LinkSession {
         public var fileMismatchLimit: Int = 3
         /// Phone: how long an inactive session (after a watch switch) keeps delivering what it
         /// received from the previous watch before it deactivates anyway.
-        public var inactiveDeliveryMilliseconds: Int64 = 2_000
+        public var inactiveDeliveryMilliseconds: Int64 = Configuration.standardInactiveDeliveryMilliseconds
 
         public init(role: Role,
-                    defaultReplyTimeoutMilliseconds: Int64 = 10_000,
+                    defaultReplyTimeoutMilliseconds: Int64 = Configuration.standardReplyTimeoutMilliseconds,
                     maximumMessagePayloadLength: Int = LinkProtocol.maximumMessagePayloadLength,
                     receivedListCapacity: Int = 1_000,
                     manualReplyCapacity: Int = 10_000) {
