@@ -324,6 +324,308 @@ mutation argument-scan-counts-optional-as-required \
     '            if arguments[position].isRequired { required += 1 }' \
     '            required += 1'
 
+# Every documented limit and default one step past its boundary (docs/architecture.md,
+# "Limits and defaults"): the boundary tests run against the values that ship.
+mutation message-length-limit \
+    Sources/WireProtocol/LinkProtocol.swift \
+    'LinkSessionTests.LinkSessionTests/testErrorsInWatchConnectivityOrder|ShippedLimitsTests' \
+    '    public static let maximumMessagePayloadLength = 65_536' \
+    '    public static let maximumMessagePayloadLength = 65_537'
+
+mutation userinfo-length-limit \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'ShippedLimitsTests' \
+    '        public var maximumUserInfoLength: Int = 65_536' \
+    '        public var maximumUserInfoLength: Int = 65_537'
+
+mutation context-length-limit \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'ShippedLimitsTests' \
+    '        public var maximumApplicationContextLength: Int = 262_144' \
+    '        public var maximumApplicationContextLength: Int = 262_145'
+
+mutation complication-budget \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'QueuedDeliveryTests/testComplicationBudgetAndFallback' \
+    '        public var complicationTransfersPerDay: Int = 50' \
+    '        public var complicationTransfersPerDay: Int = 51'
+
+mutation items-in-flight-limit \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.ShippedLimitsTests' \
+    '        public var maximumItemsInFlight: Int = 2_048' \
+    '        public var maximumItemsInFlight: Int = 2_049'
+
+mutation reply-timeout-default \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.ShippedLimitsTests|DaemonOptionsTests' \
+    '        public static let standardReplyTimeoutMilliseconds: Int64 = 10_000' \
+    '        public static let standardReplyTimeoutMilliseconds: Int64 = 10_001'
+
+mutation inactive-delivery-default \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.ShippedLimitsTests|DaemonOptionsTests' \
+    '        public static let standardInactiveDeliveryMilliseconds: Int64 = 2_000' \
+    '        public static let standardInactiveDeliveryMilliseconds: Int64 = 2_001'
+
+mutation received-list-count \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.ShippedLimitsTests' \
+    '                    receivedListCapacity: Int = 1_000,' \
+    '                    receivedListCapacity: Int = 1_001,'
+
+mutation received-list-default-limit \
+    Sources/Shared/LinkDaemon/MessageOperations.swift \
+    'IntegrationTests.ShippedLimitsTests/testListsAnswerAThousandByDefault' \
+    '                let limit = Int(try call.args.optionalInt("limit") ?? 1_000)' \
+    '                let limit = Int(try call.args.optionalInt("limit") ?? 1_001)'
+
+mutation file-name-length \
+    Sources/WireProtocol/FileHeader.swift \
+    'FileFrameTests' \
+    '    public static let maximumNameLength = 200' \
+    '    public static let maximumNameLength = 199'
+
+mutation transfer-id-length \
+    Sources/WireProtocol/FileHeader.swift \
+    'FileFrameTests' \
+    '    public static let maximumTransferIdLength = 64' \
+    '    public static let maximumTransferIdLength = 65'
+
+mutation file-mismatch-limit \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'FileTransferTests/testAFileThatNeverMatchesIsGivenUp' \
+    '        public var fileMismatchLimit: Int = 3' \
+    '        public var fileMismatchLimit: Int = 4'
+
+mutation paired-watches-limit \
+    Sources/Shared/LinkSession/PairedWatches.swift \
+    'LinkAdmissionTests' \
+    '    public static let maximumCount = 16' \
+    '    public static let maximumCount = 17'
+
+mutation pre-handshake-frame-length \
+    Sources/WireProtocol/LinkProtocol.swift \
+    'FrameDecoderTests' \
+    '    public static let preHandshakeMaximumFrameLength: UInt32 = 4096' \
+    '    public static let preHandshakeMaximumFrameLength: UInt32 = 4097'
+
+mutation frame-length-default \
+    Sources/WireProtocol/FrameDecoder.swift \
+    'FrameDecoderTests' \
+    '    public static let defaultMaximumFrameLength: UInt32 = 1 << 20' \
+    '    public static let defaultMaximumFrameLength: UInt32 = (1 << 20) + 1'
+
+mutation handshake-timeout \
+    Sources/WireProtocol/LinkProtocol.swift \
+    'HostilePeerTests/testHalfAFrameThenSilenceTimesOutTheHandshake' \
+    '    public static let handshakeTimeoutSeconds = 5' \
+    '    public static let handshakeTimeoutSeconds = 50'
+
+mutation reconnect-backoff-cap \
+    Sources/Shared/LinkDaemon/ReconnectBackoff.swift \
+    'LinkAdmissionTests/testBackoffDoublesUpToItsCapAndResets' \
+    '    static let maximumMilliseconds: Int64 = 500' \
+    '    static let maximumMilliseconds: Int64 = 501'
+
+mutation device-id-length \
+    Sources/WireProtocol/Hello.swift \
+    'FrameDecoderTests/testMalformedHello|FrameDecoderTests/testAValidHelloAtTheLimits' \
+    '    public static let maximumDeviceIdLength = 255' \
+    '    public static let maximumDeviceIdLength = 256'
+
+mutation control-line-length \
+    Sources/Shared/LinkDaemon/ControlServer.swift \
+    'IntegrationTests.ShippedLimitsTests/testARequestLine' \
+    '    static let maximumLineLength = 1 << 20' \
+    '    static let maximumLineLength = (1 << 20) - 1'
+
+mutation control-pending-output \
+    Sources/Shared/LinkDaemon/ControlServer.swift \
+    'ControlLimitsTests' \
+    '    static let maximumPendingOutput = 16 << 20' \
+    '    static let maximumPendingOutput = 17 << 20'
+
+mutation json-depth-limit \
+    Sources/Shared/LinkJSON/JSON.swift \
+    'JSONParserTests/testDepthLimit' \
+    '    public static let maximumDepth = 64' \
+    '    public static let maximumDepth = 65'
+
+mutation trace-entries-default \
+    Sources/Shared/LinkDaemon/DaemonOptions.swift \
+    'DaemonOptionsTests' \
+    '    public var traceEntries: Int = 10_000' \
+    '    public var traceEntries: Int = 10_001'
+
+mutation trace-get-default-limit \
+    Sources/Shared/LinkDaemon/TraceOperations.swift \
+    'IntegrationTests.ShippedLimitsTests/testListsAnswerAThousandByDefault' \
+    '    static let defaultLimit: Int64 = 1_000' \
+    '    static let defaultLimit: Int64 = 1_001'
+
+mutation trace-get-maximum-limit \
+    Sources/Shared/LinkDaemon/TraceOperations.swift \
+    'IntegrationTests.ShippedLimitsTests/testListsAnswerAThousandByDefault' \
+    '    static let maximumLimit: Int64 = 100_000' \
+    '    static let maximumLimit: Int64 = 100_001'
+
+mutation preview-length \
+    Sources/Shared/LinkDaemon/TracePreview.swift \
+    'TracerTests/testPreviewsAtTheirBounds' \
+    '    static let maximumLength = 80' \
+    '    static let maximumLength = 81'
+
+mutation preview-string-cut \
+    Sources/Shared/LinkDaemon/TracePreview.swift \
+    'TracerTests/testPreviewsAtTheirBounds' \
+    '            return "\"" + (text.count > 24 ? String(text.prefix(23)) + "…" : text) + "\""' \
+    '            return "\"" + (text.count > 25 ? String(text.prefix(24)) + "…" : text) + "\""'
+
+mutation preview-bytes \
+    Sources/Shared/LinkDaemon/Tracer.swift \
+    'TracerTests/testPreviewsAtTheirBounds' \
+    '    static let previewBytes = 256' \
+    '    static let previewBytes = 255'
+
+mutation apns-token-shortest \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests/testSyntaxHelpers' \
+    '        token.count % 2 == 0 && (64...200).contains(token.count) && token.allSatisfy(isHexDigit)' \
+    '        token.count % 2 == 0 && (62...200).contains(token.count) && token.allSatisfy(isHexDigit)'
+
+mutation apns-token-longest \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests/testSyntaxHelpers' \
+    '        token.count % 2 == 0 && (64...200).contains(token.count) && token.allSatisfy(isHexDigit)' \
+    '        token.count % 2 == 0 && (64...198).contains(token.count) && token.allSatisfy(isHexDigit)'
+
+mutation apns-topic-length \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests/testSyntaxHelpers' \
+    '        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.hasPrefix("."), !topic.hasSuffix(".") else { return false }' \
+    '        guard !topic.isEmpty, topic.utf8.count <= 256, !topic.hasPrefix("."), !topic.hasSuffix(".") else { return false }'
+
+mutation apns-collapse-id-length \
+    Sources/Shared/PushEmulator/APNsRequestValidator.swift \
+    'APNsRequestValidatorTests' \
+    '            guard value.count <= 64 else { return refuse(.badCollapseId) }' \
+    '            guard value.count <= 65 else { return refuse(.badCollapseId) }'
+
+mutation apns-voip-payload-limit \
+    Sources/Shared/PushEmulator/APNsPushType.swift \
+    'APNsRequestValidatorTests/testVoIPAllowsLargerPayloads' \
+    '    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }' \
+    '    public var maximumPayloadSize: Int { self == .voip ? 5121 : 4096 }'
+
+mutation apns-alert-payload-limit \
+    Sources/Shared/PushEmulator/APNsPushType.swift \
+    'APNsRequestValidatorTests' \
+    '    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }' \
+    '    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4097 }'
+
+mutation apns-token-lifetime \
+    Sources/Shared/PushEmulator/ProviderAuthenticator.swift \
+    'ProviderTokenTests' \
+    '    public static let tokenLifetimeSeconds: Int64 = 3600' \
+    '    public static let tokenLifetimeSeconds: Int64 = 3599'
+
+mutation apns-token-update-interval \
+    Sources/Shared/PushEmulator/ProviderAuthenticator.swift \
+    'ProviderTokenTests|PushIntegrationTests' \
+    '    public static let defaultUpdateIntervalSeconds: Int64 = 20 * 60' \
+    '    public static let defaultUpdateIntervalSeconds: Int64 = 19 * 60'
+
+mutation apns-header-list-limit \
+    Sources/Shared/PushEmulator/HTTP2ServerSession.swift \
+    'HTTP2ServerSessionTests' \
+    '            if headerListSize > HTTP2ServerSession.maximumHeaderListSize {' \
+    '            if headerListSize >= HTTP2ServerSession.maximumHeaderListSize {'
+
+mutation apns-concurrent-streams \
+    Sources/Shared/PushEmulator/HTTP2ServerSession.swift \
+    'HTTP2ServerSessionTests|APNsServerTests' \
+    '    static let maximumConcurrentStreams: UInt32 = 1000' \
+    '    static let maximumConcurrentStreams: UInt32 = 1001'
+
+mutation apns-max-connections \
+    Sources/Shared/PushEmulator/APNsServerLimits.swift \
+    'APNsServerTests/testTheShippedCapIs256Connections' \
+    '    public var maximumConnections = 256' \
+    '    public var maximumConnections = 257'
+
+mutation apns-handshake-timeout-default \
+    Sources/Shared/PushEmulator/APNsServerLimits.swift \
+    'APNsServerTests/testTheShippedTimeoutsAndBuffersAreThoseOfPushMd' \
+    '    public var handshakeTimeoutMilliseconds: Int64 = 10_000' \
+    '    public var handshakeTimeoutMilliseconds: Int64 = 10_001'
+
+mutation apns-idle-timeout-default \
+    Sources/Shared/PushEmulator/APNsServerLimits.swift \
+    'APNsServerTests/testTheShippedTimeoutsAndBuffersAreThoseOfPushMd' \
+    '    public var idleTimeoutMilliseconds: Int64 = 300_000' \
+    '    public var idleTimeoutMilliseconds: Int64 = 300_001'
+
+mutation apns-queued-output \
+    Sources/Shared/PushEmulator/APNsConnection.swift \
+    'APNsServerTests/testTheShippedTimeoutsAndBuffersAreThoseOfPushMd' \
+    '    static let maximumQueuedOutput = 8 << 20' \
+    '    static let maximumQueuedOutput = 9 << 20'
+
+mutation apns-kept-body \
+    Sources/Shared/PushEmulator/APNsRequest.swift \
+    'APNsRequestValidatorTests/testKeptBodyIsBounded' \
+    '    public static let maximumKeptBodySize = 5121' \
+    '    public static let maximumKeptBodySize = 5122'
+
+mutation powerauth-look-ahead-default \
+    Sources/Shared/PowerAuthServer/ServerActivation.swift \
+    'EmulatedServerTests' \
+    '    public static let defaultLookAhead = 20' \
+    '    public static let defaultLookAhead = 21'
+
+mutation powerauth-look-ahead-maximum \
+    Sources/Shared/PowerAuthServer/StatusBlob.swift \
+    'StatusBlobTests|EmulatedServerTests' \
+    '    public static let maximumLookAhead: UInt8 = 64' \
+    '    public static let maximumLookAhead: UInt8 = 63'
+
+mutation powerauth-max-fail-count \
+    Sources/Shared/PowerAuthServer/ServerActivation.swift \
+    'EmulatedServerTests' \
+    '    public static let defaultMaxFailCount = 5' \
+    '    public static let defaultMaxFailCount = 6'
+
+mutation time-sync-elapsed \
+    Sources/Shared/PowerAuthServer/TimeSynchronization.swift \
+    'TimeSynchronizationTests' \
+    '    public static let maximumElapsedMilliseconds: Int64 = 16_000' \
+    '    public static let maximumElapsedMilliseconds: Int64 = 15_999'
+
+mutation time-sync-difference \
+    Sources/Shared/PowerAuthServer/TimeSynchronization.swift \
+    'TimeSynchronizationTests' \
+    '    public static let minimumDifferenceMilliseconds: Int64 = 2_000' \
+    '    public static let minimumDifferenceMilliseconds: Int64 = 2_001'
+
+mutation time-sync-delta \
+    Sources/Shared/PowerAuthServer/TimeSynchronization.swift \
+    'TimeSynchronizationTests' \
+    '    public static let minimumDeltaMilliseconds: Int64 = 10_000' \
+    '    public static let minimumDeltaMilliseconds: Int64 = 10_001'
+
+mutation file-window \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.ShippedLimitsTests/testAtMostFourMebibytesOfAFileAreInFlight' \
+    '        public var fileWindowBytes: UInt64 = 4 << 20' \
+    '        public var fileWindowBytes: UInt64 = (4 << 20) + 1'
+
+mutation file-size-limit \
+    Sources/WireProtocol/FileHeader.swift \
+    'FileFrameTests' \
+    '    public static let maximumTotalBytes = UInt64(Int64.max)' \
+    '    public static let maximumTotalBytes = UInt64(Int64.max) - 1'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0

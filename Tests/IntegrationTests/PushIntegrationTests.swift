@@ -27,6 +27,8 @@ final class PushIntegrationTests: DaemonTestCase {
 
         let config = try c.call("push.config", ["bundleId": "com.example.files", "teamId": "TEAM123456"])
         XCTAssertEqual(config["fileProviderTopic"]?.stringValue, "com.example.files.pushkit.fileprovider")
+        // Apple: "Refresh your token no more than once every 20 minutes"; what a user gets.
+        XCTAssertEqual(config["tokenUpdateIntervalSeconds"], 1_200)
         let key = try c.call("push.keys.create")
         XCTAssertTrue(key["privateKeyPEM"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
         let keyId = try XCTUnwrap(key["keyId"]?.stringValue)

@@ -16,7 +16,7 @@ final class ReceivedListTests: DaemonTestCase {
         XCTAssertEqual(items.compactMap { $0["data"]?["$data"]?.stringValue }, Array(payloads.suffix(2)))
         XCTAssertEqual(items.compactMap { $0["seq"]?.intValue }, [2, 3])
 
-        // The default (1 MiB) keeps all three on the phone's side.
+        // The default (256 KiB) keeps all three on the phone's side.
         for payload in payloads {
             _ = try w.call("message.sendData", ["data": ["$data": .string(payload)], "wantsReply": true])
         }

@@ -33,6 +33,21 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertTrue(output.hasPrefix("phoned: --inactive-delivery-ms must be an integer from 0 to 600000, got '-1'"), output)
     }
 
+    /// The defaults a daemon started without options has, as docs/control-protocol.md states
+    /// them, and `--help` with them.
+    func testTheShippedDefaults() {
+        guard case .run(let defaults) = DaemonOptions.parse([], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.replyTimeoutMilliseconds, 10_000)
+        XCTAssertEqual(defaults.inactiveDeliveryMilliseconds, 2_000)
+        XCTAssertEqual(defaults.receivedListBytes, 262_144)
+        XCTAssertEqual(defaults.traceEntries, 10_000)
+        guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
+        for line in ["default reply timeout of message.send (default: 10000)", "after device.switchWatch at most (default: 2000)",
+                     "keeps, newest first (default: 262144)", "newest (default: 10000; 0: none)"] {
+            XCTAssertTrue(help.contains(line), "--help says \(line)")
+        }
+    }
+
     func testTheTraceOptions() {
         guard case .run(let defaults) = DaemonOptions.parse(["--home", "/h"], role: .watch, environment: [:]) else { return XCTFail() }
         XCTAssertEqual(defaults.traceEntries, 10_000)

@@ -167,6 +167,41 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(entries[4].string("preview"), "<5000 bytes>", "Data over 256 bytes by its size, though not kept")
     }
 
+    /// docs/trace.md's bounds on previews: at most 80 characters, strings cut at 24, and no
+    /// content for a payload over 256 bytes.
+    func testPreviewsAtTheirBounds() throws {
+        let tracer = Tracer(capacity: 10, filePath: nil)
+        func payload(encodedTo size: Int) throws -> [UInt8] {
+            for count in stride(from: size - 10, through: size - 120, by: -1) {
+                let encoded = try PropertyListCodec.encode(["a": .string(String(repeating: "x", count: 20)), "b": .data(Array(repeating: 1, count: count))])
+                if encoded.count == size { return encoded }
+            }
+            throw XCTSkip("no payload encodes to \(size) bytes")
+        }
+        for size in [256, 257] {
+            tracer.frame(.item(channel: 1, seq: UInt64(size), flags: 0, payload: try payload(encodedTo: size)), outgoing: true, peer: nil)
+        }
+        let entries = tracer.entries(after: 0, limit: 10)
+        XCTAssertEqual(entries[0].string("preview")?.hasPrefix("{a: \"xxxx"), true, "256 bytes are shown: \(entries[0])")
+        XCTAssertEqual(entries[1].string("preview"), "{…}", "257 bytes are not")
+
+        func shown(_ text: String) throws -> String {
+            TracePreview.text(try PropertyListCodec.encode(["k": .string(text)]), isData: false)
+        }
+        XCTAssertEqual(try shown(String(repeating: "s", count: 24)), "{k: \"" + String(repeating: "s", count: 24) + "\"}")
+        XCTAssertEqual(try shown(String(repeating: "s", count: 25)), "{k: \"" + String(repeating: "s", count: 23) + "…\"}")
+        let x24 = String(repeating: "x", count: 24)
+        func rendering(_ count: Int) throws -> String {
+            TracePreview.text(try PropertyListCodec.encode(["a": .string(x24), "b": .string(x24),
+                                                             "c": .string(String(repeating: "y", count: count))]), isData: false)
+        }
+        let eighty = "{a: \"\(x24)\", b: \"\(x24)\", c: \"" + String(repeating: "y", count: 11) + "\"}"
+        XCTAssertEqual(eighty.count, 80)
+        XCTAssertEqual(try rendering(11), eighty, "80 characters are shown whole")
+        let eightyOne = "{a: \"\(x24)\", b: \"\(x24)\", c: \"" + String(repeating: "y", count: 12) + "\"}"
+        XCTAssertEqual(try rendering(12), String(eightyOne.prefix(79)) + "…", "81 are cut to 79 and an ellipsis")
+    }
+
     /// The clock is read once a batch: frames decoded from the same bytes share a time, the
     /// bytes that arrive next take a new one, and times never go back.
     func testTheClockIsReadOnceABatch() throws {

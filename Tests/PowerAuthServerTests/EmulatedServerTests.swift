@@ -66,6 +66,9 @@ final class EmulatedServerTests: XCTestCase {
         XCTAssertThrowsError(try server.configure(id, lookAhead: 65, now: 0)) {
             XCTAssertEqual($0 as? ServerError, .invalidValue("lookAhead must be 1…64"))
         }
+        try server.configure(id, lookAhead: 64, now: 0)
+        XCTAssertEqual(try server.activation(id, now: 0).lookAhead, 64, "64, the status blob's largest look-ahead, is taken")
+        try server.configure(id, lookAhead: 10, now: 0)
         try server.configure(id, customObject: .some(nil), now: 0)
         XCTAssertNil(try server.activation(id, now: 0).customObject)
     }

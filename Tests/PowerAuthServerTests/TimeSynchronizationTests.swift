@@ -74,6 +74,23 @@ final class TimeSynchronizationTests: XCTestCase {
         XCTAssertEqual(sync.adjustment, 90_000)
     }
 
+    /// PA2TimeSynchronizationService.m's constants at their edges: MAX_ACCEPTED_ELAPSED_TIME
+    /// (16 s), MIN_ACCEPTED_TIME_DIFFERENCE (2 s), MIN_TIME_DIFFERENCE_DELTA (10 s).
+    func testTheSDKsLimitsAtTheirEdges() {
+        XCTAssertEqual(sample(serverOffset: 0, before: 8_000, after: 8_000), .synchronized, "a request of 16,000 ms is still a sample")
+        sync.reset()
+        XCTAssertEqual(sample(serverOffset: 1_999), .synchronized, "1,999 ms counts as no difference")
+        XCTAssertEqual(sync.adjustment, 0)
+        sync.reset()
+        XCTAssertEqual(sample(serverOffset: 2_000), .adjusted, "2,000 ms is a difference")
+        XCTAssertEqual(sync.adjustment, 2_000)
+        sync.reset()
+        XCTAssertEqual(sample(serverOffset: 30_000), .adjusted)
+        XCTAssertEqual(sample(serverOffset: 39_999), .kept, "9,999 ms from the adjustment keeps it")
+        XCTAssertEqual(sample(serverOffset: 40_000), .adjusted, "10,000 ms from it does not")
+        XCTAssertEqual(sync.adjustment, 40_000)
+    }
+
     func testASampleThatEndsBeforeItStartsFails() {
         XCTAssertEqual(sync.processSample(serverTime: now, startedAt: now, now: now - 1), .failed)
         XCTAssertFalse(sync.isSynchronized)

@@ -130,6 +130,12 @@ final class APNsRequestValidatorTests: XCTestCase {
         XCTAssertTrue(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "aB", count: 50)))
         XCTAssertFalse(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "a", count: 65)))
         XCTAssertFalse(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "ab", count: 101)))
+        // docs/push.md, checks 4 and 12: a token of 32 to 100 bytes, a topic of at most 255.
+        XCTAssertFalse(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "0f", count: 31)), "31 bytes")
+        XCTAssertTrue(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "0f", count: 32)), "32 bytes")
+        XCTAssertTrue(APNsRequestValidator.isDeviceTokenSyntax(String(repeating: "0f", count: 100)), "100 bytes")
+        XCTAssertTrue(APNsRequestValidator.isTopicSyntax("com." + String(repeating: "a", count: 251)), "255 bytes")
+        XCTAssertFalse(APNsRequestValidator.isTopicSyntax("com." + String(repeating: "a", count: 252)), "256 bytes")
         XCTAssertTrue(APNsRequestValidator.isTopicSyntax("com.example-app_1.voip"))
         XCTAssertFalse(APNsRequestValidator.isTopicSyntax(".com"))
         XCTAssertFalse(APNsRequestValidator.isUUID("0b1c7e3e58a14c8b9d1e0a4a1f2b3c4d"))
@@ -140,7 +146,7 @@ final class APNsRequestValidatorTests: XCTestCase {
         let chunk = [UInt8](repeating: 1, count: 4000)
         for _ in 0..<3 { chunk.withUnsafeBytes { request.appendBody($0) } }
         XCTAssertEqual(request.bodyLength, 12_000)
-        XCTAssertEqual(request.body.count, APNsRequest.maximumKeptBodySize)
+        XCTAssertEqual(request.body.count, 5_121, "docs/push.md: one byte more than the largest payload (5,120, voip) is kept")
     }
 }
 

@@ -200,6 +200,33 @@ final class APNsServerTests: XCTestCase {
     }
 
     /// Polls `condition` every 5 ms for up to 10 s.
+    /// docs/push.md, "Limits against slow or malicious clients", as shipped: 256 connections
+    /// are served side by side; the 257th takes one's place or is closed, never a 257th.
+    func testTheShippedCapIs256Connections() throws {
+        let (fixture, port) = try startServer(maximumConnections: APNsServerLimits().maximumConnections)
+        for _ in 0..<256 {
+            let fd = try connect(port)
+            send(fd, H2.preface + H2.frame(H2.settings))
+            XCTAssertTrue(readFrames(fd) { $0.contains { $0.type == H2.settings } }.frames.contains { $0.type == H2.settings })
+        }
+        XCTAssertEqual(fixture.onLoop { fixture.server.connectionCount }, 256)
+        XCTAssertEqual(fixture.onLoop { fixture.server.evictedConnections + fixture.server.refusedConnections }, 0)
+        let extra = try connect(port)
+        send(extra, H2.preface + H2.frame(H2.settings))
+        XCTAssertTrue(poll { fixture.onLoop { fixture.server.evictedConnections + fixture.server.refusedConnections } == 1 })
+        XCTAssertTrue(poll { fixture.onLoop { fixture.server.connectionCount } == 256 }, "never 257")
+    }
+
+    /// The other defaults of that table, which no test waits out (five minutes of idleness):
+    /// their behaviour is tested with small values set by the tests above and in
+    /// Tests/PushClients; these are the values a user gets.
+    func testTheShippedTimeoutsAndBuffersAreThoseOfPushMd() {
+        XCTAssertEqual(APNsServerLimits().handshakeTimeoutMilliseconds, 10_000)
+        XCTAssertEqual(APNsServerLimits().idleTimeoutMilliseconds, 300_000)
+        XCTAssertEqual(APNsConnection.maximumQueuedOutput, 8 * 1_048_576)
+        XCTAssertEqual(HTTP2ServerSession.maximumConcurrentStreams, 1_000)
+    }
+
     private func poll(_ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

@@ -160,6 +160,23 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(requests, 0)
     }
 
+    /// The limit itself: a header list of exactly 16,384 bytes is a request, one more is not.
+    func testAHeaderListOfExactly16KiBIsARequest() throws {
+        let fixed = requestHeaders.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 32 }
+        for (extra, taken) in [(0, true), (1, false)] {
+            let session = try HTTP2ServerSession()
+            var requests = 0
+            var oversized: [Int32] = []
+            session.onRequest = { _, _ in requests += 1 }
+            session.onOversizedHeaders = { oversized.append($0) }
+            let padding = 16_384 - fixed - "x-padding".utf8.count - 32 + extra
+            try feed(session, openingOfAClient(headers: requestHeaders + [("x-padding", String(repeating: "a", count: padding))],
+                                               body: [0x7B, 0x7D]))
+            XCTAssertEqual(requests, taken ? 1 : 0, "a header list of \(16_384 + extra) bytes")
+            XCTAssertEqual(oversized, taken ? [] : [1])
+        }
+    }
+
     func testAWrongPrefaceIsAProtocolError() throws {
         let session = try HTTP2ServerSession()
         XCTAssertThrowsError(try feed(session, Array("PRI * HTTP/9.9\r\n\r\nnonsense".utf8))) {

@@ -170,6 +170,29 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(authenticator.check(authorization: first, now: now + 1300), .tooManyProviderTokenUpdates)
     }
 
+    /// What ships, unchanged: Apple's "Establishing a token-based connection to APNs":
+    /// "Refresh your token no more than once every 20 minutes and no less than once every 60
+    /// minutes"; a token older than an hour is `ExpiredProviderToken`.
+    func testTheShippedTokenRulesAreTwentyMinutesAndAnHour() throws {
+        let maker = try TokenMaker()
+        func shipped() throws -> ProviderAuthenticator {
+            let authenticator = ProviderAuthenticator(teamId: maker.teamId)
+            authenticator.addKey(id: maker.keyId, try P256PublicKey(pem: maker.key.publicKeyPEM))
+            return authenticator
+        }
+        func bearer(iat: Int64) throws -> String { "bearer " + (try maker.token(iat: iat)) }
+        let authenticator = try shipped()
+        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now), now: now))
+        XCTAssertEqual(authenticator.check(authorization: try bearer(iat: now + 1), now: now + 1_199), .tooManyProviderTokenUpdates,
+                       "a new token 19 min 59 s after the last")
+        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now + 1), now: now + 1_200), "20 minutes after it")
+
+        XCTAssertNil(try shipped().check(authorization: try bearer(iat: now - 3_600), now: now), "an hour old")
+        XCTAssertEqual(try shipped().check(authorization: try bearer(iat: now - 3_601), now: now), .expiredProviderToken)
+        XCTAssertNil(try shipped().check(authorization: try bearer(iat: now + 3_600), now: now), "an hour ahead")
+        XCTAssertEqual(try shipped().check(authorization: try bearer(iat: now + 3_601), now: now), .invalidProviderToken)
+    }
+
     func testSignatureEncodings() {
         let raw = [UInt8](repeating: 0x80, count: 32) + [UInt8](repeating: 0, count: 31) + [1]
         let der = ECDSASignature.der(fromRaw: raw)!

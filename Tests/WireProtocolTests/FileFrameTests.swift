@@ -73,12 +73,20 @@ final class FileFrameTests: XCTestCase {
         assertHeaderRefused(Array(encoded.prefix(20)), "body ends inside file header sha256: needs 32 bytes, 12 left")
         assertHeaderRefused(u64(UInt64(Int64.max) + 1) + Array(encoded[8...]),
                             "file header totalBytes is 9223372036854775808, above 9223372036854775807")
+        XCTAssertEqual(try FileHeader(decoding: u64(UInt64(Int64.max)) + Array(encoded[8...])).totalBytes, 9_223_372_036_854_775_807,
+                       "a file of 2^63 - 1 bytes, the largest")
         let digest = Fixtures.fileHeader.sha256
         func header(transferId: [UInt8], name: [UInt8]) -> [UInt8] {
             u64(5) + digest + [0, UInt8(transferId.count)] + transferId + [0, UInt8(name.count)] + name
         }
         XCTAssertEqual(try FileHeader(decoding: header(transferId: Array("a.b_C-9".utf8), name: Array("ü.txt".utf8))).name, "ü.txt")
         assertHeaderRefused(header(transferId: [], name: [0x61]), "file header transferId length is 0, must be 1...64")
+        // docs/wire-protocol.md: a transfer id of 1 to 64 bytes, a name of 1 to 200.
+        let longestId = [UInt8](repeating: 0x61, count: 64), longestName = [UInt8](repeating: 0x62, count: 200)
+        let longest = try FileHeader(decoding: header(transferId: longestId, name: longestName))
+        XCTAssertEqual(longest.transferId.utf8.count, 64)
+        XCTAssertEqual(longest.name.utf8.count, 200)
+        assertHeaderRefused(header(transferId: longestId + [0x61], name: [0x61]), "file header transferId length is 65, must be 1...64")
         assertHeaderRefused(header(transferId: Array("../x".utf8), name: [0x61]),
                             "file header transferId '../x' has a character other than letters, digits, '-', '_' and '.', or starts with '.'")
         assertHeaderRefused(header(transferId: Array("a/b".utf8), name: [0x61]),

@@ -104,6 +104,26 @@ final class FrameDecoderTests: XCTestCase {
                                     maximumFrameLength: 4095)
     }
 
+    /// docs/wire-protocol.md: frames of at most 4,096 bytes before the handshake is done,
+    /// 1 MiB after it (the type byte and body; the 4-byte length not counted).
+    func testTheShippedMaximumsAreFourKiBBeforeTheHandshakeAndOneMiBAfter() throws {
+        for (decoder, limit) in [(FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength), 4_096),
+                                 (FrameDecoder(), 1_048_576)] {
+            let frame = Frame.message(id: 1, wantsReply: false, payload: .data(Array(repeating: 7, count: limit - 1 - 9)))
+            let bytes = FrameEncoder.encode(frame)
+            XCTAssertEqual(bytes.count, 4 + limit)
+            var taking = decoder
+            taking.append(bytes)
+            XCTAssertEqual(try taking.next(), frame, "a frame of \(limit) bytes")
+            var refusing = decoder
+            refusing.append([UInt8(truncatingIfNeeded: (limit + 1) >> 24), UInt8(truncatingIfNeeded: (limit + 1) >> 16),
+                             UInt8(truncatingIfNeeded: (limit + 1) >> 8), UInt8(truncatingIfNeeded: limit + 1)])
+            XCTAssertThrowsError(try refusing.next()) {
+                XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: UInt32(limit + 1), maximum: UInt32(limit)))
+            }
+        }
+    }
+
     func testRaisingTheMaximumAppliesToTheNextHeader() throws {
         let large = Frame.message(id: 1, wantsReply: true, payload: .dictionary(Array(repeating: 1, count: 10_000)))
         let input = FrameEncoder.encode(.ready) + FrameEncoder.encode(large)
