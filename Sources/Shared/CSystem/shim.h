@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #ifdef __linux__
 #include <sys/epoll.h>
@@ -29,6 +31,7 @@
  */
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 extern int pipe2(int fds[2], int flags);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 
 /* struct ucred of <sys/socket.h> (GNU-only there), as filled in by SO_PEERCRED. */
 struct wl_ucred {
@@ -77,6 +80,50 @@ static inline int wl_sigaction_ignore(int signo) {
     sigemptyset(&action.sa_mask);
     return sigaction(signo, &action, NULL);
 }
+
+/*
+ * Starts `path` with `argv` and `envp` (NULL-terminated) as a child in a process group of its
+ * own: standard input from /dev/null, standard output and error to `output_fd`, in `directory`
+ * when it is not NULL, with no signal blocked and every signal at its default action (the
+ * daemon blocks signals for signalfd and ignores SIGPIPE, and a child would inherit both).
+ * Every other descriptor of the daemon is close-on-exec. The child's pid goes to `pid`;
+ * returns 0, or the errno of the failure (an executable that cannot be run included).
+ */
+static inline int wl_spawn(const char *path, char *const argv[], char *const envp[], const char *directory,
+                           int output_fd, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) return result;
+    result = posix_spawnattr_init(&attributes);
+    if (result != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return result;
+    }
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigfillset(&defaults);
+    sigdelset(&defaults, SIGKILL);
+    sigdelset(&defaults, SIGSTOP);
+    result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
+    if (result == 0) result = posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
+    if (result == 0 && directory != NULL) result = posix_spawn_file_actions_addchdir_np(&actions, directory);
+    if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &none);
+    if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &defaults);
+    if (result == 0) result = posix_spawnattr_setpgroup(&attributes, 0);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    return result;
+}
+
+/* waitpid(2)'s status macros. */
+static inline int wl_wifexited(int status) { return WIFEXITED(status); }
+static inline int wl_wexitstatus(int status) { return WEXITSTATUS(status); }
+static inline int wl_wifsignaled(int status) { return WIFSIGNALED(status); }
+static inline int wl_wtermsig(int status) { return WTERMSIG(status); }
 
 /* Word-sized atomics usable from a signal handler. */
 static inline int wl_atomic_load_int(const int *pointer) {
