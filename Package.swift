@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "WatchConnectivity", targets: ["WatchConnectivity"]),
         .library(name: "PushKit", targets: ["PushKit"]),
         .library(name: "FileProvider", targets: ["FileProvider"]),
+        .library(name: "CallKit", targets: ["CallKit"]),
         // The app side: a test fixture that starts the daemons.
         .library(name: "WatchLinkTesting", targets: ["WatchLinkTesting"]),
     ],
@@ -64,13 +65,15 @@ let package = Package(
         // Apple's PushKit and (the part a push reaches) File Provider, over phoned's push ops.
         .target(name: "PushKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/PushKit"),
         .target(name: "FileProvider", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/FileProvider"),
+        // Apple's CallKit, the part PushKit's VoIP rule needs: reporting an incoming call to phoned.
+        .target(name: "CallKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/CallKit"),
         .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport",
                                                                   "WireProtocol", "LinkSession"],
                     path: "Tests/WatchLinkClientTests"),
         // A source file written for Apple's framework, compiled unchanged against WatchConnectivity.
         .testTarget(name: "WatchConnectivityAPITests", dependencies: ["WatchConnectivity", "TestSupport"], path: "Tests/WatchConnectivityAPITests"),
         // Apple's File Provider page's PushKit code, compiled unchanged and run in-process against phoned.
-        .testTarget(name: "PushKitAPITests", dependencies: ["PushKit", "FileProvider", "WatchLinkTesting", "LinkClient", "LinkJSON"],
+        .testTarget(name: "PushKitAPITests", dependencies: ["PushKit", "FileProvider", "CallKit", "WatchLinkTesting", "LinkClient", "LinkJSON"],
                     path: "Tests/PushKitAPITests"),
 
         // The executables: flag parsing and wiring only.
@@ -89,8 +92,8 @@ let package = Package(
         .executableTarget(name: "WatchLinkExampleFileProviderApp", dependencies: ["PushKit", "FileProvider"], path: "Examples/FileProviderApp"),
         .executableTarget(name: "WatchLinkExampleFileProviderServer", dependencies: ["WatchLinkTesting"], path: "Examples/FileProviderServer"),
         // The app process the app-side tests drive: every delegate callback as a JSON line.
-        .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity"], path: "Tests/AppProbe"),
-        .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkJSON", "TestSupport"],
+        .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity", "PushKit", "CallKit", "FileProvider"], path: "Tests/AppProbe"),
+        .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkControl", "LinkJSON", "TestSupport"],
                     path: "Tests/AppSideTests"),
 
         // What several test targets share (a seeded random generator).

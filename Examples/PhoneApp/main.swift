@@ -13,6 +13,9 @@ func say(_ line: String) {
 // items, which survive the watch app being killed and relaunched. It exits once the watch
 // answered and every item is delivered. (Delegate callbacks and handlers run on one serial
 // queue, so the counts need no lock.)
+//
+// It answers the watch app's ping too: installed in phoned (`app.install`, README), it is
+// launched into the background by that ping, as iOS launches the app for a watch's message.
 
 final class PhoneApp: NSObject, WCSessionDelegate {
     let counter: Int
@@ -31,6 +34,11 @@ final class PhoneApp: NSObject, WCSessionDelegate {
         for value in 1...counter { try? session.updateApplicationContext(["counter": value]) }
         for number in 1...todos { session.transferUserInfo(["todo": number]) }
         if session.isReachable { ping(session) }
+    }
+
+    func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
+        say("phone: ping from the watch")
+        replyHandler(["pong": true])
     }
 
     func sessionDidBecomeInactive(_ session: WCSession) {}

@@ -8,11 +8,18 @@ func say(_ line: String) {
 // The watch half of the example: written only against Apple's WatchConnectivity API. It
 // answers the phone's ping, shows the counter the phone keeps in the application context,
 // and lists the todos the phone queued; killed and relaunched, it gets what it had not
-// finished taking, in order.
+// finished taking, in order. With --ping-phone it pings the phone app once it is activated:
+// the ping wakes a phone app that is not running (README, "The OS launches the app").
 
 final class WatchApp: NSObject, WCSessionDelegate {
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
         say("watch: activated (\(activationState.rawValue))\(error.map { ", error \($0)" } ?? "")")
+        guard CommandLine.arguments.contains("--ping-phone") else { return }
+        session.sendMessage(["ping": Date().timeIntervalSince1970], replyHandler: { reply in
+            say("watch: phone replied \(reply["pong"] as? Bool == true ? "pong" : "\(reply)")")
+        }, errorHandler: { error in
+            say("watch: phone ping failed: \(error)")
+        })
     }
 
     func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {

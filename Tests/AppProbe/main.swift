@@ -1,4 +1,7 @@
+import CallKit
+import FileProvider
 import Foundation
+import PushKit
 @_spi(Testing) import WatchConnectivity
 
 // An app process for the app-side tests, written only against the WatchConnectivity API as
@@ -10,6 +13,19 @@ import Foundation
 //
 //   --no-reply-handler   a delegate without session(_:didReceiveMessage:replyHandler:)
 //   --work-ms N          each didReceiveUserInfo works N ms before it returns
+//
+// Launched by a daemon (app.install), with no commands on standard input:
+//   --activate-after-ms N  activates the session N ms after launch
+//   --crash-at-start       exits with status 3 at once, as an app that crashes at launch
+//   --push-types T,...     registers for PushKit pushes (voIP, fileProvider, complication)
+//   --report-calls         reports each VoIP push to CallKit before its completion handler runs
+//   --file-provider DOMAIN the File Provider extension of DOMAIN ("default": the default domain)
+//   --signal-error CODE    the extension completes each signal with NSFileProviderError(CODE)
+
+func option(_ name: String) -> String? {
+    guard let index = CommandLine.arguments.firstIndex(of: name), index + 1 < CommandLine.arguments.count else { return nil }
+    return CommandLine.arguments[index + 1]
+}
 
 let workMicroseconds: UInt32 = {
     guard let index = CommandLine.arguments.firstIndex(of: "--work-ms"), index + 1 < CommandLine.arguments.count,
@@ -180,7 +196,77 @@ func run(_ command: [String: Any]) {
     }
 }
 
-emit(["cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier)])
+/// PushKit as the app delegate of Apple's pages registers it; each push and token is a line.
+final class PushProbe: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
+    let registry = PKPushRegistry(queue: DispatchQueue(label: "probe.pushkit"))
+    let provider = CXProvider(configuration: CXProviderConfiguration())
+    let reportsCalls = CommandLine.arguments.contains("--report-calls")
+
+    init(types: Set<PKPushType>) {
+        super.init()
+        provider.setDelegate(self, queue: DispatchQueue(label: "probe.callkit"))
+        registry.delegate = self
+        registry.desiredPushTypes = types
+    }
+
+    func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType) {
+        emit(["cb": "didUpdatePushCredentials", "type": type.rawValue, "token": pushCredentials.token.map { String(format: "%02x", $0) }.joined()])
+    }
+
+    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+                      completion: @escaping @Sendable () -> Void) {
+        emit(["cb": "didReceiveIncomingPush", "type": type.rawValue, "payload": payload.dictionaryPayload as? [String: Any] ?? [:]])
+        guard type == .voIP, reportsCalls else { return completion() }
+        let update = CXCallUpdate()
+        update.remoteHandle = CXHandle(type: .generic, value: payload.dictionaryPayload["handle"] as? String ?? "caller")
+        provider.reportNewIncomingCall(with: UUID(), update: update) { error in
+            emit(["cb": "reportedCall", "error": errorCode(error)])
+            completion()
+        }
+    }
+}
+
+extension PushProbe: CXProviderDelegate {
+    func providerDidReset(_ provider: CXProvider) {}
+}
+
+/// A File Provider extension of one domain: each signal is a line, completed at once.
+final class ExtensionProbe: NSObject, WatchLinkSignalReceiver, @unchecked Sendable {
+    let error = option("--signal-error").flatMap(Int.init).flatMap(NSFileProviderError.Code.init(rawValue:))
+
+    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+                             completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        emit(["cb": "didSignalEnumerator", "container": containerItemIdentifier.rawValue, "domain": domain?.rawValue ?? NSNull()])
+        completionHandler(error.map { NSFileProviderError($0) })
+    }
+}
+
+emit(["cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier),
+      "reason": ProcessInfo.processInfo.environment["WATCHLINK_LAUNCH_REASON"] ?? NSNull()])
+if CommandLine.arguments.contains("--crash-at-start") {
+    emit(["cb": "crashing"])
+    exit(3)
+}
+var pushProbe: PushProbe?
+if let types = option("--push-types") {
+    pushProbe = PushProbe(types: Set(types.split(separator: ",").map { PKPushType(rawValue: "PKPushType" + $0.prefix(1).uppercased() + $0.dropFirst()) }))
+}
+var extensionProbe: ExtensionProbe?
+if let domain = option("--file-provider") {
+    let probe = ExtensionProbe()
+    extensionProbe = probe
+    let identifier = NSFileProviderDomainIdentifier(rawValue: domain)
+    do {
+        try WatchLinkFileProvider.attach(probe, to: domain == "default" ? nil : NSFileProviderDomain(identifier: identifier, displayName: domain))
+        emit(["cb": "extensionAttached", "domain": domain])
+    } catch {
+        emit(["cb": "extensionAttachFailed", "error": "\(error)"])
+    }
+}
+if let delay = option("--activate-after-ms").flatMap(UInt32.init) {
+    usleep(delay * 1_000)
+    run(["cmd": "activate"])
+}
 while let line = readLine() {
     guard let data = line.data(using: .utf8),
           let command = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {

@@ -1,4 +1,5 @@
 import Foundation
+import LinkJSON
 import WatchLinkTesting
 import XCTest
 
@@ -29,5 +30,24 @@ final class ExamplesTests: AppSideTestCase {
         let counters = lines.filter { $0.hasPrefix("watch: counter") }
         XCTAssertEqual(counters.last, "watch: counter 5", "the latest counter wins")
         XCTAssertTrue(lines.contains("watch: ping"))
+    }
+
+    /// README, "The OS launches the app": the phone example installed in phoned is launched
+    /// into the background by the watch example's ping, and answers it.
+    func testTheWatchExamplesPingLaunchesTheInstalledPhoneExample() throws {
+        // The phone's session activated: the phone app activated it when it last ran (a
+        // device remembers it; phoned's --activate stands for it).
+        let pair = try startWatchLinkPair(activate: true)
+        let events = try pair.phone.client()
+        defer { events.close() }
+        try events.subscribe()
+        _ = try control(pair.phone, "app.install", ["command": [.string(DaemonBinaries.path("WatchLinkExamplePhone")), "--counter", "1", "--todos", "1"],
+                                                     "environment": ["LSAN_OPTIONS": "detect_leaks=0"]])
+        let watch = try launch("watch-example", program: "WatchLinkExampleWatch", on: pair.watch, of: pair, arguments: ["--ping-phone"])
+        try watch.waitForLine("the phone's answer") { $0 == "watch: phone replied pong" }
+        let launched = try events.waitForEvent("app.launched", timeoutSeconds: 10)
+        XCTAssertEqual(launched.data["reason"], "message")
+        let log = try XCTUnwrap(launched.data["log"]?.stringValue)
+        XCTAssertTrue(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("phone: ping from the watch"))
     }
 }

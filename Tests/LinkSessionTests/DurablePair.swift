@@ -15,6 +15,8 @@ final class DurablePair {
         var notifications: [SessionNotification] = []
         var inbound: [Frame] = []
         var day: Double
+        /// The launches this side asked its emulated OS for, in order.
+        var launches: [LaunchReason] = []
 
         let configure: (inout LinkSession.Configuration) -> Void
 
@@ -81,6 +83,8 @@ final class DurablePair {
             side.notifications.append(notification)
         case .armTimer, .cancelTimer, .persist:
             break
+        case .launchApp(let reason):
+            side.launches.append(reason)
         }
     }
 

@@ -25,6 +25,8 @@ final class SessionPair {
     private var timers: [(role: Role, timer: SessionTimer, deadline: Int64)] = []
     /// Frames the wire should drop, e.g. to emulate a missing reply.
     var dropFramesToPhone = false
+    /// The launches each side asked its emulated OS for, in order.
+    private(set) var launches: [(role: Role, reason: LaunchReason)] = []
 
     func session(_ role: Role) -> LinkSession { role == .phone ? phone : watch }
 
@@ -42,6 +44,8 @@ final class SessionPair {
                 timers.append((role, timer, deadline))
             case .cancelTimer(let timer):
                 timers.removeAll { $0.role == role && $0.timer == timer }
+            case .launchApp(let reason):
+                launches.append((role, reason))
             case .persist, .file:
                 break
             }

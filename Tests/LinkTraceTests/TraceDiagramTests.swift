@@ -36,6 +36,23 @@ final class TraceDiagramTests: XCTestCase {
             """)
     }
 
+    /// The emulated OS's launches and ends are notes on their device's lane; a crash at launch
+    /// stands out.
+    func testAppLaunchesAndExitsAreNotesOnTheirLane() {
+        let phone = [
+            e("phone", "P", 1, t: 1, .app, ["name": "launched", "program": "app", "reason": "message", "pid": 42, "state": "background"]),
+            e("phone", "P", 2, t: 2, .app, ["name": "exited", "program": "app", "pid": 42, "status": 3, "reason": "crashedAtLaunch"]),
+            e("phone", "P", 3, t: 3, .app, ["name": "exited", "program": "fileProvider", "pid": 43, "signal": 15, "reason": "terminated"]),
+        ]
+        let diagram = TraceDiagram(MergedTrace([phone]))
+        XCTAssertEqual(diagram.steps.map(\.label), ["app launched (pid 42) for message, background", "app (pid 42) exited 3: crashedAtLaunch",
+                                                     "fileProvider (pid 43) signal 15: terminated"])
+        XCTAssertEqual(diagram.steps.map(\.isAlarm), [false, true, false])
+        XCTAssertEqual(diagram.steps.map(\.category), ["app", "app", "app"])
+        guard case .note(.phone, nil) = diagram.steps[0].shape else { return XCTFail("\(diagram.steps[0].shape)") }
+        XCTAssertTrue(MermaidDiagram.render(diagram).contains("Note over phone: 00:00:00.000 app launched (pid 42) for message, background"))
+    }
+
     func testRunsOfAlikeStepsBecomeOne() {
         var phone: [TraceEntry] = [], watch: [TraceEntry] = []
         for i in 0..<100 {

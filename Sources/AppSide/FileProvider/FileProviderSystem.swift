@@ -38,6 +38,13 @@ final class FileProviderSystem: Sendable {
         let attachment = Attachment(receiver, queue: queue ?? DispatchQueue(label: "FileProvider.extension \(name ?? "(default domain)")"))
         (receiver as? NSFileProviderExtension)?.setDomain(domain)
         attachments.withLock { $0[Self.key(name)] = attachment }
+        // phoned hands this process the domain's signals from now on, those not answered first:
+        // a `fileprovider` push runs the installed extension, which attaches here.
+        var args: JSONObject = [:]
+        if let name { args["domain"] = .string(name) }
+        connection.client.send("fileProvider.attach", args) { result in
+            if case .failure(let failure) = result { Self.warn("cannot attach the extension of \(name ?? "the default domain"): \(failure)") }
+        }
     }
 
     func detach(_ receiver: any WatchLinkSignalReceiver) {

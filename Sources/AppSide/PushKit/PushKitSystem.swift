@@ -63,7 +63,7 @@ final class PushKitSystem: Sendable {
         case .success(let shared): connection = shared
         case .failure(let failure): return warn(failure.description)
         }
-        connection.addEventHandler(key: Self.framework) { [self] event in handle(event) }
+        connection.addEventHandler(key: Self.framework) { [self] event in handle(event, on: connection) }
         let names = desired.compactMap(\.daemonName).sorted()
         connection.client.send("push.register", ["types": .array(names.map(JSONValue.string))]) { [self] result in
             switch result {
@@ -99,7 +99,7 @@ final class PushKitSystem: Sendable {
 
     // MARK: Events
 
-    private func handle(_ event: WatchLinkEvent) {
+    private func handle(_ event: WatchLinkEvent, on connection: SystemConnection) {
         guard let name = event.data["type"]?.stringValue, let type = PKPushType(daemonName: name) else { return }
         let desiring = registries.filter { $0.desiredPushTypes?.contains(type) == true }
         switch event.name {
@@ -121,9 +121,29 @@ final class PushKitSystem: Sendable {
             }
         case "push.received":
             let payload = event.data["payload"] ?? .null
+            // The push is handled once every delegate's completion handler ran: phoned learns it
+            // (`push.complete`), and checks then that a VoIP push was reported to CallKit.
+            let pending = Locked(desiring.count)
+            let complete: @Sendable () -> Void = { [self] in
+                let last = pending.withLock { count -> Bool in
+                    count -= 1
+                    return count == 0
+                }
+                guard last, let id = event.data["id"]?.intValue else { return }
+                connection.client.send("push.complete", ["id": .int(id)]) { [self] result in
+                    if case .failure(let error) = result { warn("cannot report push \(id) handled: \(error)") }
+                }
+            }
+            if desiring.isEmpty { pending.withLock { $0 = 1 }; complete() }
             for registry in desiring {
                 let pushPayload = PKPushPayload(type: type, payload: payload)
-                registry.queue.async { registry.delegate?.pushRegistry(registry, didReceiveIncomingPushWith: pushPayload, for: type) {} }
+                let once = Locked(false)
+                registry.queue.async {
+                    registry.delegate?.pushRegistry(registry, didReceiveIncomingPushWith: pushPayload, for: type) {
+                        guard once.withLock({ called in defer { called = true }; return !called }) else { return }
+                        complete()
+                    }
+                }
             }
         default:
             break

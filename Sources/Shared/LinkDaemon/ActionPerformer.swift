@@ -18,10 +18,12 @@ final class ActionPerformer {
     private let control: ControlServer
     private let tracer: Tracer
     private let features: [DaemonFeature]
+    private let launcher: AppLauncher
 
     init(role: Role, loop: EventLoop, logger: Logger, directory: PeerDirectory, committer: TurnCommitter,
-         gateway: SessionGateway, control: ControlServer, tracer: Tracer, features: [DaemonFeature]) {
+         gateway: SessionGateway, control: ControlServer, tracer: Tracer, features: [DaemonFeature], launcher: AppLauncher) {
         self.tracer = tracer
+        self.launcher = launcher
         self.role = role
         self.loop = loop
         self.logger = logger
@@ -57,6 +59,10 @@ final class ActionPerformer {
             break
         case .file(let fileAction):
             directory.executeFileAction(fileAction, of: peer)
+        case .launchApp(let reason):
+            if case .failure(let failure) = launcher.launch(.app, reason: reason) {
+                gateway.submit(.appLaunchFailed(failure.description)) { _ in }
+            }
         }
     }
 
@@ -69,7 +75,10 @@ final class ActionPerformer {
         // The app hears from its own session only (a delegate belongs to one session).
         guard peer === directory.appPeer || peer === directory.formerAppPeer else { return }
         // A watch's message launched the app in the background: every watch's session sees it.
-        if case .appStateDidChange = notification, peer === directory.appPeer { directory.shareSettings(of: peer) }
+        if case .appStateDidChange(let state) = notification, peer === directory.appPeer {
+            directory.shareSettings(of: peer)
+            launcher.appStateChanged(state)
+        }
         for feature in features { feature.observe(notification) }
         // Rendering costs (base64, property lists): only for someone listening.
         guard control.hasSubscribers else { return }
@@ -137,6 +146,7 @@ final class ActionPerformer {
         switch timer {
         case .replyTimeouts: return "replyTimeout"
         case .delayedReply: return "delayedReply"
+        case .heldMessages: return "heldMessages"
         case .inactiveDelivery: return "inactiveDelivery"
         }
     }

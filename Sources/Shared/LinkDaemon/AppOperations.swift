@@ -28,6 +28,7 @@ final class AppAttachment {
 struct AppOperations {
     let context: FeatureContext
     let attachment: AppAttachment
+    let launcher: AppLauncher
     let subscribe: (ControlClientConnection) -> Void
 
     var operations: [ControlOperation] {
@@ -37,13 +38,15 @@ struct AppOperations {
                                   .optional("handles", .array, "the delegate's message methods: " + AppHandles.names.map(\.0).joined(separator: ", "))]) { call in
                 guard let client = call.client else { throw ControlError.control(.internalError, "app.attach needs a connection") }
                 let stateName = try call.args.optionalString("state") ?? "foreground"
-                guard let state = AppState(name: stateName), state != .notRunning else {
+                guard var state = AppState(name: stateName), state != .notRunning else {
                     throw call.args.invalid("'state' must be foreground or background; got '\(stateName)'")
                 }
                 let handles = try Self.handles(call)
                 guard !attachment.isHeld(byAnotherThan: client) else {
                     throw ControlError.control(.busy, "app.attach: an app is attached already (control connection #\(attachment.client?.serial ?? 0)); one app at a time")
                 }
+                // An app the OS launched runs in the state it was launched in, whatever it says.
+                if let launched = launcher.attached(.app) { state = launched }
                 attachment.attach(client)
                 subscribe(client)
                 context.submit(.attachApp(state, handles)) { result in

@@ -209,6 +209,9 @@ public struct OperationCall {
 
     public var op: String { request.op }
 
+    /// The connection the call came on, as ``DaemonFeature/clientClosed(_:)`` names it.
+    public var clientSerial: UInt64? { client?.serial }
+
     public func respond(_ result: Result<JSONObject, ControlError>) {
         answerer.respond(result)
     }

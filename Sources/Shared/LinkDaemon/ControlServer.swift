@@ -153,6 +153,12 @@ final class ControlServer {
         }
     }
 
+    /// Sends an event to the client `serial` alone, subscribed or not.
+    func sendEvent(_ name: String, _ data: JSONObject, toClient serial: UInt64) {
+        guard let client = clients[serial] else { return }
+        send(ControlCodec.event(name: name, at: Date(), data: data), to: "client") { $0 === client }
+    }
+
     /// Publishes an event to every subscriber (`events.subscribe`).
     func publish(_ name: String, _ data: JSONObject) {
         logger.debug("event \(name)")

@@ -21,6 +21,7 @@ import Darwin
 /// - ``TurnCommitter``: group commit, releasing what waited for it; ``ActionPerformer``
 ///   carries the released actions out;
 /// - ``SessionGateway``: commands into the app's session and their answers;
+/// - ``AppLauncher``: the installed programs the emulated OS launches and ends;
 /// - ``ControlServer`` and the ``OperationTable``: every control op, core and feature.
 ///
 /// Everything runs on the loop's thread.
@@ -37,6 +38,7 @@ public final class Daemon {
     let table: OperationTable
     let features: [DaemonFeature]
     let app = AppAttachment()
+    let launcher: AppLauncher
     let tracer: Tracer
     /// The hook that ends each loop turn (``start()``).
     private var turnEnd: EventLoop.AfterTurnID?
@@ -67,6 +69,7 @@ public final class Daemon {
         link = LinkEndpoint(options: options, logger: logger, loop: loop, home: home, directory: directory,
                             committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
         table = OperationTable(role: options.role)
+        launcher = AppLauncher(options: options, loop: loop, logger: logger, tracer: tracer)
         wire()
     }
 
@@ -75,7 +78,9 @@ public final class Daemon {
     /// The committer's actions go to the performer; a failed turn reloads the peer and restarts its link.
     private func wire() {
         let performer = ActionPerformer(role: role, loop: loop, logger: logger, directory: directory, committer: committer,
-                                        gateway: gateway, control: control, tracer: tracer, features: features)
+                                        gateway: gateway, control: control, tracer: tracer, features: features, launcher: launcher)
+        launcher.publish = { [unowned self] in self.control.publish($0, $1) }
+        launcher.tellSession = { [unowned self] in self.gateway.submit($0) { _ in } }
         committer.execute = { performer.execute($0, from: $1) }
         committer.performBeforeCommit = { [unowned self] in self.directory.performFileActionBeforeCommit($0, of: $1) }
         if role == .phone {
@@ -104,13 +109,15 @@ public final class Daemon {
         table.register(SessionOperations(context: context, table: table,
                                          status: { [unowned self] in
                                              StatusReport.make(role: self.role, deviceId: self.home.deviceId, directory: self.directory,
-                                                               link: self.link, features: self.features)
+                                                               link: self.link, launcher: self.launcher, features: self.features)
                                          },
                                          subscribe: { [unowned self] in self.control.subscribe($0) },
                                          app: app,
                                          shutdown: { [unowned self] in self.stop() }).operations)
         table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
-        table.register(AppOperations(context: context, attachment: app, subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
+        table.register(AppOperations(context: context, attachment: app, launcher: launcher,
+                                     subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
+        table.register(AppLaunchOperations(launcher: launcher).operations)
         table.register(MessageOperations(context: context, directory: directory).operations)
         table.register(QueuedOperations(context: context).operations)
         table.register(FileOperations(context: context).operations)
@@ -124,7 +131,9 @@ public final class Daemon {
                        publish: { [unowned self] in self.control.publish($0, $1) },
                        hasEventSubscribers: { [unowned self] in self.control.hasSubscribers },
                        submit: { [unowned self] in self.gateway.submit($0, completion: $1) },
-                       status: { [unowned self] in self.directory.session.status() })
+                       status: { [unowned self] in self.directory.session.status() },
+                       apps: launcher,
+                       sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) })
     }
 
     /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.
@@ -140,6 +149,7 @@ public final class Daemon {
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         SystemCalls.ignoreSignal(SIGXFSZ)
         try directory.openStores()
+        try launcher.start()
         do { try control.start() } catch {
             throw StartupError("cannot serve the control socket: \(error)")
         }
@@ -151,6 +161,7 @@ public final class Daemon {
                 self.logger.info("app: the attached app (control connection #\(client.serial)) is gone: not running")
                 self.gateway.submit(.detachApp) { _ in }
             }
+            for feature in self.features { feature.clientClosed(client.serial) }
         }
         // Runs after every turn, so the parts it uses are captured, not reached through an
         // unowned daemon (a checked retain and a release each). They hold the loop that holds
@@ -199,6 +210,7 @@ public final class Daemon {
         table.failOutstanding(.control(.shuttingDown, "the daemon is shutting down"))
         control.stop()
         for feature in features { feature.stop() }
+        launcher.stop()
         directory.closeStores()
         loop.stop()
         tracer.record(.daemon, ["name": "stop"])

@@ -25,6 +25,13 @@ public struct FeatureContext {
     public let submit: (SessionCommand, @escaping (Result<CommandResult, SessionError>) -> Void) -> Void
     /// The session's state now (activation, reachability, device flags).
     public let status: () -> SessionStatus
+    /// The emulated OS's installed programs: launching the app for a push, the File Provider
+    /// extension for a `fileprovider` push, ending the app for breaking a rule (nil in a
+    /// feature's unit test).
+    public var apps: AppLauncher? = nil
+    /// Sends an event to one control client (by ``OperationCall/clientSerial``), subscribed
+    /// or not: what the extension of one process is handed.
+    public var sendEvent: (String, JSONObject, UInt64) -> Void = { _, _, _ in }
 }
 
 extension FeatureContext {
@@ -59,6 +66,8 @@ public protocol DaemonFeature: AnyObject {
     func configureSession(_ configuration: inout LinkSession.Configuration)
     /// Sees every notification of the app's session, after the store committed what it reports.
     func observe(_ notification: SessionNotification)
+    /// A control client's connection closed (its ``OperationCall/clientSerial``).
+    func clientClosed(_ serial: UInt64)
     /// The command-line options it adds to its daemon; their values reach it in
     /// `FeatureContext.options`, and `--help` lists them.
     var commandLineOptions: [FeatureOption] { get }
@@ -84,5 +93,6 @@ extension DaemonFeature {
     public func stop() {}
     public func configureSession(_ configuration: inout LinkSession.Configuration) {}
     public func observe(_ notification: SessionNotification) {}
+    public func clientClosed(_ serial: UInt64) {}
     public var commandLineOptions: [FeatureOption] { [] }
 }

@@ -34,6 +34,10 @@ public struct DaemonOptions: Sendable {
     public var traceFile: String?
     /// `--apns-*` and other feature options, by name without the dashes.
     public var featureOptions: [String: String] = [:]
+    /// `--app-command PATH` with its `--app-arg`s: the app this side's OS launches.
+    public var appCommand: InstalledProgram?
+    /// `--app-background-ms`: how long an app launched into the background may run there.
+    public var appBackgroundMilliseconds: Int64 = AppLauncher.standardBackgroundBudgetMilliseconds
 
     public var pairingKeyPath: String
     public var programName: String { role == .phone ? "phoned" : "watchd" }
@@ -76,6 +80,8 @@ public struct DaemonOptions: Sendable {
           --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
           --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
+          --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
+          --app-background-ms N   how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))
         \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
           --version               print the version
         """
@@ -94,6 +100,7 @@ public struct DaemonOptions: Sendable {
         let name = role == .phone ? "phoned" : "watchd"
         var home: String?
         var link: String?, control: String?, state: String?, key: String?
+        var appCommand: String?, appArguments: [String] = []
         var options = DaemonOptions(role: role, home: "")
         var index = 0
         func fail(_ message: String) -> ParseOutcome {
@@ -122,8 +129,12 @@ public struct DaemonOptions: Sendable {
             case let name where featureOptions.contains { "--" + $0.name == name }:
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 options.featureOptions[String(name.dropFirst(2))] = v
+            case "--app-arg":
+                guard let v = value() else { return fail("--app-arg needs a value") }
+                appArguments.append(v)
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
-                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file":
+                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
+                 "--app-background-ms":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 switch flag {
                 case "--home": home = v
@@ -158,6 +169,13 @@ public struct DaemonOptions: Sendable {
                     options.traceEntries = count
                 case "--trace-file":
                     options.traceFile = v
+                case "--app-command":
+                    appCommand = v
+                case "--app-background-ms":
+                    guard let ms = Int64(v), ms > 0, ms <= 86_400_000 else {
+                        return fail("--app-background-ms must be an integer from 1 to 86400000, got '\(v)'")
+                    }
+                    options.appBackgroundMilliseconds = ms
                 case "--received-list-bytes":
                     guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
                         return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
@@ -186,6 +204,14 @@ public struct DaemonOptions: Sendable {
         resolved.traceEntries = options.traceEntries
         resolved.traceFile = options.traceFile.map { $0.hasPrefix("/") ? $0 : resolvedHome + "/" + $0 }
         resolved.featureOptions = options.featureOptions
+        resolved.appBackgroundMilliseconds = options.appBackgroundMilliseconds
+        if let appCommand {
+            do { resolved.appCommand = try InstalledProgram(command: [appCommand] + appArguments) } catch {
+                return fail("--app-command: \(error)")
+            }
+        } else if !appArguments.isEmpty {
+            return fail("--app-arg is an argument of --app-command, which is missing")
+        }
         if let link { resolved.linkPath = link }
         if let control { resolved.controlPath = control }
         if let state { resolved.stateDirectory = state }

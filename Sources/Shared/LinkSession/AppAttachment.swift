@@ -14,15 +14,18 @@ import WireProtocol
 /// Delivered means "the app's delegate returned", the moment Apple's framework considers a
 /// transfer done on the receiving side.
 extension LinkSession {
-    func attachApp(state: AppState, handles: AppHandles, token: RequestToken) {
+    func attachApp(state: AppState, handles: AppHandles, token: RequestToken, now: Int64) {
         setAttachedApp(handles)
+        launchEnded()
         changeAppState(to: state)
         actions.append(.respond(token, .success(.appState(appState))))
         deliverPending()
+        deliverHeldMessages(now: now)
     }
 
     func detachApp(token: RequestToken) {
         failTheAppsUnansweredMessages()
+        failHeldMessages(.deliveryFailed, "the phone app quit before it activated its session")
         setAttachedApp(nil)
         changeAppState(to: .notRunning)
         actions.append(.respond(token, .success(.appState(appState))))

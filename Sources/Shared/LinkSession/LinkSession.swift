@@ -119,6 +119,8 @@ public final class LinkSession {
     public internal(set) var attachedApp: AppHandles?
     /// The newest received item handed to the attached app and not yet acknowledged.
     var handedUpTo: UInt64 = 0
+    /// The app as a program the emulated OS launches (AppLaunch.swift).
+    var launch = AppLaunchState()
 
     private var linkGeneration: UInt64 = 0
     private var nextMessageId: UInt64 = 1
@@ -221,6 +223,7 @@ public final class LinkSession {
             .wc(.notReachable, "the link to the \(peerName) dropped before the \(pending.wantsReply ? "reply" : "delivery acknowledgement") arrived")
         }
         forgetAwaitingReplies(answering: nil)
+        forgetHeldMessages()
         queuedLinkDown()
         filesLinkDown()
         updateReachability()
@@ -280,6 +283,8 @@ public final class LinkSession {
             armNextDeadline()
         case .inactiveDelivery:
             inactiveDeliveryEnded()
+        case .heldMessages:
+            heldMessagesTimerFired(now: now)
         case .delayedReply(let replyId):
             guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
             forgetAwaitingReply(replyId)
@@ -295,7 +300,7 @@ public final class LinkSession {
     public func handle(_ command: SessionCommand, token: RequestToken, now: Int64) -> [SessionAction] {
         switch command {
         case .activate:
-            activate(token: token)
+            activate(token: token, now: now)
         case .setAppState(let state):
             changeAppState(to: state)
             actions.append(.respond(token, .success(.appState(state))))
@@ -327,7 +332,7 @@ public final class LinkSession {
         case .timeOutTransfer(let transferId):
             timeOutTransfer(transferId, token: token)
         case .attachApp(let state, let handles):
-            attachApp(state: state, handles: handles, token: token)
+            attachApp(state: state, handles: handles, token: token, now: now)
         case .detachApp:
             detachApp(token: token)
         case .acknowledgeDelivery(let seq):
@@ -343,13 +348,17 @@ public final class LinkSession {
                                                               received: durableContexts.received))))
         case .file(let command):
             handleFileCommand(command, token: token)
+        case .setAppInstalled(let installed):
+            setAppInstalled(installed, token: token)
+        case .appLaunchFailed(let reason):
+            appLaunchFailed(reason, token: token)
         }
         return drain()
     }
 
     // MARK: - Activation and state
 
-    private func activate(token: RequestToken) {
+    private func activate(token: RequestToken, now: Int64) {
         if activationState == .inactive {
             // Data of the previous watch is still being delivered (quick watch switching):
             // activation completes as inactive, and the session deactivates once it is done.
@@ -363,6 +372,7 @@ public final class LinkSession {
         actions.append(.notify(.activationDidComplete(activationState)))
         if changed { stateChanged() }
         deliverPending()
+        deliverHeldMessages(now: now)
     }
 
     private func setDeviceFlags(_ changes: [DeviceFlagName: Bool], token: RequestToken) {
@@ -490,7 +500,10 @@ public final class LinkSession {
 
     // MARK: - Receiving
 
-    private func receiveMessage(id: UInt64, wantsReply: Bool, payload: MessagePayload, now: Int64) {
+    func receiveMessage(id: UInt64, wantsReply: Bool, payload: MessagePayload, now: Int64) {
+        if holdsMessagesForLaunch() {
+            return holdForLaunch(id: id, wantsReply: wantsReply, payload: payload, now: now)
+        }
         // An inactive session still receives (quick watch switching); it only stops sending.
         guard activationState != .notActivated else {
             actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),

@@ -460,7 +460,9 @@ extension LinkSession {
     /// delivering the previous watch's data) and it runs, in order (WatchConnectivity
     /// delivers them at launch). An attached app gets them to acknowledge (AppAttachment.swift).
     func deliverPending() {
-        guard !undelivered.isEmpty, activationState != .notActivated, appState != .notRunning else { return }
+        guard !undelivered.isEmpty else { return }
+        launchForBackgroundData()
+        guard activationState != .notActivated, appState != .notRunning else { return }
         if attachedApp != nil { return handPendingToApp() }
         for item in undelivered {
             markDelivered(item)

@@ -160,6 +160,26 @@ public enum SessionCommand: Sendable {
     case applicationContext
     /// `transferFile`, `outstandingFileTransfers`, a file transfer's `cancel()`.
     case file(FileCommand)
+    /// Whether this side's app is a program the emulated OS launches (`app.install`): while it
+    /// is, the app is `notRunning` until that program attaches, and what would wake it on a
+    /// device launches it (``SessionAction/launchApp(_:)``).
+    case setAppInstalled(Bool)
+    /// The app the session asked to launch did not come up: it could not start, or it ended
+    /// before it attached. What waited for it fails with 7014.
+    case appLaunchFailed(String)
+}
+
+/// Why the emulated OS launches an app into the background.
+public enum LaunchReason: String, Sendable, Hashable, CaseIterable {
+    /// A message from the watch app (phone): "wakes up the corresponding iOS app in the
+    /// background and makes it reachable" (`sendMessage`).
+    case message
+    /// A push for a type the app registered (phone; PushKit).
+    case push
+    /// Data WatchConnectivity brings the watch app (`WKWatchConnectivityRefreshBackgroundTask`).
+    case backgroundData
+    /// The user opened the app (`app.launch`): in the foreground.
+    case user
 }
 
 /// One entry of `outstandingUserInfoTransfers`.
@@ -254,6 +274,8 @@ public enum SessionTimer: Hashable, Sendable {
     /// Phone: the end of the short while an inactive session has to deliver what it received
     /// from the previous watch; it then deactivates.
     case inactiveDelivery
+    /// The earliest deadline of the messages held for an app being launched.
+    case heldMessages
 }
 
 /// The effects the runtime performs for the session.
@@ -263,6 +285,9 @@ public enum SessionAction: Sendable {
     case notify(SessionNotification)
     case armTimer(SessionTimer, deadlineMilliseconds: Int64)
     case cancelTimer(SessionTimer)
+    /// The emulated OS launches this side's installed app into the background; a failed
+    /// launch comes back as ``SessionCommand/appLaunchFailed(_:)``.
+    case launchApp(LaunchReason)
     /// Write this within the current turn's transaction; what follows waits for its commit.
     case persist(DurableOperation)
     /// File work; see ``FileAction/precedesCommit`` for when the runtime performs it.

@@ -53,6 +53,7 @@ extension LinkSession {
     /// the app (`other` did that).
     public func adoptSettings(from other: LinkSession) -> [SessionAction] {
         replies = other.replies
+        launch.isInstalled = other.launch.isInstalled
         if attachedApp != other.attachedApp { setAttachedApp(other.attachedApp) }
         if appState != other.appState || flags != other.flags {
             appState = other.appState

@@ -24,6 +24,9 @@ public struct TraceEntry: Sendable, Hashable {
         case timer
         /// The daemon started or stopped.
         case daemon
+        /// The emulated OS launched an installed program (`name` `launched`: `program`,
+        /// `reason`, `pid`, `log`, `state`) or it ended (`exited`: `status` or `signal`, `reason`).
+        case app
     }
 
     public var object: JSONObject

@@ -3,7 +3,7 @@ import LinkJSON
 /// How an entry reads in a picture: a short label, its details, its category for filters.
 public enum TraceText {
     /// The categories a picture can filter by.
-    public static let categories = ["message", "userInfo", "context", "file", "state", "link", "handshake", "op", "error"]
+    public static let categories = ["message", "userInfo", "context", "file", "state", "app", "link", "handshake", "op", "error"]
 
     /// The category of an entry.
     public static func category(_ entry: TraceEntry) -> String {
@@ -26,6 +26,7 @@ public enum TraceText {
         case .error, .fault: return "error"
         case .state, .daemon, .timer: return "state"
         case .link: return "link"
+        case .app: return "app"
         case .note:
             let name = entry.string("name") ?? ""
             if name.hasPrefix("userInfo") || name.hasPrefix("complicationUserInfo") { return "userInfo" }
@@ -41,6 +42,8 @@ public enum TraceText {
         case .error, .fault: return true
         case .link: return entry.string("name") == "down" || entry.string("name") == "disabled"
         case .frame: return ["GOAWAY", "MESSAGE_ERROR", "ITEM_ERROR"].contains(entry.string("type") ?? "")
+        // An app that crashed at its launch, or that the OS ended for breaking a rule.
+        case .app: return ["crashedAtLaunch", "voipNotReportedToCallKit"].contains(entry.string("reason") ?? "")
         default: return false
         }
     }
@@ -92,6 +95,14 @@ public enum TraceText {
         case .daemon:
             let program = entry.string("program") ?? (entry.side == "phone" ? "phoned" : "watchd")
             return entry.string("name") == "start" ? "\(program) started (pid \(entry.pid))" : "\(entry.side == "phone" ? "phoned" : "watchd") stopped"
+        case .app:
+            let program = entry.string("program") ?? "app"
+            let pid = entry.int("pid").map { " (pid \($0))" } ?? ""
+            if entry.string("name") == "launched" {
+                return "\(program) launched\(pid) for \(entry.string("reason") ?? "?"), \(entry.string("state") ?? "background")"
+            }
+            let how = entry.int("status").map { "exited \($0)" } ?? entry.int("signal").map { "signal \($0)" } ?? "ended"
+            return "\(program)\(pid) \(how): \(entry.string("reason") ?? "?")"
         }
     }
 

@@ -52,6 +52,15 @@ final class FileProviderSignalLog {
         return records[index]
     }
 
+    /// The usable signals of `domain` (nil: the default domain) that no extension answered yet,
+    /// oldest first.
+    func pending(domain: String?) -> [SignalRecord] {
+        (records[start...] + records[..<start]).filter { record in
+            guard record.completion == nil, case .success(let signal) = record.outcome else { return false }
+            return signal.domain == domain
+        }
+    }
+
     /// `push.signals`: the records after `after`, oldest first, at most `limit`.
     func list(after: Int64, limit: Int) -> JSONObject {
         let ordered = records[start...] + records[..<start]

@@ -35,6 +35,8 @@ final class PushEmulator {
 
     /// File Provider signals and unusable payloads.
     let signalLog = FileProviderSignalLog()
+    /// Who gets what pushes bring: the app's processes, its extension (PushRecipients.swift).
+    var recipients: PushRecipients?
 
     private(set) var requestCount = 0
     private(set) var acceptedCount = 0
@@ -155,23 +157,27 @@ final class PushEmulator {
 
     private func deliver(_ push: APNsPush, at now: Int64) {
         guard let type = push.pushType.pushKitType else { return }
-        let listening = hasEventSubscribers()
-        if listening {
+        if hasEventSubscribers() || recipients?.holdsFor(type) == true {
             var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
                                         "apnsId": .string(push.apnsId), "topic": .string(push.topic),
                                         "payload": Self.payloadJSON(push.payload)]
             if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
             if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
-            publish("push.received", received)
+            if let recipients { recipients.deliver(type, received) } else { publish("push.received", received) }
         }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
         let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(push.payload),
                                    payload: push.payload, at: now)
-        if case .failure(let unusable) = record.outcome {
+        switch record.outcome {
+        case .failure(let unusable):
             logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")
+        case .success(let signal):
+            // "When the system receives the notification, it automatically calls the
+            // signalEnumerator(for:completionHandler:) method": the extension runs for it.
+            if let recipients, !recipients.hasExtension(for: signal.domain) { recipients.runExtension(for: signal.domain) }
         }
-        if listening { publish(record.eventName, record.json) }
+        if hasEventSubscribers() { publish(record.eventName, record.json) }
     }
 
     /// A payload as events show it: its JSON, or `{"$data": base64}` when it is not JSON.

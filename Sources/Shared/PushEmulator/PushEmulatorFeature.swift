@@ -25,16 +25,38 @@ public final class PushEmulatorFeature: DaemonFeature {
 
     public var operations: [ControlOperation] {
         [
-            op("push.register", "PKPushRegistry.desiredPushTypes: register the app for push types and get a token",
-               [.required("types", .array, "PushKit types")]) { args, emulator, _ in
+            callOp("push.register", "PKPushRegistry.desiredPushTypes: register the app for push types and get a token",
+                   [.required("types", .array, "PushKit types")]) { call, emulator in
                 var types: [PushKitType] = []
-                for value in try args.array("types") {
+                for value in try call.args.array("types") {
                     guard let name = value.stringValue, let type = PushKitType(rawValue: name) else {
-                        throw args.invalid("'types' holds \(value), not a PushKit type (expected: \(PushKitType.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        throw call.args.invalid("'types' holds \(value), not a PushKit type (expected: \(PushKitType.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                     types.append(type)
                 }
-                return try emulator.register(types)
+                let result = try emulator.register(types)
+                emulator.recipients?.registered(call.clientSerial, types: types)
+                return result
+            },
+            op("push.complete", "the app's PushKit completion handler of a push ran (a VoIP push must have been reported to CallKit)",
+               [.required("id", .integer(1...Int64.max), "the push's id in push.received")]) { args, emulator, _ in
+                ["terminated": .bool(emulator.recipients?.completed(try args.int("id")) ?? false)]
+            },
+            op("callKit.reportNewIncomingCall", "CXProvider.reportNewIncomingCall(with:update:completion:): the app reports a call",
+               [.required("uuid", .string), .optional("handle", .string), .optional("hasVideo", .bool)]) { args, emulator, _ in
+                let uuid = try args.string("uuid")
+                guard UUID(uuidString: uuid) != nil else { throw args.invalid("'uuid' must be a UUID, got '\(uuid)'") }
+                var result: JSONObject = ["uuid": .string(uuid.uppercased())]
+                if emulator.recipients?.callReported(uuid.uppercased()) == false { result["error"] = "callUUIDAlreadyExists" }
+                return result
+            },
+            callOp("fileProvider.attach", "the File Provider extension of a domain runs in this connection's process: it gets the domain's signals",
+                   [.optional("domain", .string, "the domain's identifier; none: the default domain")]) { call, emulator in
+                guard let client = call.clientSerial else { throw ControlError.control(.internalError, "fileProvider.attach needs a connection") }
+                let domain = try call.args.optionalString("domain")
+                let pending = emulator.signalLog.pending(domain: domain)
+                emulator.recipients?.attachedExtension(client, domain: domain, pending: pending.map(\.json))
+                return ["domain": domain.map(JSONValue.string) ?? .null, "pending": .int(Int64(pending.count))]
             },
             op("push.token", "the device's push token and registered types") { _, emulator, _ in emulator.tokenResult() },
             op("push.invalidate", "invalidate the token (didInvalidatePushTokenFor); APNs answers 410 for it") { _, emulator, _ in
@@ -133,6 +155,15 @@ public final class PushEmulatorFeature: DaemonFeature {
         ]
     }
 
+    /// A phone op answered at once from the running emulator, that needs its call.
+    private func callOp(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument] = [],
+                        _ body: @escaping (OperationCall, PushEmulator) throws -> JSONObject) -> ControlOperation {
+        ControlOperation(name, sides: .phone, summary: summary, arguments: arguments) { [unowned self] call in
+            guard let emulator = self.emulator else { throw ControlError.control(.internalError, "\(call.op): push is not running") }
+            call.succeed(try body(call, emulator))
+        }
+    }
+
     /// A phone op answered at once from the running emulator and endpoint.
     private func op(_ name: String, _ summary: String, _ arguments: [ControlOperation.Argument] = [],
                     _ body: @escaping (Arguments, PushEmulator, APNsServer) throws -> JSONObject) -> ControlOperation {
@@ -152,7 +183,9 @@ public final class PushEmulatorFeature: DaemonFeature {
                 FeatureOption("apns-handshake-timeout-ms", "N",
                               "phoned: time an APNs client has for its TLS and HTTP/2 handshakes (default \(defaults.handshakeTimeoutMilliseconds))"),
                 FeatureOption("apns-idle-timeout-ms", "N",
-                              "phoned: an idle APNs connection is closed after this (default \(defaults.idleTimeoutMilliseconds))")]
+                              "phoned: an idle APNs connection is closed after this (default \(defaults.idleTimeoutMilliseconds))"),
+                FeatureOption("voip-failure-limit", "N",
+                              "phoned: VoIP pushes not reported to CallKit before the OS stops delivering them (default \(PushRecipients.standardVoIPFailureLimit))")]
     }
 
     public func start(_ context: FeatureContext) throws {
@@ -168,6 +201,11 @@ public final class PushEmulatorFeature: DaemonFeature {
         _ = try FileSystem.ensurePrivateDirectory(directory)
         let emulator = try PushEmulator(statePath: directory + "/state.json", logger: context.logger, publish: context.publish,
                                         hasEventSubscribers: context.hasEventSubscribers)
+        let voipLimit = try Self.integerOption(context.options, "voip-failure-limit", 1...1_000) ?? Int64(PushRecipients.standardVoIPFailureLimit)
+        if let apps = context.apps {
+            emulator.recipients = PushRecipients(apps: apps, logger: context.logger, voipFailureLimit: Int(voipLimit),
+                                                 publish: context.publish, sendEvent: context.sendEvent)
+        }
         let authority: CertificateAuthority
         do { authority = try CertificateAuthority.loadOrCreate(directory: directory, logger: context.logger) } catch {
             throw PushStateError("cannot set up the APNs endpoint's certificates in \(directory): \(error)")
@@ -203,6 +241,10 @@ public final class PushEmulatorFeature: DaemonFeature {
     public func stop() {
         server?.stop()
         server = nil
+    }
+
+    public func clientClosed(_ serial: UInt64) {
+        emulator?.recipients?.clientClosed(serial)
     }
 
     public func addStatus(to status: inout JSONObject) {
