@@ -229,6 +229,8 @@ final class AppLaunchTests: XCTestCase {
         XCTAssertEqual(try waitForLines(log, "didReceiveIncomingPush")[0]["payload"], ["handle": "alice"])
         XCTAssertEqual(try waitForLines(log, "reportedCall")[0]["error"], .null, "CallKit allowed the call")
         let pid = try XCTUnwrap(try phone.call("status")["apps"]?["app"]?["pid"]?.intValue)
+        // That the OS does not end the app can only be seen over a while: the completion
+        // handler's report reaches phoned within it (an app that did not report is ended then).
         usleep(300_000)
         XCTAssertTrue(isAlive(pid), "reported to CallKit: the app keeps running")
     }
