@@ -70,7 +70,7 @@ final class AccessControlTests: DaemonTestCase {
         send["mode"] = "lazy"
         _ = try p.call("pa.instance.add", instance)
         _ = try w.call("pa.instance.add", instance)
-        _ = try p.call("pa.activation.create", instance)
+        _ = try p.call("pa.activation.create", ["instanceId": "main", "commit": true])
         _ = try p.call("pa.status.sendToWatch", ["instanceId": "main", "mode": "lazy"])
         let created = try p.call("pa.token.create", token)
         let secret = try XCTUnwrap(created["tokenSecret"]?.stringValue)

@@ -21,7 +21,7 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         let pair = try startActivatedPair()
         _ = try pair.p.call("pa.instance.add", instance)
         _ = try pair.w.call("pa.instance.add", instance)
-        let activationId = try XCTUnwrap(pair.p.call("pa.activation.create", instance)["activationId"]?.stringValue)
+        let activationId = try XCTUnwrap(pair.p.call("pa.activation.create", args(["commit": true]))["activationId"]?.stringValue)
         return (pair.phone, pair.watch, pair.p, pair.w, activationId)
     }
 
@@ -200,8 +200,8 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         // The phone moves to another activation while the watch cannot hear of it, then hands
         // over a token of the new one: the watch still knows the old activation.
         _ = try p.call("device.set", ["isWatchAppInstalled": false])
-        XCTAssertEqual(try p.call("pa.activation.removeLocal", instance)["watchNotified"], false)
-        let newActivation = try XCTUnwrap(p.call("pa.activation.create", instance)["activationId"]?.stringValue)
+        XCTAssertEqual(try p.call("pa.activation.removeLocal", args(["notifyWatch": true]))["watchNotified"], false)
+        let newActivation = try XCTUnwrap(p.call("pa.activation.create", args(["commit": true]))["activationId"]?.stringValue)
         _ = try p.call("pa.token.create", args(["name": "next"]))
         _ = try p.call("device.set", ["isWatchAppInstalled": true])
         eventually("reachable again") { try p.call("status")["isReachable"] == true }
@@ -231,7 +231,9 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
 
         _ = try p.call("pa.token.sendToWatch", args(["name": "b", "mode": "completion"]))
         _ = try events.waitForEvent("pa.tokenReceived", timeoutSeconds: 10)
+        // As the SDK, removing the activation says nothing to the watch: the app sends the status next.
         _ = try p.call("pa.activation.removeLocal", instance)
+        XCTAssertEqual(try p.call("pa.status.sendToWatch", args(["mode": "lazy"]))["issued"], true)
         let changed = try events.waitForEvent("pa.activationDidChange", timeoutSeconds: 10)
         XCTAssertEqual(changed.data, ["instanceId": "main", "activationIdentifier": .null, "tokensRemoved": 1])
         XCTAssertEqual(try watchActivation(w), .null)
@@ -276,12 +278,12 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         assertControlError("PowerAuthErrorDomain", 14) { try w.call("pa.token.header", self.args(["name": "a"])) }
 
         // A new activation on the phone: another id also wipes what the watch had.
-        _ = try p.call("pa.activation.create", instance)
+        _ = try p.call("pa.activation.create", args(["commit": true]))
         _ = try p.call("pa.status.sendToWatch", args(["mode": "completion"]))
         _ = try p.call("pa.token.create", args(["name": "a"]))
         _ = try p.call("pa.token.sendToWatch", args(["name": "a", "mode": "completion"]))
         _ = try p.call("pa.activation.removeLocal", instance)
-        _ = try p.call("pa.activation.create", instance)
+        _ = try p.call("pa.activation.create", args(["commit": true]))
         _ = try p.call("pa.status.sendToWatch", args(["mode": "completion"]))
         XCTAssertEqual(try watchTokens(w).count, 0)
     }

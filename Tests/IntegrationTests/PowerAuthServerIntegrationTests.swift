@@ -50,12 +50,15 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         XCTAssertEqual(created["state"], "pendingCommit")
         let id = try XCTUnwrap(created["activationId"]?.stringValue)
         XCTAssertEqual(try p.call("pa.status.sendToWatch", args(["mode": "completion"]))["delivered"], true)
-        _ = try p.call("pa.token.create", args(["name": "possession"]))
-        _ = try p.call("pa.token.sendToWatch", args(["name": "possession", "mode": "completion"]))
+        assertControlError("PowerAuthErrorDomain", 1) { // a token needs a signature the server accepts: an active activation's
+            try p.call("pa.token.create", self.args(["name": "possession"]))
+        }
 
         assertStatus(try fetch(p), "pendingCommit", fail: 0, remaining: 0)
         _ = try server(p, id, "commit")
         assertStatus(try fetch(p), "active", fail: 0, remaining: 5)
+        _ = try p.call("pa.token.create", args(["name": "possession"]))
+        _ = try p.call("pa.token.sendToWatch", args(["name": "possession", "mode": "completion"]))
 
         _ = try p.call("pa.server.set", ["activationId": .string(id), "customObject": ["tier": "gold"], "currentVersion": 2, "upgradeVersion": 3])
         assertStatus(try fetch(p), "active", fail: 0, remaining: 5, upgrade: true, custom: .object(["tier": "gold"]))
@@ -89,7 +92,7 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         assertControlError("PowerAuthErrorDomain", 3) { try self.server(p, id, "unblock") }
 
         // The app reacts as the SDK's documentation says: removeActivationLocal, and the watch learns it.
-        let removal = try p.call("pa.activation.removeLocal", instance)
+        let removal = try p.call("pa.activation.removeLocal", args(["notifyWatch": true]))
         XCTAssertEqual(removal["removed"], true)
         XCTAssertEqual(removal["watchNotified"], true)
         eventually("the watch to drop the activation") { try w.call("pa.activation.get", self.instance)["activationIdentifier"] == .null }

@@ -80,14 +80,14 @@ final class PowerAuthSessionManagerTests: XCTestCase {
     func testCompletionNeedsReachabilityAndDecodesTheAnswer() {
         session.status.isReachable = false
         var result: Result<PowerAuthPacket, ControlError>?
-        manager().send(packet) { result = $0 }
+        manager().send(packet, expecting: .success) { result = $0 }
         guard case .failure(let error)? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(error.code, 15)
-        XCTAssertEqual(error.message, "The counterpart device is not reachable.")
+        XCTAssertEqual(error.message, "PA2WCSessionManager: The counterpart device is not reachable.")
 
         session.status.isReachable = true
         let manager = manager()
-        manager.send(packet) { result = $0 }
+        manager.send(packet, expecting: .success) { result = $0 }
         guard case .sendMessage(.data(let sent), true, nil)? = session.commands.first, session.commands.count == 1 else {
             return XCTFail("\(session.commands)")
         }
@@ -96,17 +96,17 @@ final class PowerAuthSessionManagerTests: XCTestCase {
         guard case .success(let answer)? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(answer.successCode, 1)
 
-        manager.send(packet) { result = $0 }
+        manager.send(packet, expecting: .success) { result = $0 }
         session.submitted[1].1(.success(.reply(.data(PowerAuthPacket.failure(PowerAuthError(code: 6, message: "gone")).encoded()))))
         guard case .failure(let refused)? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(refused.code, 6, "the error packet the other side answered")
 
-        manager.send(packet) { result = $0 }
+        manager.send(packet, expecting: .success) { result = $0 }
         session.submitted[2].1(.success(.reply(.data(Array("not a packet at all".utf8)))))
         guard case .failure(let unknown)? = result else { return XCTFail("\(String(describing: result))") }
-        XCTAssertEqual(unknown.message, "Received response is in unknown data format.")
+        XCTAssertEqual(unknown.message, "PA2WCSessionManager: Received response is in unknown data format.")
 
-        manager.send(packet) { result = $0 }
+        manager.send(packet, expecting: .success) { result = $0 }
         session.submitted[3].1(.failure(.wc(.messageReplyTimedOut, "late")))
         guard case .failure(let timedOut)? = result else { return XCTFail("\(String(describing: result))") }
         XCTAssertEqual(timedOut.domain, "WCErrorDomain")

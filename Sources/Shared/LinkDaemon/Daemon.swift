@@ -133,7 +133,8 @@ public final class Daemon {
                        submit: { [unowned self] in self.gateway.submit($0, completion: $1) },
                        status: { [unowned self] in self.directory.session.status() },
                        apps: launcher,
-                       sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) })
+                       sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) },
+                       traceFault: { [unowned self] in _ = self.tracer.record(.fault, $0) })
     }
 
     /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.

@@ -32,6 +32,9 @@ public struct FeatureContext {
     /// Sends an event to one control client (by ``OperationCall/clientSerial``), subscribed
     /// or not: what the extension of one process is handed.
     public var sendEvent: (String, JSONObject, UInt64) -> Void = { _, _, _ in }
+    /// Records a `fault` entry in the trace (`name` and what went wrong): something the app
+    /// lost that a test should see.
+    public var traceFault: (JSONObject) -> Void = { _ in }
 }
 
 extension FeatureContext {

@@ -36,6 +36,12 @@ extension LinkSession {
     /// Whether this side's app is an installed program that is launched (``setAppInstalled(_:)``).
     public var isAppInstalled: Bool { launch.isInstalled }
 
+    /// Whether the daemon plays this side's app, frameworks included: no app is installed or
+    /// attached. Then the packets of a framework on this side (``Configuration/isSystemMessage``)
+    /// are the daemon's; an app that is a process runs its frameworks itself, and their packets
+    /// are its messages and userInfo like any other.
+    public var frameworksRunInTheDaemon: Bool { attachedApp == nil && !launch.isInstalled }
+
     func setAppInstalled(_ installed: Bool, token: RequestToken) {
         launch.isInstalled = installed
         if attachedApp == nil {

@@ -47,8 +47,11 @@ public final class LinkSession {
         /// Wall-clock seconds since 1970 (injected so tests control the day).
         public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         /// Recognises messages meant for a framework on this side rather than the app (the
-        /// PowerAuth SDK's packets): they are reported as `systemMessageReceived`, never
-        /// recorded for the app, and a reply is left to the framework whatever the reply mode.
+        /// PowerAuth SDK's packets): while the daemon plays the app (no app installed or
+        /// attached, ``LinkSession/frameworksRunInTheDaemon``) they are reported as
+        /// `systemMessageReceived`, never recorded for the app, and a reply is left to the
+        /// framework whatever the reply mode. An app that is a process has its frameworks in
+        /// it: their packets are its messages.
         public var isSystemMessage: (@Sendable (MessagePayload) -> Bool)?
         /// The same for queued userInfo dictionaries (encoded).
         public var isSystemUserInfo: (@Sendable ([UInt8]) -> Bool)?
@@ -532,7 +535,7 @@ public final class LinkSession {
             changeAppState(to: .background)
         }
         let seq = allocateReceivedSeq()
-        if let isSystem = configuration.isSystemMessage, isSystem(payload) {
+        if frameworksRunInTheDaemon, let isSystem = configuration.isSystemMessage, isSystem(payload) {
             if wantsReply {
                 rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
                                                          linkGeneration: linkGeneration, scheduled: nil))

@@ -430,7 +430,7 @@ extension LinkSession {
         case .userInfo:
             var flags = flags
             flags.remove(.system)
-            if let isSystem = configuration.isSystemUserInfo, isSystem(payload) { flags.insert(.system) }
+            if frameworksRunInTheDaemon, let isSystem = configuration.isSystemUserInfo, isSystem(payload) { flags.insert(.system) }
             let item = InboxItem(seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
                                  flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))

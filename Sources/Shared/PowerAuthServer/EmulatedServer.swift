@@ -28,7 +28,27 @@ public final class EmulatedServer {
         public var record: ServerActivation
     }
 
+    /// The outcome of `validateToken`, as the server's `ValidateTokenResponse` has it.
+    public struct TokenValidation: Hashable, Sendable {
+        public var tokenValid: Bool
+        /// Nil for an unknown token, for which the server sets nothing else either.
+        public var activation: ServerActivation?
+        public var signatureType: SignatureFactor?
+    }
+
+    /// How far in the past a token's timestamp may be (`powerauth.service.token.timestamp.validity`).
+    public static let tokenTimestampValidity: Int64 = 7_200_000
+    /// How far in the future (`powerauth.service.token.timestamp.forward.validity`).
+    public static let tokenTimestampForwardValidity: Int64 = 1_800_000
+    /// How long a token's nonce is remembered, and how far ahead a 3.2 or 3.3 timestamp may be
+    /// (`requestExpirationInMilliseconds`; 3.0 and 3.1 get the extended 2 h).
+    public static let requestExpiration: Int64 = 60_000
+    public static let requestExpirationExtended: Int64 = 7_200_000
+
     private let store: ServerStore
+    /// The nonces of validated tokens, with the time they may be forgotten: the replay check
+    /// of the server's `DefaultReplayVerificationService` (kept in memory here).
+    private var usedTokenNonces: [String: Int64] = [:]
 
     public init(store: ServerStore) {
         self.store = store
@@ -167,6 +187,72 @@ public final class EmulatedServer {
         }
         if factor.countsFailedAttempts { record = try apply(.failAttempt, to: activationId, now: now) }
         return Validation(isValid: false, skipped: nil, record: record)
+    }
+
+    // MARK: - Tokens
+
+    /// `/pa/v3/token/create`, after its signature was validated: a new token for an active
+    /// activation (else `ERR0008` `ACTIVATION_INCORRECT_STATE`), a lowercase UUID and 16 random bytes.
+    public func createToken(for activationId: String, signatureType: SignatureFactor, now: Int64) throws -> ServerToken {
+        let record = try activation(activationId, now: now)
+        guard record.state == .active else {
+            throw ServerError.rejected(code: 8, name: "ACTIVATION_INCORRECT_STATE",
+                                       message: "activation '\(activationId)' is \(record.state.name), not active")
+        }
+        var tokenId = UUID().uuidString.lowercased()
+        while try store.token(tokenId) != nil { tokenId = UUID().uuidString.lowercased() }
+        let token = ServerToken(tokenId: tokenId, activationId: activationId, secret: SecureRandom.bytes(ServerToken.secretLength),
+                                signatureType: signatureType, created: now)
+        try store.save(token)
+        return token
+    }
+
+    /// `/pa/v3/token/remove`: removed only when the token exists and belongs to the activation;
+    /// otherwise `false`, not an error, as the server's `removeToken` answers.
+    public func removeToken(_ tokenId: String, activationId: String) throws -> Bool {
+        guard let token = try store.token(tokenId), token.activationId == activationId else { return false }
+        return try store.removeToken(tokenId)
+    }
+
+    public func tokens(of activationId: String) throws -> [ServerToken] { try store.tokens(activationId: activationId) }
+
+    /// `validateToken`, in the order of the server's `TokenBehavior`: the timestamp window (an
+    /// error either way), the token (unknown: not valid, nothing else set), the activation
+    /// (not active: not valid), the nonce's replay check (a nonce seen before is an error), the
+    /// digest, compared in constant time.
+    public func validateToken(_ header: TokenHeaderFields, now: Int64) throws -> TokenValidation {
+        if header.timestamp < now - Self.tokenTimestampValidity {
+            throw ServerError.rejected(code: 30, name: "TOKEN_TIMESTAMP_TOO_OLD",
+                                       message: "the token's timestamp is \(now - header.timestamp) ms in the past, over \(Self.tokenTimestampValidity)")
+        }
+        if header.timestamp > now + Self.tokenTimestampForwardValidity {
+            throw ServerError.rejected(code: 44, name: "TOKEN_TIMESTAMP_TOO_IN_FUTURE",
+                                       message: "the token's timestamp is \(header.timestamp - now) ms in the future, over \(Self.tokenTimestampForwardValidity)")
+        }
+        guard let token = try store.token(header.tokenId) else { return TokenValidation(tokenValid: false) }
+        let record = try activation(token.activationId, now: now)
+        guard record.state == .active else {
+            return TokenValidation(tokenValid: false, activation: record, signatureType: token.signatureType)
+        }
+        try checkAndRememberNonce(header, now: now)
+        let expected = PowerAuthTokenHeader.digest(secret: token.secret, nonce: header.nonce, timestamp: String(header.timestamp),
+                                                   version: header.version)
+        let valid = ConstantTime.equal(Array(expected.utf8), Array(Data(header.digest).base64EncodedString().utf8))
+        return TokenValidation(tokenValid: valid, activation: record, signatureType: token.signatureType)
+    }
+
+    private func checkAndRememberNonce(_ header: TokenHeaderFields, now: Int64) throws {
+        let expiration = header.version == "3.2" || header.version == "3.3" ? Self.requestExpiration : Self.requestExpirationExtended
+        if header.timestamp > now + expiration {
+            throw ServerError.rejected(code: 24, name: "INVALID_REQUEST",
+                                       message: "the token's timestamp is more than \(expiration) ms in the future")
+        }
+        usedTokenNonces = usedTokenNonces.filter { $0.value > now }
+        let key = Data(header.nonce + Array(header.tokenId.utf8)).base64EncodedString()
+        guard usedTokenNonces[key] == nil else {
+            throw ServerError.rejected(code: 24, name: "INVALID_REQUEST", message: "the token's nonce was used before")
+        }
+        usedTokenNonces[key] = now + Self.requestExpiration
     }
 
     /// The keys of a record, for `pa.server.secrets` (an emulator-only look inside).

@@ -16,4 +16,15 @@ public enum ServerActivationState: UInt8, Sendable, CaseIterable {
         case .removed: return "removed"
         }
     }
+
+    /// The server's name of the state (`ActivationStatus`), as its responses carry it.
+    public var serverName: String {
+        switch self {
+        case .created: return "CREATED"
+        case .pendingCommit: return "PENDING_COMMIT"
+        case .active: return "ACTIVE"
+        case .blocked: return "BLOCKED"
+        case .removed: return "REMOVED"
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import LinkJSON
 import LinkStore
 
-/// The emulated server's activation records in their own SQLite file
+/// The emulated server's activation records and MAC tokens in their own SQLite file
 /// (`STATE/powerauth-server.db`, `application_id` "WLPS").
 public final class ServerStore {
     public static let applicationID: Int32 = 0x574C_5053
@@ -28,6 +28,16 @@ public final class ServerStore {
         Migration(version: 2, sql: """
             DELETE FROM server_activations;
             ALTER TABLE server_activations RENAME COLUMN transport_key TO master_secret;
+            """),
+        Migration(version: 3, sql: """
+            CREATE TABLE server_tokens (
+                token_id TEXT PRIMARY KEY NOT NULL,
+                activation_id TEXT NOT NULL,
+                secret BLOB NOT NULL,
+                signature_type TEXT NOT NULL,
+                created INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX server_tokens_by_activation ON server_tokens (activation_id);
             """),
     ])
 
@@ -60,6 +70,41 @@ public final class ServerStore {
                          .integer(Int64(record.upgradeVersion)), .integer(Int64(record.lookAhead)), .integer(record.counter),
                          .blob(record.counterData), .blob(record.masterSecret),
                          record.blockExpiration.map { .integer($0) } ?? .null)
+    }
+
+    public func token(_ tokenId: String) throws -> ServerToken? {
+        let statement = try database.cachedStatement("SELECT token_id, activation_id, secret, signature_type, created FROM server_tokens WHERE token_id = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(tokenId)])
+        return try statement.mapRows(Self.token).first
+    }
+
+    public func tokens(activationId: String) throws -> [ServerToken] {
+        let statement = try database.cachedStatement("SELECT token_id, activation_id, secret, signature_type, created FROM server_tokens WHERE activation_id = ? ORDER BY created, token_id")
+        defer { statement.reset() }
+        try statement.bind([.text(activationId)])
+        return try statement.mapRows(Self.token)
+    }
+
+    public func save(_ token: ServerToken) throws {
+        try database.run("INSERT OR REPLACE INTO server_tokens (token_id, activation_id, secret, signature_type, created) VALUES (?, ?, ?, ?, ?)",
+                         .text(token.tokenId), .text(token.activationId), .blob(token.secret), .text(token.signatureType.rawValue),
+                         .integer(token.created))
+    }
+
+    /// False when there was no such token.
+    public func removeToken(_ tokenId: String) throws -> Bool {
+        try database.run("DELETE FROM server_tokens WHERE token_id = ?", .text(tokenId))
+        return database.changes > 0
+    }
+
+    private static func token(_ row: SQLiteStatement) throws -> ServerToken {
+        let secret = row.blob(at: 2)
+        guard secret.count == ServerToken.secretLength, let type = SignatureFactor(rawValue: row.string(at: 3)) else {
+            throw ServerError.invalidValue("the server token '\(row.string(at: 0))' is damaged: its secret or signature type is not valid")
+        }
+        return ServerToken(tokenId: row.string(at: 0), activationId: row.string(at: 1), secret: secret, signatureType: type,
+                           created: row.int64(at: 4))
     }
 
     private static func activation(_ row: SQLiteStatement) throws -> ServerActivation {

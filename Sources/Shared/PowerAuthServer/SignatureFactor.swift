@@ -40,4 +40,7 @@ public enum SignatureFactor: String, CaseIterable, Hashable, Sendable {
     /// Whether the server counts the signature's outcome in the fail count: only signatures
     /// with knowledge or biometry do (the server's `notPossessionFactorSignature`).
     public var countsFailedAttempts: Bool { self != .possession }
+
+    /// The server's name of the factors (`SignatureType`: `POSSESSION_KNOWLEDGE`, ...).
+    public var serverName: String { rawValue.uppercased() }
 }

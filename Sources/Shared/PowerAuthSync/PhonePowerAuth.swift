@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import LinkCrypto
 import PowerAuthServer
 import WireProtocol
 
@@ -47,20 +46,18 @@ final class PhonePowerAuth: PacketHandler {
         try store.activationId(instanceId: instanceId)
     }
 
-    /// The token named `name`, created (UUIDv4 id, 16 random bytes, the factors of the
-    /// authentication that asked for it) when missing.
-    func createToken(_ instanceId: String, name: String, factor: SignatureFactor) throws -> (StoredToken, created: Bool) {
-        guard let activationId = try store.activationId(instanceId: instanceId) else {
-            throw PowerAuthError(code: PowerAuthError.missingActivation, message: "instance '\(instanceId)' has no activation").controlError
-        }
-        if let existing = try store.token(instanceId: instanceId, name: name) { return (existing, false) }
-        let token = StoredToken(instanceId: instanceId,
-                                data: PowerAuthTokenData(name: name, identifier: UUID().uuidString, activationId: activationId,
-                                                         authenticationFactors: factor.mask,
-                                                         secret: SecureRandom.bytes(PowerAuthTokenData.secretLength)))
-        try store.saveToken(token)
-        return (token, true)
+    /// The local token named `name`, if any.
+    func localToken(_ instanceId: String, name: String) throws -> StoredToken? {
+        try store.token(instanceId: instanceId, name: name)
     }
+
+    /// Keeps a token the server created for the instance's activation.
+    func saveToken(_ token: StoredToken) throws { try store.saveToken(token) }
+
+    @discardableResult
+    func removeToken(_ instanceId: String, name: String) throws -> Bool { try store.removeToken(instanceId: instanceId, name: name) }
+
+    func removeAllTokens(_ instanceId: String) throws -> Int { try store.removeAllTokens(instanceId: instanceId) }
 
     func token(_ instanceId: String, name: String) throws -> StoredToken {
         guard let token = try store.token(instanceId: instanceId, name: name) else {

@@ -8,6 +8,8 @@ public struct PowerAuthError: Error, Hashable, Sendable, CustomStringConvertible
     public static let invalidActivationState: Int64 = 3
     /// `PowerAuthErrorCode_MissingActivation`.
     public static let missingActivation: Int64 = 6
+    /// `PowerAuthErrorCode_ActivationPending`.
+    public static let activationPending: Int64 = 7
     /// `PowerAuthErrorCode_WrongParameter`.
     public static let wrongParameter: Int64 = 13
     /// `PowerAuthErrorCode_InvalidToken`.

@@ -11,8 +11,11 @@ import LinkSession
 import PowerAuthServer
 import WireProtocol
 
-/// The PowerAuth SDK's watch synchronisation on one daemon (`pa.*` ops). Its packets are
-/// routed here by the session and never reach the app's own message handling.
+/// The PowerAuth SDK's watch synchronisation on one daemon (`pa.*` ops): the SDK state a device
+/// keeps (activations, tokens, the watch's copy), and the SDK's packet handling. While the
+/// daemon plays the app, its packets are routed here by the session; an app that is a process
+/// hands them to its `PowerAuthWCSessionManager`, whose library brings them here
+/// (`pa.packet.*`).
 public final class PowerAuthFeature: DaemonFeature {
     let role: Role
     var context: FeatureContext?
@@ -23,6 +26,16 @@ public final class PowerAuthFeature: DaemonFeature {
     var status: StatusService?
     /// Watch: the callers waiting for one `get_token` message, by instance and name.
     var pendingTokenRequests: [String: [(Result<JSONObject, ControlError>) -> Void]] = [:]
+    /// Phone: the callers waiting for one token to be created on the server, by instance and name.
+    var pendingTokenCreations: [String: [(Result<JSONObject, ControlError>) -> Void]] = [:]
+    /// Phone: activations created on the server and not persisted yet, as an SDK object holds
+    /// them in memory: gone with the connection that created them.
+    var pendingActivations: [String: PendingActivation] = [:]
+
+    struct PendingActivation {
+        var record: ServerActivation
+        var connection: UInt64?
+    }
 
     public init(role: Role) {
         self.role = role
@@ -69,20 +82,30 @@ public final class PowerAuthFeature: DaemonFeature {
     }
 
     public func stop() {
-        for (_, waiting) in pendingTokenRequests {
+        for (_, waiting) in pendingTokenRequests.merging(pendingTokenCreations, uniquingKeysWith: +) {
             for respond in waiting { respond(.failure(.control(.shuttingDown, "the daemon is shutting down"))) }
         }
         pendingTokenRequests.removeAll()
+        pendingTokenCreations.removeAll()
         status?.close()
         status = nil
         store?.close()
         store = nil
     }
 
+    var instances: InstanceRegistry? { phone?.instances ?? watch?.instances }
+
     public func addStatus(to status: inout JSONObject) {
         let instances = (phone?.instances.ids ?? watch?.instances.ids ?? []).map { JSONValue.string($0) }
         status["powerAuth"] = .object(["messageDropped": .int(Int64(manager?.droppedCount ?? 0)),
                                        "instances": .array(instances)])
+    }
+
+    /// A control connection closed: the SDK objects of its process are gone, and so are the
+    /// activations they had created and not persisted.
+    public func clientClosed(_ serial: UInt64) {
+        instances?.connectionClosed(serial)
+        pendingActivations = pendingActivations.filter { $0.value.connection != serial }
     }
 
     public func observe(_ notification: SessionNotification) {
@@ -97,121 +120,6 @@ public final class PowerAuthFeature: DaemonFeature {
         default:
             break
         }
-    }
-
-    /// Sends a packet to the watch lazily (`{"issued"}`) or with a response (`{"delivered": true}`).
-    func send(_ packet: PowerAuthPacket, mode: String, _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
-        guard let manager else { return }
-        if mode == "lazy" {
-            respond(.success(["issued": .bool(manager.sendLazily(packet))]))
-            return
-        }
-        manager.send(packet) { result in
-            switch result {
-            case .success(let response) where response.successCode != nil:
-                respond(.success(["delivered": .bool(true)]))
-            case .success:
-                respond(.failure(PowerAuthError.watchConnectivity("The watch answered with an unexpected packet.").controlError))
-            case .failure(let error):
-                respond(.failure(error))
-            }
-        }
-    }
-
-    // MARK: - Watch ops
-
-    func updateStatus(_ instanceId: String, mode: String, _ watch: WatchPowerAuth,
-                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
-        guard let manager else { return }
-        let request = PowerAuthPacket.activationStatus("get_session", target: PowerAuthPacket.sessionTargetPrefix + instanceId)
-        if mode == "lazy" {
-            respond(.success(["issued": .bool(manager.sendLazily(request))]))
-            return
-        }
-        manager.send(request) { result in
-            switch result {
-            case .success(let response) where response.hasValidActivationStatus && response.activationCommand == "put_session":
-                do {
-                    try watch.updateActivationId(response.activationId, instanceId: instanceId)
-                    respond(.success(Self.activationResult(response.activationId)))
-                } catch {
-                    respond(.failure(.control(.internalError, "cannot store the status: \(error)")))
-                }
-            case .success:
-                respond(.failure(PowerAuthError.watchConnectivity("PowerAuthWatchSDK: Wrong status object received from iPhone.").controlError))
-            case .failure(let error):
-                respond(.failure(error))
-            }
-        }
-    }
-
-    /// A local token when there is one, else one `get_token` message shared by every caller
-    /// asking for the same name meanwhile.
-    func requestToken(_ instanceId: String, name: String, _ watch: WatchPowerAuth,
-                              _ respond: @escaping (Result<JSONObject, ControlError>) -> Void) throws {
-        guard try watch.activationId(instanceId) != nil else {
-            throw PowerAuthError(code: PowerAuthError.missingActivation,
-                                 message: "instance '\(instanceId)' has no activation on the watch (pa.status.update first)").controlError
-        }
-        if let token = try watch.token(instanceId, name: name) {
-            var result = Self.tokenJSON(token).objectValue ?? [:]
-            result["source"] = "local"
-            respond(.success(result))
-            return
-        }
-        let key = instanceId + "\u{0}" + name
-        if pendingTokenRequests[key] != nil {
-            pendingTokenRequests[key]?.append(respond)
-            return
-        }
-        pendingTokenRequests[key] = [respond]
-        let request = PowerAuthPacket.token("get_token", name: name, target: PowerAuthPacket.tokenTargetPrefix + instanceId)
-        manager?.send(request) { [weak self] result in
-            guard let self else { return }
-            let outcome = self.tokenOutcome(result, instanceId: instanceId, name: name, watch)
-            for waiting in self.pendingTokenRequests.removeValue(forKey: key) ?? [] { waiting(outcome) }
-        }
-    }
-
-    private func tokenOutcome(_ result: Result<PowerAuthPacket, ControlError>, instanceId: String, name: String,
-                              _ watch: WatchPowerAuth) -> Result<JSONObject, ControlError> {
-        switch result {
-        case .failure(let error):
-            return .failure(error)
-        case .success(let response):
-            guard response.tokenCommand == "put_token" else {
-                return .failure(PowerAuthError.watchConnectivity("PA2WatchRemoteTokenProvider: Wrong command received.").controlError)
-            }
-            if response.tokenNotFound {
-                return .failure(PowerAuthError(code: PowerAuthError.invalidToken, message: "Token not found on paired iPhone.").controlError)
-            }
-            guard let bytes = response.tokenData, let data = PowerAuthTokenData.deserialize(bytes) else {
-                return .failure(PowerAuthError.watchConnectivity("PA2WatchRemoteTokenProvider: Wrong token data received.").controlError)
-            }
-            let token = StoredToken(instanceId: instanceId, data: data)
-            do { try watch.save(token) } catch {
-                return .failure(.control(.internalError, "cannot store the token: \(error)"))
-            }
-            var json = Self.tokenJSON(token).objectValue ?? [:]
-            json["source"] = "phone"
-            return .success(json)
-        }
-    }
-
-    func header(_ instanceId: String, name: String, version: String, _ watch: WatchPowerAuth) throws -> JSONObject {
-        guard let token = try watch.token(instanceId, name: name) else {
-            throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)' (pa.token.request first)").controlError
-        }
-        // The watch's token store makes headers only for tokens of its current activation.
-        let activationId = try watch.activationId(instanceId)
-        guard let activationId, token.data.activationId == activationId else {
-            throw PowerAuthError(code: PowerAuthError.missingActivation,
-                                 message: "token '\(name)' does not belong to the watch's current activation; it cannot make a header").controlError
-        }
-        let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + (watch.timeAdjustments[instanceId] ?? 0)
-        let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
-                                               nonce: SecureRandom.bytes(16), timestampMilliseconds: milliseconds, version: version)
-        return ["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]
     }
 
     static func checkVersion(_ version: String, _ args: Arguments) throws {

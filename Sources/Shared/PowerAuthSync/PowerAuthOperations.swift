@@ -6,6 +6,7 @@ import Foundation
 import LinkControl
 import LinkCrypto
 import LinkDaemon
+import LinkJSON
 import PowerAuthServer
 import WireProtocol
 
@@ -19,7 +20,7 @@ extension PowerAuthFeature {
                                                              "possession (default), possession_knowledge, … as the SDK names them")
 
     public var operations: [ControlOperation] {
-        instanceOperations + phoneOperations + watchOperations + serverOperations
+        instanceOperations + phoneOperations + watchOperations + serverOperations + packetOperations
     }
 
     /// An op answered by the phone's SDK instances and status service.
@@ -44,29 +45,41 @@ extension PowerAuthFeature {
     private var instanceOperations: [ControlOperation] {
         [
             ControlOperation("pa.instance.add", summary: "register a PowerAuthSDK instance (as an app creates its SDK objects at launch)",
-                      arguments: [Self.instance]) { [unowned self] call in
+                             arguments: [Self.instance,
+                                         .optional("whileConnected", .bool, "registered until this connection closes (an SDK object of an app process)")]) { [unowned self] call in
                 guard let instances = self.instances else { throw ControlError.control(.internalError, "PowerAuth is not started") }
-                let changed = instances.add(try Self.instanceId(call.args))
+                let connection = try call.args.optionalBool("whileConnected") == true ? call.clientSerial : nil
+                let changed = instances.add(try Self.instanceId(call.args), connection: connection)
                 call.succeed(["added": .bool(changed), "instances": .array(instances.ids.map { .string($0) })])
             },
-            ControlOperation("pa.instance.remove", summary: "forget a PowerAuthSDK instance", arguments: [Self.instance]) { [unowned self] call in
+            ControlOperation("pa.instance.remove", summary: "forget a PowerAuthSDK instance",
+                             arguments: [Self.instance, .optional("whileConnected", .bool, "only this connection's registration")]) { [unowned self] call in
                 guard let instances = self.instances else { throw ControlError.control(.internalError, "PowerAuth is not started") }
-                let changed = instances.remove(try Self.instanceId(call.args))
+                let instanceId = try Self.instanceId(call.args)
+                let changed: Bool
+                if try call.args.optionalBool("whileConnected") == true, let connection = call.clientSerial {
+                    changed = instances.release(instanceId, connection: connection)
+                } else {
+                    changed = instances.remove(instanceId)
+                }
                 call.succeed(["removed": .bool(changed), "instances": .array(instances.ids.map { .string($0) })])
             },
             ControlOperation("pa.instance.list", summary: "the registered PowerAuthSDK instances") { [unowned self] call in
                 call.succeed(["instances": .array((self.instances?.ids ?? []).map { .string($0) })])
             },
-            ControlOperation("pa.activation.get", summary: "hasValidActivation and activationIdentifier of an instance",
-                      arguments: [Self.instance]) { [unowned self] call in
+            ControlOperation("pa.activation.get", summary: "hasValidActivation and activationIdentifier of an instance (the phone adds hasPendingActivation)",
+                             arguments: [Self.instance]) { [unowned self] call in
                 if let phone = self.phone {
-                    call.succeed(Self.activationResult(try phone.activationId(try self.registered(call.args, phone.isRegistered))))
+                    let instanceId = try self.registered(call.args, phone.isRegistered)
+                    var result = Self.activationResult(try phone.activationId(instanceId))
+                    result["hasPendingActivation"] = .bool(self.pendingActivations[instanceId] != nil)
+                    call.succeed(result)
                 } else if let watch = self.watch {
                     call.succeed(Self.activationResult(try watch.activationId(try self.registered(call.args, watch.isRegistered))))
                 }
             },
             ControlOperation("pa.token.header", summary: "the X-PowerAuth-Token header of a token, stamped with the synchronised time",
-                      arguments: [Self.instance, Self.tokenName, .optional("version", .string, "3.0, 3.1, 3.2 or 3.3 (default)")]) { [unowned self] call in
+                             arguments: [Self.instance, Self.tokenName, .optional("version", .string, "3.0, 3.1, 3.2 or 3.3 (default)")]) { [unowned self] call in
                 let version = try call.args.optionalString("version") ?? PowerAuthTokenHeader.sdkVersion
                 try Self.checkVersion(version, call.args)
                 if let phone = self.phone, let status = self.status {
@@ -81,48 +94,112 @@ extension PowerAuthFeature {
                     call.succeed(try self.header(instanceId, name: try Self.name(call.args), version: version, watch))
                 }
             },
+            ControlOperation("pa.token.local", summary: "the local tokens of an instance, or one of them (no secrets)",
+                             arguments: [Self.instance, .optional("name", .string)]) { [unowned self] call in
+                let instanceId = try self.registered(call.args, { self.instances?.contains($0) ?? false })
+                let name = try call.args.optionalString("name")
+                let tokens = try self.phone.map { try $0.tokens(instanceId) } ?? self.watch.map { try $0.tokens(instanceId) } ?? []
+                guard let name else { return call.succeed(["tokens": .array(tokens.map(Self.tokenJSON))]) }
+                guard let token = tokens.first(where: { $0.data.name == name }) else {
+                    throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)'").controlError
+                }
+                call.succeed(Self.tokenJSON(token).objectValue ?? [:])
+            },
+            ControlOperation("pa.token.remove", summary: "removeLocalToken; on the phone with \"server\": true, removeAccessToken (the server's first)",
+                             arguments: [Self.instance, Self.tokenName,
+                                         .optional("server", .bool, "phone: remove it from the server first, then locally")]) { [unowned self] call in
+                let instanceId = try self.registered(call.args, { self.instances?.contains($0) ?? false })
+                let name = try Self.name(call.args)
+                if let watch = self.watch {
+                    if try call.args.optionalBool("server") == true {
+                        throw PowerAuthError(code: PowerAuthError.invalidToken, message: "Removing token on iPhone is unsupported operation").controlError
+                    }
+                    return call.succeed(["removed": .bool(try watch.removeToken(instanceId, name: name))])
+                }
+                guard let phone = self.phone, let status = self.status else { return }
+                guard try call.args.optionalBool("server") == true else {
+                    return call.succeed(["removed": .bool(try phone.removeToken(instanceId, name: name))])
+                }
+                try self.removeTokenFromServer(instanceId, name: name, phone, status, call.respond)
+            },
+            ControlOperation("pa.token.removeAll", summary: "removeAllLocalTokens", arguments: [Self.instance]) { [unowned self] call in
+                let instanceId = try self.registered(call.args, { self.instances?.contains($0) ?? false })
+                let removed = try self.phone.map { try $0.removeAllTokens(instanceId) } ?? self.watch.map { try $0.removeAllTokens(instanceId) } ?? 0
+                call.succeed(["removed": .int(Int64(removed))])
+            },
         ]
     }
 
     private var phoneOperations: [ControlOperation] {
         [
             phoneOp("pa.activation.create", "create an activation: the server's record and the client's keys and counter",
-                    [Self.instance, .optional("commit", .bool)]) { call, phone, status in
+                    [Self.instance, .optional("commit", .bool, "the server record starts active"),
+                     .optional("pending", .bool, "as the SDK's createActivation: a request to the server; the activation waits for pa.activation.persist")]) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
-                try phone.requireNoActivation(instanceId)
-                let record = try status.createActivation(instanceId, commit: try call.args.optionalBool("commit") ?? false)
-                try phone.storeActivation(record.activationId, instanceId: instanceId)
-                call.succeed(["activationId": .string(record.activationId), "state": .string(record.state.name)])
+                try self.requireCanStartActivation(instanceId, phone)
+                let commit = try call.args.optionalBool("commit") ?? false
+                guard try call.args.optionalBool("pending") == true else {
+                    let record = try status.createActivation(instanceId, commit: commit)
+                    try phone.storeActivation(record.activationId, instanceId: instanceId)
+                    return call.succeed(Self.createdActivation(record))
+                }
+                let connection = call.clientSerial
+                status.requestActivation(commit: commit) { [weak self] result in
+                    call.respond(result.flatMap { record in
+                        guard let self else { return .failure(.control(.shuttingDown, "the daemon is shutting down")) }
+                        if self.pendingActivations[instanceId] != nil || (try? phone.activationId(instanceId)) != nil {
+                            return .failure(Self.cannotStartActivation(instanceId))
+                        }
+                        self.pendingActivations[instanceId] = PendingActivation(record: record, connection: connection)
+                        var created = Self.createdActivation(record)
+                        created["pending"] = .bool(true)
+                        return .success(created)
+                    })
+                }
             },
-            phoneOp("pa.activation.removeLocal", "removeActivationLocal: the activation, its tokens and counter; tells the watch lazily",
-                    [Self.instance]) { call, phone, status in
+            phoneOp("pa.activation.persist", "persistActivation: the pending activation becomes the instance's", [Self.instance]) { call, phone, status in
+                let instanceId = try self.registered(call.args, phone.isRegistered)
+                guard let pending = self.pendingActivations[instanceId] else {
+                    throw PowerAuthError(code: PowerAuthError.invalidActivationState,
+                                         message: "Invalid activation state: instance '\(instanceId)' has no pending activation (pa.activation.create with \"pending\": true first)").controlError
+                }
+                try status.persistActivation(pending.record, instanceId: instanceId)
+                try phone.storeActivation(pending.record.activationId, instanceId: instanceId)
+                self.pendingActivations[instanceId] = nil
+                call.succeed(["activationId": .string(pending.record.activationId)])
+            },
+            phoneOp("pa.activation.removeLocal", "removeActivationLocal: the activation, its tokens and counter (the watch is told only with notifyWatch)",
+                    [Self.instance, .optional("notifyWatch", .bool, "then send the status to the watch lazily, as an app does next")]) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
                 let removed = try phone.removeActivation(instanceId)
                 try status.removeLocal(instanceId)
-                let notified = self.manager?.sendLazily(try phone.statusPacket(instanceId)) ?? false
-                call.succeed(["removed": .bool(removed), "watchNotified": .bool(notified)])
+                self.pendingActivations[instanceId] = nil
+                var result: JSONObject = ["removed": .bool(removed)]
+                if try call.args.optionalBool("notifyWatch") == true {
+                    result["watchNotified"] = .bool(self.manager?.sendLazily(try phone.statusPacket(instanceId)) ?? false)
+                }
+                call.succeed(result)
             },
             phoneOp("pa.status.sendToWatch", "sendActivationStatusToWatch: put_session to the watch", [Self.instance, Self.mode]) { call, phone, _ in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
-                self.send(try phone.statusPacket(instanceId), mode: try Self.mode(call.args), call.respond)
+                self.send(try phone.statusPacket(instanceId), mode: try Self.mode(call.args), instanceId: instanceId, call.respond)
             },
-            phoneOp("pa.token.create", "requestAccessToken: a token (created when missing)",
-                    [Self.instance, Self.tokenName, Self.signatureType]) { call, phone, _ in
+            phoneOp("pa.token.create", "requestAccessToken: the local token, else one the server creates (a signed request)",
+                    [Self.instance, Self.tokenName, Self.signatureType]) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
-                let (token, created) = try phone.createToken(instanceId, name: try Self.name(call.args),
-                                                             factor: try Self.signatureType(call.args))
-                call.succeed(["name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
-                              "authenticationFactors": .int(Int64(token.data.authenticationFactors)),
-                              "tokenSecret": .string(Data(token.data.secret).base64EncodedString()), "created": .bool(created)])
+                try self.createToken(instanceId, name: try Self.name(call.args), factor: try Self.signatureType(call.args),
+                                     phone, status, call.respond)
             },
             phoneOp("pa.token.sendToWatch", "token.sendToWatch: put_token to the watch", [Self.instance, Self.tokenName, Self.mode]) { call, phone, _ in
-                let token = try phone.token(try self.registered(call.args, phone.isRegistered), name: try Self.name(call.args))
-                self.send(PhonePowerAuth.putTokenPacket(token), mode: try Self.mode(call.args), call.respond)
+                let instanceId = try self.registered(call.args, phone.isRegistered)
+                let token = try phone.token(instanceId, name: try Self.name(call.args))
+                self.send(PhonePowerAuth.putTokenPacket(token), mode: try Self.mode(call.args), instanceId: instanceId, call.respond)
             },
             phoneOp("pa.token.removeFromWatch", "token.removeFromWatch: remove_token to the watch",
                     [Self.instance, Self.tokenName, Self.mode]) { call, phone, _ in
-                let token = try phone.token(try self.registered(call.args, phone.isRegistered), name: try Self.name(call.args))
-                self.send(PhonePowerAuth.removeTokenPacket(token), mode: try Self.mode(call.args), call.respond)
+                let instanceId = try self.registered(call.args, phone.isRegistered)
+                let token = try phone.token(instanceId, name: try Self.name(call.args))
+                self.send(PhonePowerAuth.removeTokenPacket(token), mode: try Self.mode(call.args), instanceId: instanceId, call.respond)
             },
             phoneOp("pa.token.list", "the instance's tokens (no secrets)", [Self.instance]) { call, phone, _ in
                 call.succeed(["tokens": .array(try phone.tokens(try self.registered(call.args, phone.isRegistered)).map(Self.tokenJSON))])
@@ -130,7 +207,12 @@ extension PowerAuthFeature {
             phoneOp("pa.status.fetch", "fetchActivationStatus from the emulated server, with the SDK's counter rules",
                     [Self.instance, .optional("raw", .bool, "add the request's challenge and the response's nonce and blob")]) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
-                guard let activationId = try phone.activationId(instanceId) else { throw StatusService.noActivation(instanceId) }
+                guard let activationId = try phone.activationId(instanceId) else {
+                    if self.pendingActivations[instanceId] != nil {
+                        throw PowerAuthError(code: PowerAuthError.activationPending, message: "Pending activation").controlError
+                    }
+                    throw StatusService.noActivation(instanceId)
+                }
                 try status.fetchStatus(instanceId, activationId: activationId, raw: try call.args.optionalBool("raw") ?? false,
                                        respond: call.respond)
             },
@@ -159,7 +241,7 @@ extension PowerAuthFeature {
                     throw PowerAuthError(code: PowerAuthError.wrongParameter,
                                          message: "instance '\(instanceId)' has no synchronised time (pa.time.sync first)").controlError
                 }
-                self.send(.timeAdjustment(adjustment, instanceId: instanceId), mode: try Self.mode(call.args), call.respond)
+                self.send(.timeAdjustment(adjustment, instanceId: instanceId), mode: try Self.mode(call.args), instanceId: instanceId, call.respond)
             },
         ]
     }
@@ -167,31 +249,12 @@ extension PowerAuthFeature {
     private var watchOperations: [ControlOperation] {
         [
             watchOp("pa.status.update", "updateActivationStatus: get_session from the phone", [Self.instance, Self.mode]) { call, watch in
-                try self.updateStatus(try self.registered(call.args, watch.isRegistered), mode: try Self.mode(call.args), watch, call.respond)
+                self.updateStatus(try self.registered(call.args, watch.isRegistered), mode: try Self.mode(call.args), call.respond)
             },
             watchOp("pa.token.request", "requestAccessToken on the watch: the local token, else get_token from the phone",
                     [Self.instance, Self.tokenName]) { call, watch in
                 try self.requestToken(try self.registered(call.args, watch.isRegistered), name: try Self.name(call.args), watch, call.respond)
             },
-            watchOp("pa.token.local", "the watch's local tokens, or one of them", [Self.instance, .optional("name", .string)]) { call, watch in
-                let instanceId = try self.registered(call.args, watch.isRegistered)
-                guard let name = try call.args.optionalString("name") else {
-                    return call.succeed(["tokens": .array(try watch.tokens(instanceId).map(Self.tokenJSON))])
-                }
-                guard let token = try watch.token(instanceId, name: name) else {
-                    throw PowerAuthError(code: PowerAuthError.invalidToken, message: "no local token named '\(name)'").controlError
-                }
-                call.succeed(Self.tokenJSON(token).objectValue ?? [:])
-            },
-            watchOp("pa.token.remove", "removeLocalToken on the watch", [Self.instance, Self.tokenName]) { call, watch in
-                let instanceId = try self.registered(call.args, watch.isRegistered)
-                call.succeed(["removed": .bool(try watch.removeToken(instanceId, name: try Self.name(call.args)))])
-            },
-            watchOp("pa.token.removeAll", "removeAllLocalTokens on the watch", [Self.instance]) { call, watch in
-                call.succeed(["removed": .int(Int64(try watch.removeAllTokens(try self.registered(call.args, watch.isRegistered))))])
-            },
         ]
     }
-
-    private var instances: InstanceRegistry? { phone?.instances ?? watch?.instances }
 }

@@ -50,9 +50,15 @@ extension PowerAuthFeature {
                                                          now: status.serverNow)
                 call.succeed(record.json)
             },
-            serverOp("pa.server.get", "a record (no keys), or every record", [.optional("activationId", .string)]) { call, status in
+            serverOp("pa.server.get", "a record (no keys) with its tokens, or every record", [.optional("activationId", .string)]) { call, status in
                 if call.args.contains("activationId") {
-                    call.succeed(try status.server.activation(try Self.activationId(call.args), now: status.serverNow).json)
+                    let activationId = try Self.activationId(call.args)
+                    var record = try status.server.activation(activationId, now: status.serverNow).json
+                    record["tokens"] = .array(try status.server.tokens(of: activationId).map { token in
+                        .object(["tokenId": .string(token.tokenId), "signatureType": .string(token.signatureType.serverName),
+                                 "created": .int(token.created)])
+                    })
+                    call.succeed(record)
                 } else {
                     call.succeed(["activations": .array(try status.server.activations(now: status.serverNow).map { .object($0.json) })])
                 }
@@ -63,6 +69,10 @@ extension PowerAuthFeature {
                               "signaturePossessionKey": .string(Data(keys.possession).base64EncodedString()),
                               "signatureKnowledgeKey": .string(Data(keys.knowledge).base64EncodedString()),
                               "signatureBiometryKey": .string(Data(keys.biometry).base64EncodedString())])
+            },
+            serverOp("pa.server.validateToken", "validateToken: checks an X-PowerAuth-Token header value as the server does",
+                     [.required("header", .string, "the header's value, PowerAuth version=\"3.3\", token_id=\"…\", …")]) { call, status in
+                call.succeed(try status.validateToken(try call.args.string("header")))
             },
             serverOp("pa.server.clock", "how far the server's clock runs ahead of the phone's",
                      [.optional("offsetMs", .integer(-31_536_000_000...31_536_000_000))]) { call, status in

@@ -90,13 +90,14 @@ final class PowerAuthSessionManager {
 
     /// `sendPacketWithResponse:`: needs a valid session and reachability; `completion` gets the
     /// response packet, or the WCError / PowerAuth error.
-    func send(_ packet: PowerAuthPacket, completion: @escaping (Result<PowerAuthPacket, ControlError>) -> Void) {
+    func send(_ packet: PowerAuthPacket, expecting expected: PowerAuthResponse.Expected,
+              completion: @escaping (Result<PowerAuthPacket, ControlError>) -> Void) {
         guard hasValidSession else {
-            completion(.failure(PowerAuthError.watchConnectivity("WCSession is currently not available for messaging.").controlError))
+            completion(.failure(PowerAuthError.watchConnectivity("PA2WCSessionManager: WCSession is currently not available for messaging.").controlError))
             return
         }
         guard context.status().isReachable else {
-            completion(.failure(PowerAuthError.watchConnectivity("The counterpart device is not reachable.").controlError))
+            completion(.failure(PowerAuthError.watchConnectivity("PA2WCSessionManager: The counterpart device is not reachable.").controlError))
             return
         }
         context.submit(.sendMessage(.data(packet.encoded()), wantsReply: true, timeoutMilliseconds: nil)) { result in
@@ -106,40 +107,44 @@ final class PowerAuthSessionManager {
             case .failure(.invalidArgument(let message)):
                 completion(.failure(.control(.invalidArgument, message)))
             case .success(.reply(.data(let bytes))):
-                switch PowerAuthPacket.decode(bytes) {
-                case .notProcessed:
-                    completion(.failure(PowerAuthError.watchConnectivity("Received response is in unknown data format.").controlError))
-                case .broken:
-                    completion(.failure(PowerAuthError.watchConnectivity("Cannot process received response.").controlError))
-                case .packet(let response):
-                    if let error = response.error { completion(.failure(error.controlError)) } else { completion(.success(response)) }
-                }
+                completion(PowerAuthResponse.read(bytes, expecting: expected).mapError(\.controlError))
             case .success:
-                completion(.failure(PowerAuthError.watchConnectivity("Received response is in unknown data format.").controlError))
+                completion(.failure(PowerAuthError.watchConnectivity("PA2WCSessionManager: Received response is in unknown data format.").controlError))
             }
         }
     }
 
     // MARK: - Receiving
 
-    /// `processReceivedMessageData:replyHandler:` for a message the session routed here.
-    func processMessage(_ bytes: [UInt8], replyId: UInt64?) {
+    /// What the SDK's `processReceivedMessageData:replyHandler:` makes of received data.
+    struct Processing {
+        /// False for data that is not PowerAuth's: the app handles it.
+        var processed: Bool
+        /// The answer for a sender waiting for one (always set when it waits).
+        var reply: PowerAuthPacket?
+        /// An answer to send lazily (`get_session` without a reply handler).
+        var lazyAnswer: PowerAuthPacket?
+    }
+
+    /// Reads a received packet, hands it to the handler and says what to answer, as
+    /// `processReceivedMessageData:replyHandler:` does. A packet nobody serves is dropped, and
+    /// the drop is made visible (``drop(target:_:)``).
+    func process(_ bytes: [UInt8], wantsReply: Bool) -> Processing {
         var response: PowerAuthPacket?
         var errorMessage: String?
         switch PowerAuthPacket.decode(bytes) {
         case .notProcessed:
-            drop(target: nil, DropReason(reason: "notAPacket", message: "the data is not a PowerAuth packet"))
-            return
+            return Processing(processed: false)
         case .broken(let why):
             drop(target: nil, DropReason(reason: "brokenPacket", message: why))
             errorMessage = "PA2WCSessionManager: Wrong packet received."
         case .packet(let packet):
-            context.logger.debug("powerauth: received \(Self.describe(packet))\(replyId == nil ? "" : " wanting a reply")")
+            context.logger.debug("powerauth: received \(Self.describe(packet))\(wantsReply ? " wanting a reply" : "")")
             if packet.target == PowerAuthPacket.responseTarget {
                 drop(target: packet.target, DropReason(reason: "responseTarget", message: "a request with the response target '*' is not allowed"))
                 errorMessage = "PA2WCSessionManager: Requests with reponse target are not allowed."
             } else if let handler {
-                switch handler.outcome(for: packet, withoutReply: replyId == nil) {
+                switch handler.outcome(for: packet, withoutReply: !wantsReply) {
                 case .failure(let reason):
                     drop(target: packet.target, reason)
                     errorMessage = "PA2WCSessionManager: Unable to handle request for target '\(packet.target)'."
@@ -147,10 +152,7 @@ final class PowerAuthSessionManager {
                     context.logger.info("powerauth: refused \(Self.describe(packet)): \(message)")
                     response = .failure(PowerAuthError(code: code, message: message))
                 case .success(.answer(let answer, let lazily)):
-                    if replyId == nil {
-                        if lazily { sendLazily(answer) }
-                        return
-                    }
+                    guard wantsReply else { return Processing(processed: true, lazyAnswer: lazily ? answer : nil) }
                     response = answer
                 }
             } else {
@@ -158,9 +160,21 @@ final class PowerAuthSessionManager {
                 errorMessage = "PA2WCSessionManager: Unable to handle request for target '\(packet.target)'."
             }
         }
-        guard let replyId else { return }
-        let answer = response ?? .failure(.watchConnectivity(errorMessage ?? "PA2WCSessionManager: Cannot create response packet."))
-        context.submit(.reply(replyId: replyId, payload: .data(answer.encoded()))) { [weak self] result in
+        guard wantsReply else { return Processing(processed: true) }
+        return Processing(processed: true,
+                          reply: response ?? .failure(.watchConnectivity(errorMessage ?? "PA2WCSessionManager: Cannot create response packet.")))
+    }
+
+    /// A message the session routed here (the daemon plays the app): processed, answered
+    /// through the session.
+    func processMessage(_ bytes: [UInt8], replyId: UInt64?) {
+        let outcome = process(bytes, wantsReply: replyId != nil)
+        if !outcome.processed {
+            drop(target: nil, DropReason(reason: "notAPacket", message: "the data is not a PowerAuth packet"))
+        }
+        if let lazy = outcome.lazyAnswer { sendLazily(lazy) }
+        guard let replyId, let reply = outcome.reply else { return }
+        context.submit(.reply(replyId: replyId, payload: .data(reply.encoded()))) { [weak self] result in
             if case .failure(let error) = result {
                 self?.context.logger.warning("powerauth: cannot answer a packet: \(error)")
             }
@@ -176,11 +190,15 @@ final class PowerAuthSessionManager {
         processMessage(bytes, replyId: nil)
     }
 
+    /// A packet consumed without being served, as the SDK drops it (it only logs): counted in
+    /// `status`, published as `pa.messageDropped`, and a `fault` entry of the trace.
     private func drop(target: String?, _ reason: DropReason) {
         droppedCount += 1
         context.logger.warning("powerauth: dropped a packet for \(target ?? "(no target)"): \(reason.message)")
         var data: JSONObject = ["target": target.map { .string($0) } ?? .null, "reason": .string(reason.reason),
                                 "message": .string(reason.message)]
+        context.traceFault(["name": "pa.messageDropped", "target": data["target"] ?? .null, "reason": .string(reason.reason),
+                            "message": .string(reason.message)])
         data["count"] = .int(Int64(droppedCount))
         context.publish("pa.messageDropped", data)
     }

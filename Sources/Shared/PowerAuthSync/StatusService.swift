@@ -66,6 +66,20 @@ final class StatusService {
         return record
     }
 
+    /// `createActivation` as the SDK calls it: a request to the server, which creates the
+    /// record (the key exchange's outcome); the client keeps it pending until it persists it
+    /// (``persistActivation(_:instanceId:)``).
+    func requestActivation(commit: Bool, respond: @escaping (Result<ServerActivation, ControlError>) -> Void) {
+        request({ [server] in try server.createActivation(committed: commit) }) { result, _, _ in respond(result) }
+    }
+
+    /// `persistActivation`: the client's signing state of a record the server created.
+    func persistActivation(_ record: ServerActivation, instanceId: String) throws {
+        try store.setClientCounter(ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
+                                   instanceId: instanceId)
+        timeSynchronization[instanceId] = nil
+    }
+
     func removeLocal(_ instanceId: String) throws {
         try store.setClientCounter(nil, instanceId: instanceId)
         timeSynchronization[instanceId] = nil
@@ -117,6 +131,7 @@ final class StatusService {
         switch error {
         case .unknownActivation, .invalidValue: return .control(.invalidArgument, error.description)
         case .invalidState: return PowerAuthError(code: PowerAuthError.invalidActivationState, message: error.description).controlError
+        case .rejected(let code, let name, _): return ControlError(domain: "PowerAuthServer", code: code, name: name, message: error.description)
         }
     }
 
@@ -249,6 +264,64 @@ final class StatusService {
                 respond(.success(result))
             }
         }
+    }
+
+    // MARK: - Tokens
+
+    /// `/pa/v3/token/create`: a request signed with the factors the token is for (the counter
+    /// moves on whether or not it arrives); the server checks the signature and creates the
+    /// token for an active activation.
+    func createToken(_ instanceId: String, activationId: String, factor: SignatureFactor,
+                     respond: @escaping (Result<ServerToken, ControlError>) -> Void) throws {
+        let body = Array("/pa/token/create".utf8)
+        let signature = try signRequest(instanceId, body, factor: factor)
+        request({ [server, serverNow] in
+            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid else {
+                throw Self.refusedSignature()
+            }
+            return try server.createToken(for: activationId, signatureType: factor, now: serverNow)
+        }) { result, _, _ in respond(result) }
+    }
+
+    /// `/pa/v3/token/remove`, signed with possession: `removed` is false when the server had no
+    /// such token of this activation.
+    func removeToken(_ instanceId: String, activationId: String, tokenId: String,
+                     respond: @escaping (Result<Bool, ControlError>) -> Void) throws {
+        let body = Array("/pa/token/remove".utf8)
+        let signature = try signRequest(instanceId, body, factor: .possession)
+        request({ [server, serverNow] in
+            guard try server.validate(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow).isValid else {
+                throw Self.refusedSignature()
+            }
+            return try server.removeToken(tokenId, activationId: activationId)
+        }) { result, _, _ in respond(result) }
+    }
+
+    /// An online signature of a request, the counter moved on and stored.
+    private func signRequest(_ instanceId: String, _ body: [UInt8], factor: SignatureFactor) throws -> String {
+        guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
+        let (signature, _) = counter.sign(body, factor: factor, format: .base64)
+        try store.setClientCounter(counter, instanceId: instanceId)
+        return signature
+    }
+
+    /// `validateToken` of the server, for a header value as an app's backend passes it on.
+    func validateToken(_ headerValue: String) throws -> JSONObject {
+        let fields: TokenHeaderFields
+        do { fields = try TokenHeaderFields.parse(headerValue) } catch {
+            throw ControlError.control(.invalidArgument, "the token header is refused (\(error.name)): \(error.message)")
+        }
+        let validation: EmulatedServer.TokenValidation
+        do { validation = try server.validateToken(fields, now: serverNow) } catch let error as ServerError {
+            throw Self.serverError(error)
+        }
+        var result: JSONObject = ["tokenValid": .bool(validation.tokenValid)]
+        if let record = validation.activation {
+            result["activationId"] = .string(record.activationId)
+            result["activationStatus"] = .string(record.state.serverName)
+        }
+        if let type = validation.signatureType { result["signatureType"] = .string(type.serverName) }
+        return result
     }
 
     // MARK: - Time

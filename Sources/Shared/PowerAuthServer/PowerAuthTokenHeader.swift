@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkCrypto
-import WireProtocol
 
 /// The `X-PowerAuth-Token` header computed from a token, as `PowerAuthToken.m` writes it and
 /// the server's `TokenUtils` checks it.

@@ -1,4 +1,4 @@
-import PowerAuthSync
+import PowerAuthServer
 import XCTest
 
 /// The token header's digest against vectors computed independently with Python:
