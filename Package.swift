@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "PushKit", targets: ["PushKit"]),
         .library(name: "FileProvider", targets: ["FileProvider"]),
         .library(name: "CallKit", targets: ["CallKit"]),
+        .library(name: "WatchKit", targets: ["WatchKit"]),
+        .library(name: "PowerAuth2", targets: ["PowerAuth2"]),
+        .library(name: "PowerAuth2ForWatch", targets: ["PowerAuth2ForWatch"]),
         // The app side: a test fixture that starts the daemons.
         .library(name: "WatchLinkTesting", targets: ["WatchLinkTesting"]),
     ],
@@ -67,11 +70,27 @@ let package = Package(
         .target(name: "FileProvider", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/FileProvider"),
         // Apple's CallKit, the part PushKit's VoIP rule needs: reporting an incoming call to phoned.
         .target(name: "CallKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/CallKit"),
+        // Apple's WatchKit, the part watch app code around a WKInterfaceController needs to compile.
+        .target(name: "WatchKit", path: "Sources/AppSide/WatchKit"),
+        // The PowerAuth SDK's iOS and watchOS modules over the state the daemons keep; their
+        // shared types and the packet channel over the app's own WCSession.
+        .target(name: "PowerAuthShared", dependencies: ["WatchConnectivity", "WatchLinkClient", "LinkJSON"],
+                path: "Sources/AppSide/PowerAuthShared"),
+        .target(name: "PowerAuth2", dependencies: ["PowerAuthShared", "WatchConnectivity", "WatchLinkClient", "LinkJSON"],
+                path: "Sources/AppSide/PowerAuth2"),
+        .target(name: "PowerAuth2ForWatch", dependencies: ["PowerAuthShared", "WatchConnectivity", "WatchKit", "WatchLinkClient", "LinkJSON"],
+                path: "Sources/AppSide/PowerAuth2ForWatch"),
         .testTarget(name: "WatchLinkClientTests", dependencies: ["WatchLinkClient", "WatchConnectivity", "LinkControl", "LinkJSON", "LinkSystem", "TestSupport",
                                                                   "WireProtocol", "LinkSession"],
                     path: "Tests/WatchLinkClientTests"),
         // A source file written for Apple's framework, compiled unchanged against WatchConnectivity.
         .testTarget(name: "WatchConnectivityAPITests", dependencies: ["WatchConnectivity", "TestSupport"], path: "Tests/WatchConnectivityAPITests"),
+        // The PowerAuth guides' code (iOS and watchOS), compiled unchanged in the language mode
+        // it was written for; scripts/check-doc-code.sh checks it warns only where the SDK's does.
+        .testTarget(name: "PowerAuth2APITests", dependencies: ["PowerAuth2"], path: "Tests/PowerAuth2APITests",
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "PowerAuth2ForWatchAPITests", dependencies: ["PowerAuth2ForWatch"], path: "Tests/PowerAuth2ForWatchAPITests",
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         // Apple's File Provider page's PushKit code, compiled unchanged and run in-process against phoned.
         .testTarget(name: "PushKitAPITests", dependencies: ["PushKit", "FileProvider", "CallKit", "WatchLinkTesting", "LinkClient", "LinkJSON"],
                     path: "Tests/PushKitAPITests"),
@@ -91,9 +110,21 @@ let package = Package(
         // A File Provider app written only against PushKit and File Provider, and its server.
         .executableTarget(name: "WatchLinkExampleFileProviderApp", dependencies: ["PushKit", "FileProvider"], path: "Examples/FileProviderApp"),
         .executableTarget(name: "WatchLinkExampleFileProviderServer", dependencies: ["WatchLinkTesting"], path: "Examples/FileProviderServer"),
+        // Two PowerAuth example apps around the SDK guides' SessionManager, written only
+        // against PowerAuth2 (and WatchConnectivity) and PowerAuth2ForWatch.
+        .executableTarget(name: "WatchLinkExamplePowerAuthPhone", dependencies: ["PowerAuth2"], path: "Examples/PowerAuthPhoneApp",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "WatchLinkExamplePowerAuthWatch", dependencies: ["PowerAuth2ForWatch"], path: "Examples/PowerAuthWatchApp",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         // The app process the app-side tests drive: every delegate callback as a JSON line.
         .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity", "PushKit", "CallKit", "FileProvider"], path: "Tests/AppProbe"),
-        .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkControl", "LinkJSON", "TestSupport"],
+        // The iOS and watchOS app processes of the PowerAuth app-side tests, written against
+        // PowerAuth2 and PowerAuth2ForWatch only.
+        .executableTarget(name: "WatchLinkPowerAuthPhoneProbe", dependencies: ["PowerAuth2", "ProbeSupport"], path: "Tests/PowerAuthPhoneProbe"),
+        .executableTarget(name: "WatchLinkPowerAuthWatchProbe", dependencies: ["PowerAuth2ForWatch", "ProbeSupport"], path: "Tests/PowerAuthWatchProbe"),
+        // The probes' flags, JSON lines out and commands in.
+        .target(name: "ProbeSupport", path: "Tests/ProbeSupport"),
+        .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkControl", "LinkJSON", "LinkTrace", "TestSupport"],
                     path: "Tests/AppSideTests"),
 
         // What several test targets share (a seeded random generator).

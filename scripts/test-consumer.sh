@@ -2,11 +2,11 @@
 # Takes WatchLink as an app team does: the checkout as it is (tracked files and new ones not
 # ignored) becomes a git repository with a version tag in a temporary directory, and the
 # package of Tests/ConsumerPackage depends on it by URL and version, builds its app code (files
-# that import only WatchConnectivity, or only PushKit and FileProvider) with every warning an
-# error, builds phoned and watchd from the dependency as README says, and runs its test, which
-# starts a pair of them with WatchLinkTesting. Fails when a product cannot be taken by version
-# (an unsafe flag in one of its targets) or app code written for Apple's modules does not
-# compile against it.
+# that import only WatchConnectivity, only PushKit and FileProvider, only PowerAuth2 or only
+# PowerAuth2ForWatch) with every warning an error, builds phoned and watchd from the dependency
+# as README says, and runs its test, which starts a pair of them with WatchLinkTesting. Fails
+# when a product cannot be taken by version (an unsafe flag in one of its targets) or app code
+# written for Apple's or PowerAuth's modules does not compile against it.
 # Usage: scripts/test-consumer.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -36,6 +36,8 @@ esac
 
 build_path=${WATCHLINK_BUILD_PATH:-.build}
 swift build --build-path "$build_path" --build-tests "$@"
+# The PowerAuth guides' code warns only where it does against the real SDK.
+[ -n "$sanitizer" ] || scripts/check-doc-code.sh "$build_path"
 bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
 # Every skipped test is counted and printed; with CI=true a skip fails the run, because a

@@ -47,25 +47,6 @@ final class AppLaunchTests: XCTestCase {
         return try XCTUnwrap(try client(daemon).call("app.install", args)["log"]?.stringValue)
     }
 
-    /// The probe's lines in `log` whose `cb` is `callback`.
-    private func lines(_ log: String, _ callback: String) -> [JSONObject] {
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSON.parse(Array($0.utf8)).objectValue }.filter { $0["cb"]?.stringValue == callback }
-    }
-
-    /// Waits for the probe to write `count` lines of `callback` to `log`.
-    @discardableResult
-    private func waitForLines(_ log: String, _ callback: String, count: Int = 1, timeout: Double = 20) throws -> [JSONObject] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let found = lines(log, callback)
-            if found.count >= count { return found }
-            usleep(10_000)
-        }
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "(no log)"
-        throw WatchLinkTestingError("\(count) '\(callback)' lines did not come within \(timeout) s; \(log):\n\(text)")
-    }
-
     private func isAlive(_ pid: Int64) -> Bool {
         kill(Int32(pid), 0) == 0
     }

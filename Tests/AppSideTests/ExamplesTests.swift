@@ -3,7 +3,8 @@ import LinkJSON
 import WatchLinkTesting
 import XCTest
 
-/// The example apps (Examples/PhoneApp, Examples/WatchApp) against a pair, as README shows.
+/// The example apps (Examples/PhoneApp, Examples/WatchApp, Examples/PowerAuthPhoneApp,
+/// Examples/PowerAuthWatchApp) against a pair, as README shows.
 final class ExamplesTests: AppSideTestCase {
     func testThePhoneAndWatchExamplesPingCountAndDeliverTodosAcrossAWatchAppKill() throws {
         let pair = try startWatchLinkPair()
@@ -49,5 +50,28 @@ final class ExamplesTests: AppSideTestCase {
         XCTAssertEqual(launched.data["reason"], "message")
         let log = try XCTUnwrap(launched.data["log"]?.stringValue)
         XCTAssertTrue(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("phone: ping from the watch"))
+    }
+
+    /// README, "PowerAuth": the PowerAuth examples activate, wait for the server's commit, share
+    /// the status and a token with the watch, and the watch's headers pass the server's check.
+    func testThePowerAuthExamplesMakeWatchHeadersTheServerAccepts() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try launch("powerauth-phone-example", program: "WatchLinkExamplePowerAuthPhone", on: pair.phone, of: pair)
+        let watch = try launch("powerauth-watch-example", program: "WatchLinkExamplePowerAuthWatch", on: pair.watch, of: pair)
+        try phone.waitForLine("the activation") { $0.contains("waiting for the server's commit") }
+        let line = try XCTUnwrap(phone.output.split(separator: "\n").first { $0.contains("waiting for the server's commit") })
+        let activationId = try XCTUnwrap(line.split(separator: " ").dropFirst(2).first.map(String.init))
+        _ = try control(pair.phone, "pa.server.activation", ["activationId": .string(activationId), "action": "commit"])
+
+        XCTAssertEqual(try watch.waitForExit(timeout: 60), 0, watch.output)
+        XCTAssertTrue(watch.output.contains("watch: the iPhone has activation \(activationId)"), watch.output)
+        XCTAssertTrue(phone.output.contains("phone: token MyToken sent to the watch"), phone.output)
+        for (name, factors) in [("MyToken", "POSSESSION"), ("Balance", "POSSESSION_KNOWLEDGE")] {
+            let prefix = "watch: \(name) X-PowerAuth-Token: "
+            let header = try XCTUnwrap(watch.output.split(separator: "\n").first { $0.hasPrefix(prefix) }?.dropFirst(prefix.count), watch.output)
+            XCTAssertEqual(try control(pair.phone, "pa.server.validateToken", ["header": .string(String(header))]),
+                           ["tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE",
+                            "signatureType": .string(factors)])
+        }
     }
 }

@@ -165,7 +165,8 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         XCTAssertEqual(created["activationFingerprint"]?.stringValue?.count, 8)
         let pendingId = try XCTUnwrap(created["activationId"]?.stringValue)
         XCTAssertEqual(try app.call("pa.activation.get", instance),
-                       ["hasValidActivation": false, "activationIdentifier": .null, "hasPendingActivation": true])
+                       ["hasValidActivation": false, "activationIdentifier": .null, "hasPendingActivation": true,
+                        "activationFingerprint": .null])
         assertControlError("PowerAuthErrorDomain", 3) { try app.call("pa.activation.create", self.args(["pending": true])) }
         assertControlError("PowerAuthErrorDomain", 7) { try app.call("pa.status.fetch", self.instance) }
         XCTAssertEqual(try p.call("pa.server.get", ["activationId": .string(pendingId)])["state"], "pendingCommit")

@@ -292,6 +292,7 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         let current = try p.call("pa.time.current", instance)
         XCTAssertEqual(current["isTimeSynchronized"], true)
         XCTAssertEqual(current["adjustmentMs"], .int(adjustment))
+        XCTAssertEqual(current["precisionMs"], .int(roundTrip / 2), "half the round trip of the sample that synchronised")
 
         let before = Int64(Date().timeIntervalSince1970 * 1000)
         let header = try XCTUnwrap(p.call("pa.token.header", args(["name": "possession"]))["value"]?.stringValue)
@@ -305,6 +306,12 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         _ = try fetch(p)
         XCTAssertEqual(try p.call("pa.time.current", instance)["adjustmentMs"], .int(adjustment))
         XCTAssertEqual(try p.call("pa.time.sync", instance)["outcome"], "kept")
+
+        // resetTimeSynchronization: the next sample adjusts again.
+        let reset = try p.call("pa.time.reset", instance)
+        XCTAssertEqual(reset["isTimeSynchronized"], false)
+        XCTAssertEqual(reset["adjustmentMs"], 0)
+        XCTAssertEqual(try p.call("pa.time.sync", instance)["outcome"], "adjusted")
     }
 
     /// The SDK resets its time synchronisation when the app enters the foreground; the next

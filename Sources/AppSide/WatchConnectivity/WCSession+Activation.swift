@@ -196,16 +196,7 @@ extension WCSession {
     /// the client's queue, which the answer needs.
     func callSynchronously(_ client: WatchLinkClient, _ op: String, _ args: JSONObject = [:],
                            timeoutSeconds: Double = 30) -> Result<JSONObject, WatchLinkError> {
-        let answered = DispatchSemaphore(value: 0)
-        let answer = Locked<Result<JSONObject, WatchLinkError>?>(nil)
-        client.send(op, args) { result in
-            answer.withLock { $0 = result }
-            answered.signal()
-        }
-        guard answered.wait(timeout: .now() + timeoutSeconds) == .success, let result = answer.current else {
-            return .failure(.connection("no answer to '\(op)' from \(client.socketPath) within \(Int(timeoutSeconds)) s"))
-        }
-        return result
+        client.callAndWait(op, args, timeoutSeconds: timeoutSeconds)
     }
 
     func currentWatchDirectoryURL() -> URL? {

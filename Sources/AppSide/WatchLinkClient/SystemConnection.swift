@@ -73,17 +73,7 @@ package final class SystemConnection: Sendable {
         } catch {
             return .failure(Failure(description: location.unreachable(error, framework: framework)))
         }
-        let answered = DispatchSemaphore(value: 0)
-        let answer = Locked<Result<JSONObject, WatchLinkError>?>(nil)
-        client.send("events.subscribe") { result in
-            answer.withLock { $0 = result }
-            answered.signal()
-        }
-        guard answered.wait(timeout: .now() + timeoutSeconds) == .success, let result = answer.current else {
-            client.close()
-            return .failure(Failure(description: "\(framework): \(location.socketPath) did not answer events.subscribe within \(Int(timeoutSeconds)) s"))
-        }
-        if case .failure(let error) = result {
+        if case .failure(let error) = client.callAndWait("events.subscribe", timeoutSeconds: timeoutSeconds) {
             client.close()
             return .failure(Failure(description: location.unreachable(error, framework: framework)))
         }

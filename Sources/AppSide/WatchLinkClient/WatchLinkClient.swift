@@ -134,3 +134,20 @@ public final class WatchLinkClient: Sendable {
         connection.close(.connection("the client was closed"))
     }
 }
+
+extension WatchLinkClient {
+    /// Calls `op` and waits at most `timeoutSeconds` for its answer: for the synchronous methods
+    /// of Apple's and the SDKs' APIs. Never call it on the client's queue, which the answer needs.
+    package func callAndWait(_ op: String, _ args: JSONObject = [:], timeoutSeconds: Double = 30) -> Result<JSONObject, WatchLinkError> {
+        let answered = DispatchSemaphore(value: 0)
+        let answer = Locked<Result<JSONObject, WatchLinkError>?>(nil)
+        send(op, args) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+        guard answered.wait(timeout: .now() + timeoutSeconds) == .success, let result = answer.current else {
+            return .failure(.connection("no answer to '\(op)' from \(socketPath) within \(Int(timeoutSeconds)) s"))
+        }
+        return result
+    }
+}

@@ -71,8 +71,10 @@ extension PowerAuthFeature {
                              arguments: [Self.instance]) { [unowned self] call in
                 if let phone = self.phone {
                     let instanceId = try self.registered(call.args, phone.isRegistered)
-                    var result = Self.activationResult(try phone.activationId(instanceId))
+                    let activationId = try phone.activationId(instanceId)
+                    var result = Self.activationResult(activationId)
                     result["hasPendingActivation"] = .bool(self.pendingActivations[instanceId] != nil)
+                    result["activationFingerprint"] = activationId.map { .string(Self.fingerprint($0)) } ?? .null
                     call.succeed(result)
                 } else if let watch = self.watch {
                     call.succeed(Self.activationResult(try watch.activationId(try self.registered(call.args, watch.isRegistered))))
@@ -234,6 +236,11 @@ extension PowerAuthFeature {
             },
             phoneOp("pa.time.current", "the instance's synchronised time", [Self.instance]) { call, phone, status in
                 call.succeed(status.currentTime(try self.registered(call.args, phone.isRegistered)))
+            },
+            phoneOp("pa.time.reset", "resetTimeSynchronization: the instance's time is no longer synchronised", [Self.instance]) { call, phone, status in
+                let instanceId = try self.registered(call.args, phone.isRegistered)
+                status.resetTimeSynchronization(instanceId)
+                call.succeed(status.currentTime(instanceId))
             },
             phoneOp("pa.time.sendToWatch", "the time adjustment to the watch (a WatchLink extension)", [Self.instance, Self.mode]) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)

@@ -150,11 +150,15 @@ extension PowerAuthFeature {
     /// computed from the device's public key that the emulated key exchange does not have:
     /// eight digits derived from the activation id.
     static func createdActivation(_ record: ServerActivation) -> JSONObject {
-        let hash = SHA256.hash(Array(record.activationId.utf8))
-        let number = hash.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 100_000_000
-        let digits = String(number)
-        return ["activationId": .string(record.activationId), "state": .string(record.state.name),
-                "activationFingerprint": .string(String(repeating: "0", count: 8 - digits.count) + digits)]
+        ["activationId": .string(record.activationId), "state": .string(record.state.name),
+         "activationFingerprint": .string(fingerprint(record.activationId))]
+    }
+
+    /// Eight digits from the SHA-256 of the activation id, standing in for the SDK's fingerprint.
+    static func fingerprint(_ activationId: String) -> String {
+        let hash = SHA256.hash(Array(activationId.utf8))
+        let digits = String(hash.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 100_000_000)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     /// `requestAccessToken`: the local token when there is one (with other factors than asked

@@ -363,6 +363,11 @@ final class StatusService {
         timeSynchronization.removeAll()
     }
 
+    /// `resetTimeSynchronization` of one instance.
+    func resetTimeSynchronization(_ instanceId: String) {
+        timeSynchronization[instanceId] = nil
+    }
+
     /// The synchronised time of an instance (local time until a sample set an adjustment).
     func synchronizedTime(_ instanceId: String) -> Int64 {
         (timeSynchronization[instanceId] ?? TimeSynchronization()).currentTime(localTime: localNow)
@@ -377,7 +382,7 @@ final class StatusService {
     func currentTime(_ instanceId: String) -> JSONObject {
         let sync = timeSynchronization[instanceId] ?? TimeSynchronization()
         return ["time": .int(sync.currentTime(localTime: localNow)), "isTimeSynchronized": .bool(sync.isSynchronized),
-                "adjustmentMs": .int(sync.adjustment)]
+                "adjustmentMs": .int(sync.adjustment), "precisionMs": .int(sync.precision)]
     }
 
     static func noActivation(_ instanceId: String) -> ControlError {

@@ -1,0 +1,2 @@
+// The PowerAuth SDK's modules re-export Foundation (their umbrella headers import it).
+@_exported import Foundation
