@@ -178,6 +178,7 @@ func run(_ command: [String: Any]) {
         emit(["cb": "cancelled", "outstanding": session.outstandingFileTransfers.count])
     case "setReply":
         delegate.reply = (command["reply"] as? [String: Any] ?? [:], command["delaySeconds"] as? Double ?? 0)
+        emit(["cb": "replySet"])
     case "status":
         emit(["cb": "status", "activationState": session.activationState.rawValue, "isReachable": session.isReachable,
               "hasContentPending": session.hasContentPending,

@@ -129,6 +129,7 @@ final class AppSideTests: AppSideTestCase {
                        ["$data": Data([3, 2, 1]).base64EncodedString()])
 
         watch.send(["cmd": "setReply", "reply": ["late": true], "delaySeconds": 3.0])
+        try watch.waitFor("replySet") // the commands and the link are two paths into the app
         phone.send(["cmd": "sendMessage", "message": ["slow": 1], "wantsReply": true])
         XCTAssertEqual(try phone.waitFor("errorHandler", count: 2)[1]["code"] as? Int, 7012, "messageReplyTimedOut")
 
