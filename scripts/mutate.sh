@@ -548,6 +548,18 @@ mutation apns-concurrent-streams \
     '    static let maximumConcurrentStreams: UInt32 = 1000' \
     '    static let maximumConcurrentStreams: UInt32 = 1001'
 
+mutation apns-unauthenticated-streams \
+    Sources/Shared/PushEmulator/HTTP2ServerSession.swift \
+    'HTTP2ServerSessionTests/testOneStreamUntilTheClientAuthenticates' \
+    '    static let unauthenticatedConcurrentStreams: UInt32 = 1' \
+    '    static let unauthenticatedConcurrentStreams: UInt32 = 2'
+
+mutation apns-store-days \
+    Sources/Shared/PushEmulator/APNsStore.swift \
+    'ConnectionRulesTests' \
+    '    static let maximumStorageMilliseconds: Int64 = 30 * 86_400_000' \
+    '    static let maximumStorageMilliseconds: Int64 = 31 * 86_400_000'
+
 mutation apns-max-connections \
     Sources/Shared/PushEmulator/APNsServerLimits.swift \
     'APNsServerTests/testTheShippedCapIs256Connections' \
@@ -595,6 +607,24 @@ mutation powerauth-max-fail-count \
     'EmulatedServerTests' \
     '    public static let defaultMaxFailCount = 5' \
     '    public static let defaultMaxFailCount = 6'
+
+mutation powerauth-token-timestamp-back \
+    Sources/Shared/PowerAuthServer/EmulatedServer.swift \
+    'ServerTokenTests' \
+    '    public static let tokenTimestampValidity: Int64 = 7_200_000' \
+    '    public static let tokenTimestampValidity: Int64 = 7_200_001'
+
+mutation powerauth-token-timestamp-ahead \
+    Sources/Shared/PowerAuthServer/EmulatedServer.swift \
+    'ServerTokenTests' \
+    '    public static let tokenTimestampForwardValidity: Int64 = 1_800_000' \
+    '    public static let tokenTimestampForwardValidity: Int64 = 1_800_001'
+
+mutation powerauth-replay-window \
+    Sources/Shared/PowerAuthServer/EmulatedServer.swift \
+    'ServerTokenTests' \
+    '    public static let requestExpiration: Int64 = 60_000' \
+    '    public static let requestExpiration: Int64 = 60_001'
 
 mutation time-sync-elapsed \
     Sources/Shared/PowerAuthServer/TimeSynchronization.swift \

@@ -146,10 +146,12 @@ def test_idle_http2_connection_gets_goaway(device):
     assert elapsed < 5, f"closed at the 700 ms idle timeout, not {elapsed:.1f} s later"
     sock.close()
     frames = h2_frames(data)
-    # The server's SETTINGS, its ACK of ours, then GOAWAY NO_ERROR naming the idle timeout.
+    # The server's SETTINGS, its ACK of ours, then GOAWAY NO_ERROR with Apple's JSON: "The
+    # payload of the GOAWAY frame includes JSON data with a reason key" (IdleTimeout: "Idle
+    # timeout.", Handling notification responses from APNs).
     assert [(t, f) for t, f, _, _ in frames[:2]] == [(SETTINGS, 0), (SETTINGS, 1)], frames
     assert len(frames) == 3, frames
-    assert goaway(frames[2]) == (0, NO_ERROR, b"idle timeout"), frames[2]
+    assert goaway(frames[2]) == (0, NO_ERROR, b'{"reason":"IdleTimeout"}'), frames[2]
 
 
 @pytest.mark.parametrize("phoned", [LIMITS], indirect=True)

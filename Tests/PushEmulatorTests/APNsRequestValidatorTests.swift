@@ -79,8 +79,14 @@ final class APNsRequestValidatorTests: XCTestCase {
             apnsIds.insert(response.apnsId)
         }
         XCTAssertEqual(apnsIds.count, cases.count, "each refusal has its own apns-id")
-        // Every reason the emulator can give is in the table or in its own test below.
-        let covered = Set(cases.map(\.reason)).union(["Unregistered", "TooManyProviderTokenUpdates"])
+        // Every reason the emulator can give is in the table or in its own test: below, in
+        // ConnectionRulesTests (connections, environments, certificates, ExpiredToken), and
+        // in the push clients' tests (TooManyRequests, ServiceUnavailable, Shutdown,
+        // InternalServerError, IdleTimeout in a GOAWAY).
+        let covered = Set(cases.map(\.reason)).union(["Unregistered", "TooManyProviderTokenUpdates", "UnrelatedKeyIdInToken",
+                                                      "BadEnvironmentKeyIdInToken", "BadCertificate", "BadCertificateEnvironment",
+                                                      "Forbidden", "ExpiredToken", "TooManyRequests", "IdleTimeout",
+                                                      "InternalServerError", "ServiceUnavailable", "Shutdown"])
         XCTAssertEqual(covered, Set(APNsReason.allCases.map(\.rawValue)))
     }
 

@@ -29,7 +29,7 @@ final class APNsServerTests: XCTestCase {
             let context = try CertificateAuthority.loadOrCreate(directory: directory).makeServerContext()
             var fixture: Fixture?
             server = APNsServer(loop: loop, logger: Logger(label: "apns-test", level: .error), host: "127.0.0.1",
-                                limits: limits, tlsContext: context) { request in
+                                limits: limits, tlsContext: context) { request, _, _ in
                 fixture?.requests.withLock { fixture?.paths.append(request.path ?? "") }
                 return APNsAnswer(response: APNsResponse(status: 200, apnsId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D"))
             }

@@ -38,6 +38,17 @@ enum H2 {
         return frames
     }
 
+    /// RFC 9113 section 6.5.1: a SETTINGS payload is 16-bit identifiers, each with a 32-bit value.
+    static func settingsEntries(_ frame: Frame) -> [(UInt16, UInt32)] {
+        stride(from: 0, to: frame.payload.count - 5, by: 6).map { offset -> (UInt16, UInt32) in
+            let p = frame.payload
+            let id = UInt16(p[offset]) << 8 | UInt16(p[offset + 1])
+            var value: UInt32 = 0
+            for index in (offset + 2)..<(offset + 6) { value = value << 8 | UInt32(p[index]) }
+            return (id, value)
+        }
+    }
+
     /// RFC 7541 section 5.1: an integer with an N-bit prefix.
     static func integer(_ value: Int, prefixBits: Int, first: UInt8) -> [UInt8] {
         let limit = (1 << prefixBits) - 1
@@ -103,13 +114,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let opening = H2.frames(try session.takeOutput())
         let settings = try XCTUnwrap(opening.first)
         XCTAssertEqual([settings.type, settings.flags], [H2.settings, 0])
-        let entries = stride(from: 0, to: settings.payload.count, by: 6).map { offset -> (UInt16, UInt32) in
-            let p = settings.payload
-            let id = UInt16(p[offset]) << 8 | UInt16(p[offset + 1])
-            var value: UInt32 = 0
-            for index in (offset + 2)..<(offset + 6) { value = value << 8 | UInt32(p[index]) }
-            return (id, value)
-        }
+        let entries = H2.settingsEntries(settings)
         XCTAssertTrue(entries.contains { $0 == (0x3, 1000) }, "\(entries)")
         XCTAssertTrue(entries.contains { $0 == (0x6, 16_384) }, "\(entries)")
         XCTAssertTrue(opening.contains { $0.type == H2.settings && $0.flags == H2.ack && $0.payload.isEmpty }, "the client's SETTINGS is acknowledged")
@@ -175,6 +180,36 @@ final class HTTP2ServerSessionTests: XCTestCase {
             XCTAssertEqual(requests, taken ? 1 : 0, "a header list of \(16_384 + extra) bytes")
             XCTAssertEqual(oversized, taken ? [] : [1])
         }
+    }
+
+    /// "APNs allows only one stream until you post a request with a valid authentication
+    /// token": a session for a client not yet authenticated announces MAX_CONCURRENT_STREAMS 1,
+    /// refuses a second stream (REFUSED_STREAM, 0x7, so the client may send it again), and
+    /// announces 1,000 once the client has authenticated.
+    func testOneStreamUntilTheClientAuthenticates() throws {
+        let session = try HTTP2ServerSession(authenticated: false)
+        var requests: [Int32] = []
+        session.onRequest = { stream, _ in requests.append(stream) }
+        try feed(session, openingOfAClient(headers: requestHeaders, body: nil)
+                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 3, H2.headerBlock(requestHeaders)))
+        let opening = H2.frames(try session.takeOutput())
+        let settings = try XCTUnwrap(opening.first { $0.type == H2.settings && $0.flags == 0 })
+        XCTAssertTrue(H2.settingsEntries(settings).contains { $0 == (0x3, 1) }, "\(H2.settingsEntries(settings))")
+        XCTAssertEqual(requests, [1])
+        XCTAssertTrue(opening.contains(H2.Frame(type: H2.rstStream, flags: 0, stream: 3, payload: [0, 0, 0, 7])), "\(opening)")
+        try feed(session, H2.frame(H2.settings, flags: H2.ack)) // the client takes the server's first SETTINGS
+
+        session.respond(streamId: 1, status: 200, headers: [], body: [])
+        session.allowAllStreams()
+        let after = H2.frames(try session.takeOutput())
+        let raised = try XCTUnwrap(after.first { $0.type == H2.settings && $0.flags == 0 }, "\(after)")
+        XCTAssertEqual(H2.settingsEntries(raised).map(\.0), [0x3])
+        XCTAssertEqual(H2.settingsEntries(raised).map(\.1), [1000])
+        try feed(session, H2.frame(H2.settings, flags: H2.ack)
+                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 5, H2.headerBlock(requestHeaders))
+                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 7, H2.headerBlock(requestHeaders)))
+        XCTAssertEqual(requests, [1, 5, 7], "two streams open at once once authenticated")
+        XCTAssertFalse(H2.frames(try session.takeOutput()).contains { $0.type == H2.goAway || $0.type == H2.rstStream })
     }
 
     func testAWrongPrefaceIsAProtocolError() throws {

@@ -163,11 +163,17 @@ final class ProviderTokenTests: XCTestCase {
         let maker = try TokenMaker()
         let authenticator = try maker.authenticator(interval: 1200)
         let first = "bearer " + (try maker.token(iat: now)), second = "bearer " + (try maker.token(iat: now + 1))
-        XCTAssertNil(authenticator.check(authorization: first, now: now))
-        XCTAssertNil(authenticator.check(authorization: first, now: now + 5))
-        XCTAssertEqual(authenticator.check(authorization: second, now: now + 1199), .tooManyProviderTokenUpdates)
-        XCTAssertNil(authenticator.check(authorization: second, now: now + 1200))
-        XCTAssertEqual(authenticator.check(authorization: first, now: now + 1300), .tooManyProviderTokenUpdates)
+        var connection = ProviderSession()
+        XCTAssertNil(authenticator.check(authorization: first, session: &connection, now: now))
+        XCTAssertNil(authenticator.check(authorization: first, session: &connection, now: now + 5))
+        XCTAssertEqual(authenticator.check(authorization: second, session: &connection, now: now + 1199), .tooManyProviderTokenUpdates)
+        XCTAssertEqual(authenticator.check(authorization: first, session: &connection, now: now + 1199), .tooManyProviderTokenUpdates,
+                       "the connection is unusable until enough time has passed, whatever token it uses")
+        XCTAssertNil(authenticator.check(authorization: second, session: &connection, now: now + 1200))
+        XCTAssertEqual(authenticator.check(authorization: first, session: &connection, now: now + 1300), .tooManyProviderTokenUpdates)
+        var other = ProviderSession()
+        XCTAssertNil(authenticator.check(authorization: first, session: &other, now: now + 1300),
+                     "the rule is the connection's: another connection may use any token")
     }
 
     /// What ships, unchanged: Apple's "Establishing a token-based connection to APNs":
@@ -182,10 +188,11 @@ final class ProviderTokenTests: XCTestCase {
         }
         func bearer(iat: Int64) throws -> String { "bearer " + (try maker.token(iat: iat)) }
         let authenticator = try shipped()
-        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now), now: now))
-        XCTAssertEqual(authenticator.check(authorization: try bearer(iat: now + 1), now: now + 1_199), .tooManyProviderTokenUpdates,
-                       "a new token 19 min 59 s after the last")
-        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now + 1), now: now + 1_200), "20 minutes after it")
+        var connection = ProviderSession()
+        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now), session: &connection, now: now))
+        XCTAssertEqual(authenticator.check(authorization: try bearer(iat: now + 1), session: &connection, now: now + 1_199),
+                       .tooManyProviderTokenUpdates, "a new token 19 min 59 s after the last")
+        XCTAssertNil(authenticator.check(authorization: try bearer(iat: now + 1), session: &connection, now: now + 1_200), "20 minutes after it")
 
         XCTAssertNil(try shipped().check(authorization: try bearer(iat: now - 3_600), now: now), "an hour old")
         XCTAssertEqual(try shipped().check(authorization: try bearer(iat: now - 3_601), now: now), .expiredProviderToken)

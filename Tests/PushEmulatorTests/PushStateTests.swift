@@ -51,10 +51,18 @@ final class PushStateTests: XCTestCase {
         let state = try PushState.load(path)
         try state.save(path)
         XCTAssertEqual(try PushState.load(path), state)
-        let saved = try JSON.parse(FileSystem.readFile(path))
-        let old = try JSON.parse(foundationFile)
-        XCTAssertEqual(saved.objectValue?.keys, old.objectValue?.keys)
-        XCTAssertEqual(saved, old)
+        let saved = try XCTUnwrap(JSON.parse(FileSystem.readFile(path)).objectValue)
+        let old = try XCTUnwrap(JSON.parse(foundationFile).objectValue)
+        // A file of an earlier version gains the newer fields, with their defaults, in key order.
+        XCTAssertEqual(saved.keys, saved.keys.sorted())
+        XCTAssertEqual(Set(saved.keys), Set(old.keys).union(["deviceTokenRateLimit", "environment", "expiredTokens", "keyEnvironments",
+                                                             "lowPriorityDelayMs", "online", "oneStreamUntilAuthenticated",
+                                                             "serviceAvailable", "stored"]))
+        for key in old.keys { XCTAssertEqual(saved[key], old[key], key) }
+        XCTAssertEqual(saved["online"], true)
+        XCTAssertEqual(saved["environment"], "development")
+        XCTAssertEqual(saved["stored"], [])
+        XCTAssertEqual(saved["oneStreamUntilAuthenticated"], true)
     }
 
     func testAStateWithoutATokenOmitsIt() throws {

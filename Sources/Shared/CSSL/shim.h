@@ -65,4 +65,16 @@ static inline long wl_bio_pending(BIO *bio) {
 static inline int wl_bio_set_mem_eof_return(BIO *bio, int value) {
     return (int)BIO_set_mem_eof_return(bio, value);
 }
+
+/* Client certificates: asked for, never required, and accepted at the handshake whatever
+   their verification says; the endpoint reads the verdict (SSL_get_verify_result) and answers
+   the requests of a connection with a bad certificate itself, as APNs answers BadCertificate. */
+static inline int wl_accept_any_client_certificate(int preverified, X509_STORE_CTX *ctx) {
+    (void)preverified; (void)ctx;
+    return 1;
+}
+
+static inline void wl_ssl_ctx_request_client_certificates(SSL_CTX *ctx) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, wl_accept_any_client_certificate);
+}
 #endif

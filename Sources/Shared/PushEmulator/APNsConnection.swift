@@ -18,6 +18,9 @@ final class APNsConnection {
     private(set) var lastActivity: Int64
     /// Closed to make room for a new client (see `APNsServer.evictOne`).
     private(set) var isEvicted = false
+    /// How the connection authenticates: its certificate (read at the TLS handshake) or its
+    /// provider tokens, whose rules APNs keeps per connection.
+    private var credentials = ConnectionCredentials()
 
     /// Bytes of the HTTP/2 connection preface; the connection counts as established after them.
     private static let prefaceLength = 24
@@ -93,9 +96,13 @@ final class APNsConnection {
 
     private func startHTTP2() throws {
         guard http2 == nil else { return }
-        let session = try HTTP2ServerSession()
+        // HTTP/2 starts once TLS is done (or at the first bytes of h2c), with the request that
+        // may have come in the same read: the certificate is read first.
+        if let tls { credentials.certificate = tls.providerCertificate }
+        let session = try HTTP2ServerSession(authenticated: credentials.isAuthenticated || !server.limitsStreamsUntilAuthenticated())
         session.onRequest = { [unowned self] streamId, request in
-            let answer = self.server.handle(request)
+            let answer = self.server.handle(request, &self.credentials)
+            if self.credentials.isAuthenticated { self.http2?.allowAllStreams() }
             guard answer.delayMilliseconds > 0 else {
                 self.respond(streamId, answer.response)
                 return
@@ -148,7 +155,10 @@ final class APNsConnection {
 
     private func respond(_ streamId: Int32, _ response: APNsResponse) {
         guard !isClosed, let http2 else { return }
-        if response.reason == nil {
+        if let uniqueId = response.uniqueId {
+            http2.respond(streamId: streamId, status: response.status,
+                          headers: HeaderPair(first: ("apns-id", response.apnsId), second: ("apns-unique-id", uniqueId)), body: response.body)
+        } else if response.reason == nil {
             http2.respond(streamId: streamId, status: response.status, headers: CollectionOfOne(("apns-id", response.apnsId)), body: [])
         } else {
             http2.respond(streamId: streamId, status: response.status,
@@ -237,7 +247,7 @@ final class APNsConnection {
         let limit = server.limits.idleTimeoutMilliseconds
         if idle >= limit, (http2?.openStreamCount ?? 0) == 0 {
             server.logger.debug("push: connection #\(serial) idle for \(idle) ms; closing")
-            goAway(errorCode: 0, message: "idle timeout")
+            goAway(errorCode: 0, message: APNsReason.idleTimeout.goAwayData)
             return
         }
         armIdleTimer(after: max(1, limit - idle))
@@ -274,4 +284,15 @@ final class APNsConnection {
         http2?.onOversizedHeaders = nil
         server.connectionClosed(self, reason)
     }
+}
+
+/// Two response headers, without an array to hold them (one answer per push).
+struct HeaderPair: RandomAccessCollection {
+    let first: (String, String)
+    let second: (String, String)
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { 2 }
+
+    subscript(position: Int) -> (String, String) { position == 0 ? first : second }
 }

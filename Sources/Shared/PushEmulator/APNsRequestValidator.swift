@@ -106,14 +106,24 @@ public struct APNsRequestValidator {
 
     /// Checks `request`; `.success` with the push to deliver, or `.failure` with the response.
     /// - Parameters:
+    ///   - credentials: how the request's connection authenticates, kept per connection.
+    ///   - environment: the environment of the endpoint the connection reached.
     ///   - now: the wall clock in seconds since 1970 (for provider tokens).
-    public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
+    public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, credentials: inout ConnectionCredentials,
+                         environment: APNsEnvironment = .development, now: Int64) -> Result<APNsPush, APNsResponse> {
         request.fieldBytes.withUnsafeBufferPointer { fields in
-            validate(request, fields: fields, authenticator: authenticator, now: now)
+            validate(request, fields: fields, authenticator: authenticator, credentials: &credentials, environment: environment, now: now)
         }
     }
 
+    /// As above, for a request on a connection of its own (tests and tools).
+    public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, now: Int64) -> Result<APNsPush, APNsResponse> {
+        var credentials = ConnectionCredentials()
+        return validate(request, authenticator: authenticator, credentials: &credentials, now: now)
+    }
+
     private func validate(_ request: APNsRequest, fields: UnsafeBufferPointer<UInt8>, authenticator: ProviderAuthenticator,
+                          credentials: inout ConnectionCredentials, environment: APNsEnvironment,
                           now: Int64) -> Result<APNsPush, APNsResponse> {
         // One pass over the headers, comparing bytes: the first value of each single header.
         var single = SingleValues()
@@ -141,7 +151,14 @@ public struct APNsRequestValidator {
 
         guard !single.duplicated else { return refuse(.duplicateHeaders) }
 
-        if let reason = authenticator.check(authorizationBytes: single[.authorization], now: now) { return refuse(reason) }
+        if let certificate = credentials.certificate {
+            // A certificate connection: the certificate, not a token, says who the provider is.
+            guard certificate.problem == nil else { return refuse(.badCertificate) }
+            guard certificate.environments.contains(environment) else { return refuse(.badCertificateEnvironment) }
+        } else if let reason = authenticator.check(authorizationBytes: single[.authorization], session: &credentials.session,
+                                                    environment: environment, now: now) {
+            return refuse(reason)
+        }
 
         var pushType = APNsPushType.alert
         if let value = single[.apnsPushType] {
@@ -149,16 +166,31 @@ public struct APNsRequestValidator {
             pushType = type
         }
 
-        guard let topicBytes = single[.apnsTopic] else { return refuse(.missingTopic) }
         let topic: String
-        if let own = topics.first(where: { $0.type == pushType }), Bytes.equal(topicBytes, own.bytes) {
-            topic = own.text
+        if let topicBytes = single[.apnsTopic] {
+            if let own = topics.first(where: { $0.type == pushType }), Bytes.equal(topicBytes, own.bytes) {
+                topic = own.text
+            } else {
+                topic = Bytes.text(topicBytes)
+                if let reason = checkTopic(topic, pushType) { return refuse(reason) }
+            }
+        } else if let certificate = credentials.certificate {
+            // "If you omit this request header and your APNs certificate does not specify
+            // multiple topics, the APNs server uses the certificate's Subject as the default topic."
+            guard certificate.topics.count <= 1 else { return refuse(.missingTopic) }
+            topic = certificate.bundleId
+            if let reason = checkTopic(topic, pushType) { return refuse(reason) }
         } else {
-            topic = Bytes.text(topicBytes)
-            guard APNsRequestValidator.isTopicSyntax(topic) else { return refuse(.badTopic) }
-            let ownsTopic = !bundleId.isEmpty && (topic == bundleId || topic.hasPrefix(bundleId + "."))
-            guard ownsTopic else { return refuse(.topicDisallowed) }
-            if let suffix = pushType.topicSuffix, topic != bundleId + suffix { return refuse(.badTopic) }
+            return refuse(.missingTopic)
+        }
+        if let certificate = credentials.certificate {
+            // "Certificate-based connection supports only a subset of push types": File Provider
+            // pushes need "provider authentication tokens (not provider certificates)", and so
+            // do location, Live Activity and the newer types.
+            guard ProviderCertificate.pushTypes.contains(pushType) else { return refuse(.forbidden) }
+            // A certificate covers its topics only ("If a push topic for a specific push type
+            // isn't listed, you can't use the certificate").
+            guard certificate.topics.contains(topic) else { return refuse(.topicDisallowed) }
         }
 
         if requestId != nil, echoedId == nil { return refuse(.badMessageId) }
@@ -174,6 +206,9 @@ public struct APNsRequestValidator {
             } else {
                 return refuse(.badPriority)
             }
+            // `background`: "Always use priority 5. Using priority 10 is an error." (Apple names
+            // no reason for it; BadPriority is the one for priorities.)
+            if pushType == .background, priority == 10 { return refuse(.badPriority) }
         }
 
         var expiration: Int64?
@@ -199,14 +234,27 @@ public struct APNsRequestValidator {
         } else {
             let text = Bytes.text(token)
             let lowered = text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? text.lowercased() : text
-            if let invalidatedAt = device.invalidated[lowered] { return refuse(.unregistered, timestamp: invalidatedAt) }
+            if let invalidatedAt = device.invalidated[lowered] {
+                return refuse(device.expired.contains(lowered) ? .expiredToken : .unregistered, timestamp: invalidatedAt)
+            }
             guard lowered == device.token else { return refuse(.badDeviceToken) }
             deviceToken = lowered
         }
+        // "Verify ... that the token matches the environment."
+        guard environment == device.environment else { return refuse(.badDeviceToken) }
         guard let kind = pushType.pushKitType, device.types.contains(kind) else { return refuse(.deviceTokenNotForTopic) }
 
         return .success(APNsPush(apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
                                  priority: priority, expiration: expiration, collapseId: collapseId, payload: request.body))
+    }
+
+    /// The topic checks after the fast path: syntax, the app's bundle id, the push type's suffix.
+    private func checkTopic(_ topic: String, _ pushType: APNsPushType) -> APNsReason? {
+        guard APNsRequestValidator.isTopicSyntax(topic) else { return .badTopic }
+        let ownsTopic = !bundleId.isEmpty && (topic == bundleId || topic.hasPrefix(bundleId + "."))
+        guard ownsTopic else { return .topicDisallowed }
+        if let suffix = pushType.topicSuffix, topic != bundleId + suffix { return .badTopic }
+        return nil
     }
 
     /// Hex digits, an even number of them, 32 to 100 bytes' worth.
@@ -269,4 +317,20 @@ extension APNsPushType {
     }
 
     private static let names = allCases.map { Array($0.rawValue.utf8) }
+}
+
+/// How one connection authenticates: with its TLS client certificate, when it presented one
+/// (read at the handshake), else with provider tokens, whose rules APNs keeps per connection.
+public struct ConnectionCredentials: Sendable, Equatable {
+    public var session = ProviderSession()
+    public var certificate: ProviderCertificate?
+
+    public init(certificate: ProviderCertificate? = nil) {
+        self.certificate = certificate
+    }
+
+    /// Whether the connection may open more than one stream: it has a certificate, or a
+    /// request with a valid token came ("APNs allows only one stream until you post a request
+    /// with a valid authentication token").
+    public var isAuthenticated: Bool { certificate != nil || session.isAuthenticated }
 }

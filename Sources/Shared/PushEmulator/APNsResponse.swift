@@ -11,12 +11,15 @@ public struct APNsResponse: Error, Sendable, Equatable {
     public var reason: String?
     /// The `timestamp` of a 410 body: when the token stopped being valid, in ms since 1970.
     public var timestamp: Int64?
+    /// `apns-unique-id`: "An identifier that is only available in the Development environment."
+    public var uniqueId: String?
 
-    public init(status: Int, apnsId: String, reason: String? = nil, timestamp: Int64? = nil) {
+    public init(status: Int, apnsId: String, reason: String? = nil, timestamp: Int64? = nil, uniqueId: String? = nil) {
         self.status = status
         self.apnsId = apnsId
         self.reason = reason
         self.timestamp = timestamp
+        self.uniqueId = uniqueId
     }
 
     /// A new `apns-id`: a random (version 4) UUID in lowercase, as APNs generates them.

@@ -19,8 +19,13 @@ final class APNsServer {
     /// daemon's other turns nothing (an after-turn hook would run on every turn). Made once,
     /// so that queueing it allocates nothing.
     private lazy var flushTask: () -> Void = { [weak self] in self?.flushPending() }
-    /// Answers one request, on the loop's thread.
-    private let handler: (APNsRequest) -> APNsAnswer
+    /// The environment this endpoint is (development or production).
+    let environment: APNsEnvironment
+    /// Whether a new token connection may open one stream only until it authenticates (APNs'
+    /// rule; `push.config {"oneStreamUntilAuthenticated": false}` turns it off).
+    var limitsStreamsUntilAuthenticated: () -> Bool = { true }
+    /// Answers one request of a connection, on the loop's thread.
+    private let handler: (APNsRequest, inout ConnectionCredentials, APNsEnvironment) -> APNsAnswer
 
     private(set) var acceptedConnections = 0
     private(set) var refusedConnections = 0
@@ -31,9 +36,10 @@ final class APNsServer {
     /// Requests answered 431 because their header list was over the limit.
     private(set) var oversizedHeaderLists = 0
 
-    init(loop: EventLoop, logger: Logger, host: String, limits: APNsServerLimits, tlsContext: TLSServerContext,
-         handler: @escaping (APNsRequest) -> APNsAnswer) {
+    init(loop: EventLoop, logger: Logger, host: String, environment: APNsEnvironment = .development, limits: APNsServerLimits,
+         tlsContext: TLSServerContext, handler: @escaping (APNsRequest, inout ConnectionCredentials, APNsEnvironment) -> APNsAnswer) {
         self.loop = loop
+        self.environment = environment
         self.logger = logger
         self.host = host
         self.limits = limits
@@ -118,8 +124,8 @@ final class APNsServer {
         }
     }
 
-    func handle(_ request: APNsRequest) -> APNsAnswer {
-        handler(request)
+    func handle(_ request: APNsRequest, _ credentials: inout ConnectionCredentials) -> APNsAnswer {
+        handler(request, &credentials, environment)
     }
 
     func connectionClosed(_ connection: APNsConnection, _ reason: CloseReason) {

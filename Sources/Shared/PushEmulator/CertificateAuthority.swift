@@ -107,8 +107,67 @@ public final class CertificateAuthority {
         return certificate
     }
 
-    /// A server context with this identity, TLS 1.2 or later, and ALPN `h2`.
+    /// A server context with this identity, TLS 1.2 or later, and ALPN `h2`, asking clients
+    /// for a certificate (not requiring one) and checking it against this CA.
     func makeServerContext() throws -> TLSServerContext {
-        try TLSServerContext(certificate: certificate, key: key)
+        try TLSServerContext(certificate: certificate, key: key, clientCAFile: caFile)
+    }
+
+    /// A provider certificate, as Apple's Certificates page issues one for an app: subject
+    /// `CN=Apple Push Services: <bundleId>`, `UID=<bundleId>`, `OU=<teamId>`; an extension for each
+    /// environment it may connect to; its topics (`.3.6`). `validDays` below 0 makes one that
+    /// has expired already.
+    func issueProviderCertificate(bundleId: String, teamId: String, kinds: [String], environments: Set<APNsEnvironment>,
+                                  validDays: Int) throws -> (certificatePEM: String, privateKeyPEM: String) {
+        let caKeyFile = String(caFile[..<(caFile.lastIndex(of: "/") ?? caFile.startIndex)]) + "/ca-key.pem"
+        let caKey = try P256PrivateKey(pem: String(decoding: try FileSystem.readFile(caKeyFile), as: UTF8.self))
+        let caText = String(decoding: try FileSystem.readFile(caFile), as: UTF8.self)
+        guard let ca = MemoryBIO.withReading(caText, { PEM_read_bio_X509($0, nil, nil, nil) }) ?? nil else {
+            throw OpenSSLError("reading \(caFile)")
+        }
+        defer { X509_free(ca) }
+        let key = try P256PrivateKey()
+        guard let certificate = X509_new() else { throw OpenSSLError("X509_new") }
+        defer { X509_free(certificate) }
+        var ok = X509_set_version(certificate, 2) == 1
+        var serial: Int64 = 0
+        withUnsafeMutableBytes(of: &serial) { _ = RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 8) }
+        ok = ok && ASN1_INTEGER_set_int64(X509_get_serialNumber(certificate), serial & 0x7fff_ffff_ffff_ffff | 1) == 1
+        ok = ok && X509_gmtime_adj(X509_getm_notBefore(certificate), validDays < 0 ? (validDays - 1) * 86_400 : -86_400) != nil
+        ok = ok && X509_gmtime_adj(X509_getm_notAfter(certificate), validDays * 86_400) != nil
+        ok = ok && X509_set_pubkey(certificate, key.key) == 1
+        let name = X509_get_subject_name(certificate)
+        ok = ok && X509_NAME_add_entry_by_NID(name, NID_userId, MBSTRING_UTF8, bundleId, -1, -1, 0) == 1
+        ok = ok && X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, "Apple Push Services: \(bundleId)", -1, -1, 0) == 1
+        if !teamId.isEmpty { ok = ok && X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, teamId, -1, -1, 0) == 1 }
+        ok = ok && X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, "WatchLink", -1, -1, 0) == 1
+        ok = ok && X509_set_issuer_name(certificate, X509_get_subject_name(ca)) == 1
+        for (nid, value) in [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                             (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always")] where ok {
+            ok = wl_x509_add_extension(certificate, ca, nid, value) == 1
+        }
+        let null: [UInt8] = [0x05, 0x00]
+        var raw: [(String, [UInt8])] = []
+        if environments.contains(.development) { raw.append((ProviderCertificate.developmentOID, null)) }
+        if environments.contains(.production) { raw.append((ProviderCertificate.productionOID, null)) }
+        raw.append((ProviderCertificate.topicsOID, ProviderCertificate.topicsDER(bundleId: bundleId, kinds: kinds)))
+        for (oid, der) in raw where ok {
+            ok = Self.addRawExtension(certificate, oid: oid, der: der)
+        }
+        ok = ok && X509_sign(certificate, caKey.key, EVP_sha256()) > 0
+        guard ok else { throw OpenSSLError("issuing a provider certificate for \(bundleId)") }
+        return (Self.pem(certificate), key.pkcs8PEM)
+    }
+
+    /// Adds an extension whose value is `der`, not critical.
+    private static func addRawExtension(_ certificate: OpaquePointer, oid: String, der: [UInt8]) -> Bool {
+        guard let object = OBJ_txt2obj(oid, 1) else { return false }
+        defer { ASN1_OBJECT_free(object) }
+        guard let data = ASN1_OCTET_STRING_new() else { return false }
+        defer { ASN1_OCTET_STRING_free(data) }
+        guard der.withUnsafeBufferPointer({ ASN1_OCTET_STRING_set(data, $0.baseAddress, Int32($0.count)) }) == 1,
+              let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, data) else { return false }
+        defer { X509_EXTENSION_free(ext) }
+        return X509_add_ext(certificate, ext, -1) == 1
     }
 }

@@ -20,6 +20,9 @@ final class HTTP2ServerSession {
     /// The largest header list of a request, counted as HTTP/2 does (name + value + 32 each).
     static let maximumHeaderListSize = 16 * 1024
     static let maximumConcurrentStreams: UInt32 = 1000
+    /// Before a client has authenticated: "APNs allows only one stream until you post a
+    /// request with a valid authentication token."
+    static let unauthenticatedConcurrentStreams: UInt32 = 1
 
     /// Called with each complete request; answer it with ``respond(streamId:status:headers:body:)``.
     var onRequest: ((Int32, APNsRequest) -> Void)?
@@ -67,12 +70,17 @@ final class HTTP2ServerSession {
     private var responseFieldLengths: [(Int, Int)] = []
     private var responseFields: [nghttp2_nv] = []
     private var responseFieldIndexing: [UInt32] = []
-    /// `apns-id` differs in every response: it is sent as a literal that neither side's HPACK
-    /// table keeps (nghttp2's `NO_INDEX`), instead of evicting useful entries from both tables
-    /// on every response.
-    static let uniqueValueHeader = "apns-id"
+    /// `apns-id` and `apns-unique-id` differ in every response: they are sent as literals
+    /// that neither side's HPACK table keeps (nghttp2's `NO_INDEX`), instead of evicting useful
+    /// entries from both tables on every response.
+    static let uniqueValueHeaders: Set<String> = ["apns-id", "apns-unique-id"]
 
-    init() throws {
+    /// - Parameter authenticated: the client is known already (a provider certificate): it may
+    ///   open every stream from the start; otherwise one until ``allowAllStreams()``.
+    init(authenticated: Bool = true) throws {
+        allowsAllStreams = authenticated
+        let concurrentStreams = authenticated ? HTTP2ServerSession.maximumConcurrentStreams
+                                              : HTTP2ServerSession.unauthenticatedConcurrentStreams
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw Failure(code: NGHTTP2_ERR_NOMEM.rawValue) }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -121,7 +129,7 @@ final class HTTP2ServerSession {
         self.session = session
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                   value: HTTP2ServerSession.maximumConcurrentStreams),
+                                   value: concurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                                    value: UInt32(HTTP2ServerSession.maximumHeaderListSize)),
         ]
@@ -191,7 +199,8 @@ final class HTTP2ServerSession {
             responseBytes.append(contentsOf: name.utf8)
             responseBytes.append(contentsOf: value.utf8)
             responseFieldLengths.append((name.utf8.count, value.utf8.count))
-            responseFieldIndexing.append(name == HTTP2ServerSession.uniqueValueHeader ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+            responseFieldIndexing.append(name.utf8.first == UInt8(ascii: "a") && HTTP2ServerSession.uniqueValueHeaders.contains(name)
+                                         ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
         }
         add(":status", String(status))
         for (name, value) in headers { add(name, value) }
@@ -226,6 +235,18 @@ final class HTTP2ServerSession {
         streams[streamId] = nil
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, errorCode)
     }
+
+    /// Lets the client open ``maximumConcurrentStreams`` streams (a new SETTINGS): it has
+    /// authenticated.
+    func allowAllStreams() {
+        guard let session, !allowsAllStreams else { return }
+        allowsAllStreams = true
+        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                               value: HTTP2ServerSession.maximumConcurrentStreams)]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+    }
+
+    private(set) var allowsAllStreams = false
 
     /// Sends GOAWAY: no new streams; those already open are still answered.
     func goAway(errorCode: UInt32, message: String) {

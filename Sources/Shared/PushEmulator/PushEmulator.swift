@@ -42,6 +42,17 @@ final class PushEmulator {
     private(set) var acceptedCount = 0
     private(set) var rejectedCount = 0
 
+    /// Runs `body` after a delay on the daemon's loop (nil in a unit test: at once).
+    var schedule: ((Int64, @escaping () -> Void) -> Void)?
+    /// Recent requests to each device token (ms), for `TooManyRequests`.
+    private var recentRequests: [String: [Int64]] = [:]
+    /// Pushes of priority 5 and 1 waiting to go out (``PushState/lowPriorityDelayMilliseconds``).
+    private var heldLowPriority: [(push: APNsPush, at: Int64)] = []
+    private var burstArmed = false
+    private var expiryArmedFor: Int64?
+    /// Set while phoned stops: requests are `503 Shutdown`.
+    var isShuttingDown = false
+
     init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void,
          hasEventSubscribers: @escaping () -> Bool = { true }) throws {
         self.statePath = statePath
@@ -55,7 +66,10 @@ final class PushEmulator {
         authenticator.teamId = state.teamId
         authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
         for (id, pem) in state.keys {
-            do { authenticator.addKey(id: id, try P256PublicKey(pem: pem)) } catch {
+            do {
+                authenticator.addKey(id: id, try P256PublicKey(pem: pem),
+                                     environment: state.keyEnvironments[id].flatMap(APNsEnvironment.init(rawValue:)))
+            } catch {
                 logger.warning("push: ignoring provider key \(id) in \(statePath): \(error)")
             }
         }
@@ -79,7 +93,7 @@ final class PushEmulator {
 
     private static func registration(of state: PushState) -> DeviceRegistration {
         DeviceRegistration(token: state.token, types: Set(state.types.compactMap(PushKitType.init(rawValue:))),
-                           invalidated: state.invalidated)
+                           invalidated: state.invalidated, environment: state.environment, expired: Set(state.expiredTokens))
     }
 
     // MARK: PushKit
@@ -105,14 +119,16 @@ final class PushEmulator {
         ["token": state.token.map(JSONValue.string) ?? .null, "types": .array(state.types.map(JSONValue.string))]
     }
 
-    /// The token stops being valid: APNs answers it with 410 from now on.
-    func invalidate() throws -> JSONObject {
+    /// The token stops being valid: APNs answers it with 410 from now on, `Unregistered`, or
+    /// `ExpiredToken` when it expired.
+    func invalidate(expired: Bool = false) throws -> JSONObject {
         guard let token = state.token else {
             throw ControlError.control(.invalidArgument, "push.invalidate: there is no device token (call push.register first)")
         }
         let now = PushEmulator.nowMilliseconds
         let types = registeredTypes
         state.invalidated[token] = now
+        if expired { state.expiredTokens.append(token) }
         state.token = nil
         state.types = []
         try save()
@@ -120,31 +136,184 @@ final class PushEmulator {
             publish("push.didInvalidateToken", ["type": .string(type.rawValue), "token": .string(token)])
         }
         logger.info("push: invalidated token \(token.prefix(8))…")
-        return ["token": .string(token), "invalidatedAt": .int(now)]
+        return ["token": .string(token), "invalidatedAt": .int(now), "reason": .string(expired ? "ExpiredToken" : "Unregistered")]
     }
 
     // MARK: APNs
 
-    /// Answers one provider request, as APNs does, and delivers what it accepts.
-    func handle(_ request: APNsRequest) -> APNsResponse {
+    /// Answers one provider request, as APNs does, and delivers (or stores) what it accepts.
+    /// - Parameters:
+    ///   - credentials: how the request's connection authenticates, kept per connection.
+    ///   - environment: the environment of the endpoint the connection reached.
+    func handle(_ request: APNsRequest, credentials: inout ConnectionCredentials,
+                environment: APNsEnvironment = .development) -> APNsResponse {
         requestCount += 1
+        func requestApnsId() -> String {
+            request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? apnsIds.next()
+        }
         if let forced = faults.takeRejection() {
-            let apnsId = request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? apnsIds.next()
-            let response = APNsResponse(status: forced.status, apnsId: apnsId, reason: forced.reason,
+            let response = APNsResponse(status: forced.status, apnsId: requestApnsId(), reason: forced.reason,
                                         timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
             rejected(response, injected: true)
             return response
         }
+        if isShuttingDown || !state.serviceAvailable {
+            let reason: APNsReason = isShuttingDown ? .shutdown : .serviceUnavailable
+            let response = APNsResponse(status: reason.status, apnsId: requestApnsId(), reason: reason.rawValue)
+            rejected(response, injected: false)
+            return response
+        }
         let now = PushEmulator.nowMilliseconds
-        switch validator.validate(request, authenticator: authenticator, now: now / 1000) {
+        switch validator.validate(request, authenticator: authenticator, credentials: &credentials, environment: environment,
+                                  now: now / 1000) {
         case .failure(let response):
             rejected(response, injected: false)
             return response
         case .success(let push):
+            if let reason = admit(push, now: now) {
+                let response = APNsResponse(status: reason.status, apnsId: push.apnsId, reason: reason.rawValue)
+                rejected(response, injected: false)
+                return response
+            }
             acceptedCount += 1
-            deliver(push, at: now)
-            return APNsResponse(status: 200, apnsId: push.apnsId)
+            // "An identifier that is only available in the Development environment."
+            return APNsResponse(status: 200, apnsId: push.apnsId, uniqueId: environment == .development ? apnsIds.next() : nil)
         }
+    }
+
+    /// What happens to a push that passed the checks: the device token's rate, then delivery
+    /// while the device is online, the store while it is not. A reason when it is refused.
+    private func admit(_ push: APNsPush, now: Int64) -> APNsReason? {
+        if state.deviceTokenRateLimit > 0 {
+            var recent = recentRequests[push.deviceToken, default: []]
+            recent.removeAll { now - $0 >= 1000 }
+            guard recent.count < Int(state.deviceTokenRateLimit) else {
+                recentRequests[push.deviceToken] = recent
+                return .tooManyRequests
+            }
+            recent.append(now)
+            recentRequests[push.deviceToken] = recent
+        }
+        guard state.online else { return store(push, now: now) }
+        route(push, now: now)
+        return nil
+    }
+
+    // MARK: Store and forward
+
+    /// Keeps a push for the offline device under Apple's rules (``APNsStore``); a store that
+    /// cannot be written is APNs' `InternalServerError`, and the push is not accepted.
+    private func store(_ push: APNsPush, now: Int64) -> APNsReason? {
+        var next = state
+        let outcome = next.store.store(push, bundleId: state.bundleId, now: now)
+        switch outcome {
+        case .notStored(let reason):
+            logger.info("push: \(push.apnsId) not stored for the offline device (\(reason))")
+            publish("push.dropped", ["apnsId": .string(push.apnsId), "topic": .string(push.topic), "reason": .string(reason)])
+            return nil
+        case .stored(let replaced):
+            do { try next.save(statePath) } catch {
+                logger.error("push: cannot store \(push.apnsId) for the offline device in \(statePath): \(error)")
+                return .internalServerError
+            }
+            state = next
+            if let replaced {
+                publish("push.dropped", ["apnsId": .string(replaced.push.apnsId), "topic": .string(replaced.push.topic),
+                                         "reason": "replaced", "by": .string(push.apnsId)])
+            }
+            publish("push.stored", ["apnsId": .string(push.apnsId), "topic": .string(push.topic),
+                                    "expiresAt": .int(state.store.pushes.last?.expiresAt ?? now)])
+            armExpiry()
+            return nil
+        }
+    }
+
+    /// The pushes stored for the offline device.
+    var storedJSON: JSONObject {
+        ["online": .bool(state.online), "stored": .array(state.store.pushes.map { .object($0.json) })]
+    }
+
+    /// Takes the device off line (`false`: APNs stores) or back (the stored pushes go out, in
+    /// the order they were accepted; the expired are dropped).
+    func setOnline(_ online: Bool) throws -> JSONObject {
+        let now = PushEmulator.nowMilliseconds
+        guard online != state.online else { return storedJSON }
+        if !online {
+            // Pushes still waiting to go out were accepted: APNs now keeps them.
+            let waiting = heldLowPriority
+            heldLowPriority.removeAll()
+            updateState { $0.online = false }
+            for held in waiting { _ = store(held.push, now: now) }
+            try save()
+            return storedJSON
+        }
+        var next = state
+        next.online = true
+        let (ready, expired) = next.store.takeAll(now: now)
+        try next.save(statePath)
+        state = next
+        for push in expired { dropExpired(push) }
+        for stored in ready { deliver(stored.push, at: now, heldMilliseconds: now - stored.acceptedAt) }
+        // The device is awake: what waited for it goes too.
+        flushLowPriority(now: now, waking: true)
+        return storedJSON
+    }
+
+    private func dropExpired(_ stored: StoredPush) {
+        logger.info("push: \(stored.push.apnsId) expired in the store before the device came back")
+        publish("push.dropped", ["apnsId": .string(stored.push.apnsId), "topic": .string(stored.push.topic), "reason": "expired"])
+    }
+
+    /// A timer for the next stored push's expiration, when there is one and none is armed for it.
+    private func armExpiry() {
+        guard let schedule, let next = state.store.nextExpiration, expiryArmedFor.map({ next < $0 }) ?? true else { return }
+        expiryArmedFor = next
+        schedule(max(0, next - PushEmulator.nowMilliseconds)) { [weak self] in
+            guard let self else { return }
+            self.expiryArmedFor = nil
+            var next = self.state
+            let expired = next.store.expire(now: PushEmulator.nowMilliseconds)
+            if !expired.isEmpty {
+                do {
+                    try next.save(self.statePath)
+                    self.state = next
+                } catch {
+                    self.logger.warning("push: cannot save the store after an expiration: \(error)")
+                }
+                for push in expired { self.dropExpired(push) }
+            }
+            self.armExpiry()
+        }
+    }
+
+    // MARK: Priorities
+
+    /// Priority 10 goes out at once and wakes the device; with a low-priority delay set, 5
+    /// waits for the next burst and 1 for the device to wake.
+    private func route(_ push: APNsPush, now: Int64) {
+        let priority = push.priority ?? 10
+        guard state.lowPriorityDelayMilliseconds > 0, priority != 10 else {
+            deliver(push, at: now)
+            if priority == 10 { flushLowPriority(now: now, waking: true) }
+            return
+        }
+        heldLowPriority.append((push, now))
+        guard priority == 5, !burstArmed else { return }
+        guard let schedule else { return flushLowPriority(now: now, waking: false) }
+        burstArmed = true
+        schedule(state.lowPriorityDelayMilliseconds) { [weak self] in
+            guard let self else { return }
+            self.burstArmed = false
+            self.flushLowPriority(now: PushEmulator.nowMilliseconds, waking: false)
+        }
+    }
+
+    /// Delivers the held pushes of priority 5 (a burst), and those of priority 1 too when the
+    /// device wakes.
+    private func flushLowPriority(now: Int64, waking: Bool) {
+        let ready = heldLowPriority.filter { waking || $0.push.priority == 5 }
+        heldLowPriority.removeAll { waking || $0.push.priority == 5 }
+        for held in ready { deliver(held.push, at: now, heldMilliseconds: now - held.at) }
     }
 
     private func rejected(_ response: APNsResponse, injected: Bool) {
@@ -155,7 +324,7 @@ final class PushEmulator {
                                   "apnsId": .string(response.apnsId), "injected": .bool(injected)])
     }
 
-    private func deliver(_ push: APNsPush, at now: Int64) {
+    private func deliver(_ push: APNsPush, at now: Int64, heldMilliseconds: Int64? = nil) {
         guard let type = push.pushType.pushKitType else { return }
         if hasEventSubscribers() || recipients?.holdsFor(type) == true {
             var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
@@ -163,6 +332,7 @@ final class PushEmulator {
                                         "payload": Self.payloadJSON(push.payload)]
             if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
             if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
+            if let heldMilliseconds { received["heldMs"] = .int(heldMilliseconds) }
             if let recipients { recipients.deliver(type, received) } else { publish("push.received", received) }
         }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")

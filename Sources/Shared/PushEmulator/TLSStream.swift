@@ -31,6 +31,13 @@ final class TLSStream {
 
     deinit { SSL_free(ssl) }
 
+    /// The client's certificate, if it sent one, read as APNs reads a provider certificate.
+    var providerCertificate: ProviderCertificate? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        return ProviderCertificate(certificate: certificate, verifyResult: Int(SSL_get_verify_result(ssl)))
+    }
+
     /// The protocol chosen by ALPN, if any.
     var negotiatedProtocol: String? {
         var data: UnsafePointer<UInt8>?
