@@ -138,10 +138,10 @@ final class AppLaunchTests: XCTestCase {
         try waitForLines(log, "activationDidComplete")
         XCTAssertEqual(try phone.call("status")["appState"], "foreground", "a tap on the icon")
         XCTAssertEqual(try phone.call("app.terminate")["pid"]?.intValue, pid)
+        XCTAssertFalse(isAlive(pid), "answered once the app ended and was reaped")
         let ended = try phone.waitForEvent("app.exited", timeoutSeconds: 10)
         XCTAssertEqual(ended.data["reason"], "terminated")
         XCTAssertEqual(ended.data["signal"], .int(Int64(SIGTERM)))
-        XCTAssertFalse(isAlive(pid), "ended and reaped")
         eventually { try phone.call("status")["appState"] == "notRunning" }
 
         // A background launch spends its budget (1.5 s here, 30 s by default) and is ended.

@@ -46,8 +46,8 @@ struct AppLaunchOperations {
                 guard let launch = launcher.launch(of: kind) else {
                     throw call.args.invalid("app.terminate: the \(kind.name) is not running (the OS ends only what it launched)")
                 }
-                launcher.terminate(kind, reason: "terminated")
-                call.succeed(["pid": .int(Int64(launch.pid))])
+                // Answered once it has ended: what the script does next meets an app that is not running.
+                launcher.terminate(kind, reason: "terminated") { call.succeed(["pid": .int(Int64(launch.pid))]) }
             },
         ]
     }

@@ -220,7 +220,9 @@ public final class AppLauncher {
     // MARK: Ending
 
     /// Ends `kind` as the OS ends an app: SIGTERM, SIGKILL after the grace period.
-    public func terminate(_ kind: InstalledProgramKind, reason: String) {
+    /// `whenEnded` runs once it has exited and was reaped.
+    public func terminate(_ kind: InstalledProgramKind, reason: String, whenEnded: (() -> Void)? = nil) {
+        if let whenEnded, let pid = running[kind]?.pid { endWaiters[pid, default: []].append(whenEnded) }
         guard var launch = running[kind], launch.ending == nil else { return }
         launch.ending = reason
         if let timer = launch.budgetTimer { loop.cancel(timer) }
@@ -269,7 +271,11 @@ public final class AppLauncher {
         entry["name"] = "exited"
         tracer.record(.app, entry)
         publish("app.exited", fields)
+        for waiter in endWaiters.removeValue(forKey: launch.pid) ?? [] { waiter() }
     }
+
+    /// What waits for a program to end (`app.terminate`), by pid.
+    private var endWaiters: [Int32: [() -> Void]] = [:]
 
     /// The daemon stops: every program gets SIGTERM, and SIGKILL if it has not ended within the
     /// grace period; each is reaped before this returns.
