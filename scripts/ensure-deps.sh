@@ -2,7 +2,8 @@
 # Installs the system libraries WatchLink builds against, where they are missing.
 # Debian/Ubuntu: libssl-dev (OpenSSL), libsqlite3-dev, libnghttp2-dev, pkg-config, python3-venv,
 # the sqlite3 shell, which the integration tests use to damage databases, the openssl command,
-# and chromium, in which the trace tests check linkctl's HTML picture of a trace.
+# chromium, in which the trace tests check linkctl's HTML picture of a trace, and fuse3 (the
+# libfuse3 library and fusermount3) for the power-loss file system of the durability tests.
 # macOS: Homebrew openssl@3, sqlite, libnghttp2.
 set -euo pipefail
 
@@ -18,6 +19,12 @@ command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # The trace tests load linkctl's HTML picture of a trace in a real browser (headless).
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
+# The durability tests keep the daemons' state on a FUSE file system (Linux only).
+if [ "$(uname -s)" = Linux ]; then
+  if ! command -v fusermount3 >/dev/null 2>&1 || ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libfuse3\.so'; then
+    missing+=(fuse3)
+  fi
+fi
 # The push tests run Python clients from a virtual environment.
 if ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
   missing+=(python3-venv)

@@ -626,6 +626,24 @@ mutation powerauth-replay-window \
     '    public static let requestExpiration: Int64 = 60_000' \
     '    public static let requestExpiration: Int64 = 60_001'
 
+mutation durable-new-directories \
+    Sources/Shared/LinkSystem/FileSystem.swift \
+    'PowerLossTests' \
+    '                try syncDirectory(parentDirectory(of: prefix))' \
+    '                _ = parentDirectory(of: prefix)'
+
+mutation durable-inbox-rename \
+    Sources/Shared/LinkDaemon/FileTransferEngine.swift \
+    'PowerLossTests' \
+    '                try FileSystem.synchronizeDirectory(directory)' \
+    '                _ = directory'
+
+mutation durable-wal-commits \
+    Sources/Shared/LinkStore/DeliveryStore.swift \
+    'PowerLossTests' \
+    '    public init(path: String, synchronous: SQLiteDatabase.Synchronous = .full) throws {' \
+    '    public init(path: String, synchronous: SQLiteDatabase.Synchronous = .normal) throws {'
+
 mutation time-sync-elapsed \
     Sources/Shared/PowerAuthServer/TimeSynchronization.swift \
     'TimeSynchronizationTests' \

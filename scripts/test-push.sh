@@ -1,20 +1,13 @@
 #!/usr/bin/env bash
 # Runs the push tests (Tests/PushClients, pytest) against the built phoned: real HTTP/2 clients
-# (httpx with h2) and APNs client libraries, installed from Tests/PushClients/requirements.txt into
-# a virtual environment (.venv, or $WATCHLINK_VENV) that is reused while the pins are unchanged.
+# (httpx with h2) and APNs client libraries, in the environment scripts/ensure-venv.sh makes
+# (.venv, or $WATCHLINK_VENV).
 # Usage: [WATCHLINK_BIN_DIR=DIR] scripts/test-push.sh [pytest arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=${WATCHLINK_VENV:-.venv}
-requirements=Tests/PushClients/requirements.txt
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-if ! cmp -s "$requirements" "$venv/.watchlink-requirements"; then
-  "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
-  cp "$requirements" "$venv/.watchlink-requirements"
-fi
+python=$(scripts/ensure-venv.sh)
 
 # gobiko.apns pins an old HTTP/2 stack (hyper 0.7, h2 2.6) that cannot share that
 # environment: it gets one of its own, which the test runs as a separate process.
@@ -34,4 +27,4 @@ if [ -z "${WATCHLINK_BIN_DIR:-}" ]; then
 fi
 export WATCHLINK_BIN_DIR
 export PYTHONDONTWRITEBYTECODE=1
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider Tests/PushClients "$@"
+exec "$python" -m pytest -q -p no:cacheprovider Tests/PushClients "$@"

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 scripts/ensure-deps.sh
 scripts/ensure-mermaid.sh
+# The Python the power-loss file system (and the push tests) run under.
+WATCHLINK_PYTHON=$(scripts/ensure-venv.sh)
+export WATCHLINK_PYTHON
 
 # --sanitize address|thread: the same suite under ASan or TSan, in its own build path, without
 # the short fuzz runs (see docs/security.md).

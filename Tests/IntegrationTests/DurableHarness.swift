@@ -180,8 +180,13 @@ class DurableTestCase: DaemonTestCase {
             }
         }
         restartables.removeAll()
+        daemonsStopped()
         super.tearDown()
     }
+
+    /// Runs once the daemons have stopped, before the home is removed (a file system mounted
+    /// in it is unmounted here).
+    func daemonsStopped() {}
 
     func restartable(_ name: String, home: String? = nil, logLevel: String = "debug") -> RestartableDaemon {
         let daemon = RestartableDaemon(name, home: home ?? self.home, logLevel: logLevel)
@@ -418,18 +423,30 @@ final class TransferStream: @unchecked Sendable {
     }
 }
 
-/// Kills a random one of the daemons with SIGKILL at random moments and restarts it at once
-/// with `--activate`, until `done` says enough.
+/// Kills a random one of the daemons at random moments (SIGKILL, or the `fault` given: a power
+/// cut) and restarts it at once with `--activate`, until `done` says enough.
 final class Killer: @unchecked Sendable {
     let daemons: [RestartableDaemon]
     private let state: Locked<(kills: [Int], failure: String?)>
     private var generator: SeededGenerator
+    private let pause: ClosedRange<UInt32>
+    private let fault: (RestartableDaemon) throws -> Void
+    private let restarted: (RestartableDaemon) throws -> Void
 
     let extra: [String]
 
-    init(daemons: [RestartableDaemon], seed: UInt64, extra: [String] = []) {
+    /// - Parameters:
+    ///   - pause: the random wait before each kill, in microseconds.
+    ///   - fault: what ends the daemon; it must have exited when it returns.
+    ///   - restarted: what to do once the daemon answers again.
+    init(daemons: [RestartableDaemon], seed: UInt64, extra: [String] = [], pause: ClosedRange<UInt32> = 10_000...250_000,
+         fault: @escaping (RestartableDaemon) throws -> Void = { $0.kill9() },
+         restarted: @escaping (RestartableDaemon) throws -> Void = { _ in }) {
         self.daemons = daemons
         self.extra = extra
+        self.pause = pause
+        self.fault = fault
+        self.restarted = restarted
         state = Locked((Array(repeating: 0, count: daemons.count), nil))
         generator = SeededGenerator(seed: seed)
     }
@@ -439,13 +456,14 @@ final class Killer: @unchecked Sendable {
 
     func run(done: () -> Bool) {
         while !done() {
-            usleep(UInt32.random(in: 10_000...250_000, using: &generator))
+            usleep(UInt32.random(in: pause, using: &generator))
             let index = Int.random(in: 0..<daemons.count, using: &generator)
             let daemon = daemons[index]
-            daemon.kill9()
-            state.withValue { $0.kills[index] += 1 }
             do {
-                try daemon.startAndWait(extra: extra, timeout: 20)
+                try fault(daemon)
+                state.withValue { $0.kills[index] += 1 }
+                try daemon.startAndWait(extra: extra, timeout: 30)
+                try restarted(daemon)
             } catch {
                 state.withValue { $0.failure = "\(daemon.name) after kill \($0.kills[index]): \(error)" }
                 return

@@ -60,6 +60,11 @@ public final class ChildProcess: @unchecked Sendable {
         readTextFile(outputPath) ?? ""
     }
 
+    /// What the program has written to its standard error so far.
+    public var standardError: String {
+        readTextFile(errorPath) ?? ""
+    }
+
     /// Waits up to `timeout` seconds for the program to exit and returns how it ended; kills it
     /// (SIGKILL by pid) and throws ``TimedOut`` when it is still running then.
     public func finish(timeout: Double = 30) throws -> Outcome {

@@ -91,16 +91,21 @@ public final class Daemon {
         committer.storeFailed = { [unowned self] peer, error in
             self.logger.error("store: a write failed and this turn was rolled back: \(error)")
             let failure = TurnCommitter.writeFailure(error)
-            var fields: JSONObject = ["name": .string("writeFailed"), "message": .string("\(error)")]
-            if case .wc(.insufficientSpace, _) = failure { fields["name"] = .string("diskFull") }
+            let diskFull: Bool
+            if case .wc(.insufficientSpace, _) = failure { diskFull = true } else { diskFull = false }
+            var fields: JSONObject = ["name": .string(diskFull ? "diskFull" : "writeFailed"), "message": .string("\(error)")]
             if let peer = peer.deviceId, self.role == .phone { fields["peer"] = .string(peer) }
             self.tracer.record(.fault, fields)
-            if case .wc(.insufficientSpace, _) = failure {
+            fields["name"] = nil
+            fields["reason"] = .string(diskFull ? "diskFull" : "writeFailed")
+            self.control.publish("store.failed", fields)
+            if diskFull {
                 // What the peer sent in that turn cannot be kept: the peer learns it (7015).
                 self.committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
             }
             do { try self.directory.reloadCommittedState(of: peer) } catch {
                 self.logger.error("store: cannot reload the committed state: \(error); stopping")
+                self.failure = DaemonStopped("the committed state could not be read back after a failed write (\(error))")
                 return self.stop()
             }
             self.link.resynchronize(peer)
@@ -193,11 +198,16 @@ public final class Daemon {
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
 
-    /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op).
+    /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op); throws what made the daemon
+    /// stop itself, if anything did.
     public func run() throws {
         defer { removeTurnEnd() }
         try loop.run()
+        if let failure { throw failure }
     }
+
+    /// Why the daemon stopped itself (it exits non-zero then).
+    private var failure: Error?
 
     private func removeTurnEnd() {
         if let turnEnd { loop.removeAfterTurn(turnEnd) }
@@ -248,4 +258,10 @@ public final class Daemon {
             }
         }
     }
+}
+
+/// What made a running daemon stop itself; `DaemonMain` prints it and exits 1.
+struct DaemonStopped: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = "stopped: " + description }
 }

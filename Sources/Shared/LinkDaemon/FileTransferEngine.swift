@@ -278,10 +278,10 @@ final class FileTransferEngine {
                 try file.synchronizeData()
                 file.close()
                 let directory = String(destination[..<(destination.lastIndex(of: "/") ?? destination.endIndex)])
+                // The transfer's directory is durable in the inbox once created; the rename, once its directory is synced.
                 try FileSystem.ensurePrivateDirectory(directory)
                 try FileSystem.rename(path, to: destination)
                 try FileSystem.synchronizeDirectory(directory)
-                try FileSystem.synchronizeDirectory(paths.inboxDirectory)
             } else {
                 try file.truncate(to: 0)
                 partials[path] = PartialFile(file: file)

@@ -9,7 +9,9 @@ import CSystem
 public enum FileSystem {
     /// Creates `path` and its missing parents with mode 0700 (like `mkdir -p`). An existing
     /// directory must belong to the effective user; if its mode lets anyone else in, it is
-    /// changed to 0700 and `true` is returned so the caller can warn.
+    /// changed to 0700 and `true` is returned so the caller can warn. Each directory it creates
+    /// is made durable (its parent is synced): a power cut would otherwise take it, with all
+    /// that is later written and synced inside it.
     @discardableResult
     public static func ensurePrivateDirectory(_ path: String) throws -> Bool {
         guard !path.isEmpty else { throw FileSystemError(path: path, problem: "empty directory path") }
@@ -19,8 +21,11 @@ public enum FileSystem {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += component
-            if let error = Syscall.mkdirIfMissing(prefix, 0o700) {
-                throw error
+            if try Syscall.stat(prefix) == nil {
+                if let error = Syscall.mkdirIfMissing(prefix, 0o700) {
+                    throw error
+                }
+                try syncDirectory(parentDirectory(of: prefix))
             }
             if let info = try Syscall.stat(prefix), wl_s_isdir(info.st_mode) == 0 {
                 throw FileSystemError(path: prefix, problem: "exists and is not a directory (\(kindName(info.st_mode)))")
