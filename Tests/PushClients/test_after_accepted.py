@@ -285,31 +285,38 @@ def test_service_unavailable_expired_tokens_and_shutdown(device):
         assert expired.status_code == 410 and expired.json()["reason"] == "ExpiredToken" and "timestamp" in expired.json()
 
 
-def test_goaway_carries_apples_json(device):
-    """"The payload of the GOAWAY frame includes JSON data with a reason key, indicating the
-    reason for the connection termination.\""""
-    host, port = device.endpoint["host"], device.endpoint["port"]
+def goaway_after_settings(host, port, action, timeout):
+    """Opens an HTTP/2 connection (the h2 library's client), runs `action` once both sides'
+    SETTINGS are through, and returns the JSON of the GOAWAY that ends the connection."""
     sock = socket.create_connection((host, port), timeout=5)
     connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     connection.initiate_connection()
     sock.sendall(connection.data_to_send())
-    asked = False
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        data = sock.recv(65536)
-        if not data:
-            break
-        for event in connection.receive_data(data):
-            if isinstance(event, h2.events.SettingsAcknowledged) and not asked:
-                # Both sides' SETTINGS are through: the connection is established.
-                asked = True
-                device.control.call("push.goaway", reason="Shutdown")
-            if isinstance(event, h2.events.ConnectionTerminated):
-                assert json.loads(event.additional_data) == {"reason": "Shutdown"}
-                sock.close()
-                return
-        sock.sendall(connection.data_to_send())
-    raise AssertionError("no GOAWAY")
+    acted = False
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            data = sock.recv(65536)
+            if not data:
+                break
+            for event in connection.receive_data(data):
+                if isinstance(event, h2.events.SettingsAcknowledged) and not acted:
+                    acted = True
+                    action()
+                if isinstance(event, h2.events.ConnectionTerminated):
+                    return json.loads(event.additional_data)
+            sock.sendall(connection.data_to_send())
+    finally:
+        sock.close()
+    raise AssertionError(f"no GOAWAY within {timeout} s")
+
+
+def test_goaway_carries_apples_json(device):
+    """"The payload of the GOAWAY frame includes JSON data with a reason key, indicating the
+    reason for the connection termination.\""""
+    reason = goaway_after_settings(device.endpoint["host"], device.endpoint["port"],
+                                   lambda: device.control.call("push.goaway", reason="Shutdown"), timeout=5)
+    assert reason == {"reason": "Shutdown"}
 
 
 # Certificates
@@ -381,27 +388,8 @@ def test_phoned_stopping_sends_shutdown(start_phoned):
     device = Device(phoned)
     host, port = device.endpoint["host"], device.endpoint["port"]
     device.close()
-    sock = socket.create_connection((host, port), timeout=5)
-    connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-    connection.initiate_connection()
-    sock.sendall(connection.data_to_send())
-    stopping = False
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        data = sock.recv(65536)
-        if not data:
-            break
-        for event in connection.receive_data(data):
-            if isinstance(event, h2.events.SettingsAcknowledged) and not stopping:
-                stopping = True
-                phoned.process.terminate()
-            if isinstance(event, h2.events.ConnectionTerminated):
-                assert json.loads(event.additional_data) == {"reason": "Shutdown"}
-                sock.close()
-                assert phoned.process.wait(10) == 0
-                return
-        sock.sendall(connection.data_to_send())
-    raise AssertionError("no GOAWAY before phoned stopped")
+    assert goaway_after_settings(host, port, phoned.process.terminate, timeout=10) == {"reason": "Shutdown"}
+    assert phoned.process.wait(10) == 0
 
 
 def test_a_store_that_cannot_be_written_is_an_internal_server_error(device):
