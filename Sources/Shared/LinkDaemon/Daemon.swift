@@ -19,7 +19,7 @@ import Darwin
 ///   and files, the app's session, watch switching;
 /// - ``LinkEndpoint``: the link socket, connecting with backoff, admission, channels;
 /// - ``TurnCommitter``: group commit, releasing what waited for it; ``ActionPerformer``
-///   carries the released actions out;
+///   carries the released actions out; ``StoreFailureRecovery`` takes a rolled-back turn;
 /// - ``SessionGateway``: commands into the app's session and their answers;
 /// - ``AppLauncher``: the installed programs the emulated OS launches and ends;
 /// - ``ControlServer`` and the ``OperationTable``: every control op, core and feature.
@@ -88,28 +88,13 @@ public final class Daemon {
             let directory = directory
             committer.afterPerform = { directory.followActiveWatchIfDeactivated($0) }
         }
-        committer.storeFailed = { [unowned self] peer, error in
-            self.logger.error("store: a write failed and this turn was rolled back: \(error)")
-            let failure = TurnCommitter.writeFailure(error)
-            let diskFull: Bool
-            if case .wc(.insufficientSpace, _) = failure { diskFull = true } else { diskFull = false }
-            var fields: JSONObject = ["name": .string(diskFull ? "diskFull" : "writeFailed"), "message": .string("\(error)")]
-            if let peer = peer.deviceId, self.role == .phone { fields["peer"] = .string(peer) }
-            self.tracer.record(.fault, fields)
-            fields["name"] = nil
-            fields["reason"] = .string(diskFull ? "diskFull" : "writeFailed")
-            self.control.publish("store.failed", fields)
-            if diskFull {
-                // What the peer sent in that turn cannot be kept: the peer learns it (7015).
-                self.committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
-            }
-            do { try self.directory.reloadCommittedState(of: peer) } catch {
-                self.logger.error("store: cannot reload the committed state: \(error); stopping")
-                self.failure = DaemonStopped("the committed state could not be read back after a failed write (\(error))")
-                return self.stop()
-            }
-            self.link.resynchronize(peer)
-        }
+        let recovery = StoreFailureRecovery(role: role, logger: logger, tracer: tracer, committer: committer, directory: directory,
+                                            link: link, publish: { [unowned self] in self.control.publish($0, $1) },
+                                            stop: { [unowned self] (reason: DaemonStopped) in
+                                                self.failure = reason
+                                                self.stop()
+                                            })
+        committer.storeFailed = { recovery.turnRolledBack($0, $1) }
         let context = featureContext
         table.register(SessionOperations(context: context, table: table,
                                          status: { [unowned self] in
@@ -260,8 +245,3 @@ public final class Daemon {
     }
 }
 
-/// What made a running daemon stop itself; `DaemonMain` prints it and exits 1.
-struct DaemonStopped: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = "stopped: " + description }
-}

@@ -1,0 +1,63 @@
+import LinkJSON
+import LinkRuntime
+import LinkSession
+import LinkTrace
+import WireProtocol
+
+/// What the daemon does when a peer's turn was rolled back because a write or sync of its
+/// store failed (docs/durability.md): it says so (a log line, a trace fault, a `store.failed`
+/// event), refuses the peer's items of that turn when the disk is full (7015), reloads the
+/// committed state and restarts the peer's link, so that both sides resume from what is on
+/// the disk. A daemon that cannot read its committed state back stops.
+final class StoreFailureRecovery {
+    private let role: Role
+    private let logger: Logger
+    private let tracer: Tracer
+    private let committer: TurnCommitter
+    private let directory: PeerDirectory
+    private let link: LinkEndpoint
+    private let publish: (String, JSONObject) -> Void
+    /// Stops the daemon, with what made it stop.
+    private let stop: (DaemonStopped) -> Void
+
+    init(role: Role, logger: Logger, tracer: Tracer, committer: TurnCommitter, directory: PeerDirectory, link: LinkEndpoint,
+         publish: @escaping (String, JSONObject) -> Void, stop: @escaping (DaemonStopped) -> Void) {
+        self.role = role
+        self.logger = logger
+        self.tracer = tracer
+        self.committer = committer
+        self.directory = directory
+        self.link = link
+        self.publish = publish
+        self.stop = stop
+    }
+
+    /// `peer`'s turn was rolled back by `error`.
+    func turnRolledBack(_ peer: PeerSession, _ error: Error) {
+        logger.error("store: a write failed and this turn was rolled back: \(error)")
+        let failure = TurnCommitter.writeFailure(error)
+        let diskFull: Bool
+        if case .wc(.insufficientSpace, _) = failure { diskFull = true } else { diskFull = false }
+        var fields: JSONObject = ["name": .string(diskFull ? "diskFull" : "writeFailed"), "message": .string("\(error)")]
+        if let peer = peer.deviceId, role == .phone { fields["peer"] = .string(peer) }
+        tracer.record(.fault, fields)
+        fields["name"] = nil
+        fields["reason"] = .string(diskFull ? "diskFull" : "writeFailed")
+        publish("store.failed", fields)
+        if diskFull {
+            // What the peer sent in that turn cannot be kept: the peer learns it (7015).
+            committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
+        }
+        do { try directory.reloadCommittedState(of: peer) } catch {
+            logger.error("store: cannot reload the committed state: \(error); stopping")
+            return stop(DaemonStopped("the committed state could not be read back after a failed write (\(error))"))
+        }
+        link.resynchronize(peer)
+    }
+}
+
+/// What made a running daemon stop itself; `DaemonMain` prints it and exits 1.
+struct DaemonStopped: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = "stopped: " + description }
+}
