@@ -3,22 +3,7 @@ import LinkStore
 import PowerAuthServer
 import XCTest
 
-final class EmulatedServerTests: XCTestCase {
-    private var directory = ""
-    private var store: ServerStore!
-    private var server: EmulatedServer!
-
-    override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "pas-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try ServerStore(path: directory + "/server.db")
-        server = EmulatedServer(store: store)
-    }
-
-    override func tearDown() {
-        store.close()
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+final class EmulatedServerTests: ServerTestCase {
 
     func testLifeCycle() throws {
         let record = try server.createActivation(committed: false)

@@ -7,23 +7,8 @@ import XCTest
 /// (`PowerAuthHttpHeader`'s pattern, `PowerAuthTokenHttpHeaderValidator`'s checks in order) and
 /// `validateToken` as the server's `TokenBehavior` runs it (timestamp window, lookup, status,
 /// replay, digest), each rule at its boundary.
-final class ServerTokenTests: XCTestCase {
-    private var directory = ""
-    private var store: ServerStore!
-    private var server: EmulatedServer!
+final class ServerTokenTests: ServerTestCase {
     private let now: Int64 = 1_800_000_000_000
-
-    override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "pat-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try ServerStore(path: directory + "/server.db")
-        server = EmulatedServer(store: store)
-    }
-
-    override func tearDown() {
-        store.close()
-        try? FileManager.default.removeItem(atPath: directory)
-    }
 
     private let tokenId = "0b6a8f8e-1d2c-4e5f-9a0b-1c2d3e4f5a6b"
     private let digest = Data(repeating: 7, count: 32).base64EncodedString()
