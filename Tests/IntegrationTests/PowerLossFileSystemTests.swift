@@ -95,6 +95,39 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         XCTAssertNil(read(root + "/a/file"), "a synced rename has left its source")
     }
 
+    /// A file moved out and back before either directory was synced is where it was: syncing
+    /// the directory it passed through does not replay the first move over the second (the
+    /// journal holds both, in order).
+    func testAFileMovedAwayAndBackStaysWhereItEnded() throws {
+        try mount()
+        XCTAssertEqual(mkdir(root + "/inbox", 0o700), 0)
+        XCTAssertEqual(mkdir(root + "/partial", 0o700), 0)
+        try syncDirectory(root)
+        try write(root + "/inbox/file", "received", sync: true)
+        try syncDirectory(root + "/inbox")
+        XCTAssertEqual(rename(root + "/inbox/file", root + "/partial/file"), 0)
+        XCTAssertEqual(rename(root + "/partial/file", root + "/inbox/file"), 0)
+        try syncDirectory(root + "/inbox")
+        try write(root + "/partial/other", "another file", sync: true)
+        try syncDirectory(root + "/partial")
+        try disk.cut()
+        XCTAssertEqual(read(root + "/inbox/file"), "received")
+        XCTAssertNil(read(root + "/partial/file"))
+        XCTAssertEqual(read(root + "/partial/other"), "another file")
+
+        // Moved on to a third directory whose sync is the last: there, and only there.
+        XCTAssertEqual(mkdir(root + "/third", 0o700), 0)
+        try syncDirectory(root)
+        XCTAssertEqual(rename(root + "/inbox/file", root + "/partial/file"), 0)
+        XCTAssertEqual(rename(root + "/partial/file", root + "/third/file"), 0)
+        try syncDirectory(root + "/partial")
+        try syncDirectory(root + "/third")
+        try disk.cut()
+        XCTAssertEqual(read(root + "/third/file"), "received")
+        XCTAssertNil(read(root + "/inbox/file"))
+        XCTAssertNil(read(root + "/partial/file"))
+    }
+
     /// As Linux: a failed fsync marks what was written clean without writing it, so the next
     /// fsync succeeds and the data is still not on the disk.
     func testAFailedFsyncLosesTheWritesBeforeItEvenWhenTheNextOneSucceeds() throws {

@@ -120,7 +120,6 @@ final class PowerLossTests: PowerLossTestCase {
         }
 
         // Files: each acknowledged one received once, whole.
-        var knownGap = 0
         for (stream, receiver) in zip(files, [w, p]) {
             let received = try Received.items(receiver, kind: "file")
             var byId: [String: [String]] = [:]
@@ -138,14 +137,8 @@ final class PowerLossTests: PowerLossTestCase {
                 duplicated += paths.count - 1
                 XCTAssertEqual(paths.count, 1, "\(stream.direction) file \(id) received \(paths.count) times")
                 guard FileManager.default.fileExists(atPath: paths[0]) else {
-                    // An open defect (docs/durability.md, "Known gap"): in about one run in ten a
-                    // file that a restart found in the inbox before its delivery was committed
-                    // ("received but not recorded before a restart; checking it again") is later
-                    // delivered with its inbox path while the file is gone. Counted as lost in
-                    // the summary line, not failed, until it is fixed.
-                    knownGap += 1
                     lost += 1
-                    print("power loss: KNOWN GAP: \(stream.direction) file \(id) delivered as \(paths[0]), which does not exist")
+                    XCTFail("\(stream.direction) file \(id) delivered as \(paths[0]), which does not exist")
                     continue
                 }
                 XCTAssertEqual(try sha256(of: paths[0]), expected, "\(stream.direction) file \(id) is not the one sent")
@@ -166,7 +159,7 @@ final class PowerLossTests: PowerLossTestCase {
             XCTFail("token \(name): the watch \(present ? "took it" : "removed it") and said so; now it \(present ? "is gone" : "is back")")
         }
         tally.add(acknowledged: tokens.created.count + tokens.settledOnWatch.count, lost: tokenLost, duplicated: 0)
-        XCTAssertEqual(tally.lost, knownGap, "nothing acknowledged is lost but through the known gap")
+        XCTAssertEqual(tally.lost, 0, "nothing acknowledged is lost")
 
         let cuts = cutter.kills
         print("power loss seed=\(seed) | \(cuts[0]) cuts of phoned, \(cuts[1]) of watchd | userInfo attempts \(userInfos.map(\.attempts)), "

@@ -4,8 +4,10 @@ It keeps the whole tree in memory twice: what processes see now, and what a disk
 hold after a power cut. A file's data and size reach the durable copy when the file is synced
 (`fsync` or `fdatasync`); a directory's entries (creates, unlinks, renames into it) when the
 directory is synced. A rename is one journal entry: once its destination directory is synced it
-has left its source too, as on a journaling file system. That is POSIX's minimum and what
-SQLite's and ALICE's crash tests assume: nothing is durable that was not synced.
+has left its source too, as on a journaling file system; a file moved on again before that is
+durable where it ended once that directory is synced, and has then left every directory on its
+way. That is POSIX's minimum and what SQLite's and ALICE's crash tests assume: nothing is
+durable that was not synced.
 
 `cut` (on the control socket) is the power cut: what was not synced is gone, the tree becomes
 the durable one. The harness kills the process using the file system first (SIGKILL, reaped), so
@@ -319,14 +321,20 @@ class PowerLossFS(fuse.Operations):
             if failure:
                 raise fuse.FuseOSError(failure)
             node.durable_entries = dict(node.entries)
-            # Renames into this directory are durable now, and so is their leaving the source.
+            # A file moved into this directory and still here is durable here now, and nowhere
+            # else: it has left every directory it passed through since its last durable move.
+            # A move that a later move of the same file superseded changes nothing by itself
+            # (the journal holds both, in order): it waits, with the later one, for the sync
+            # of the directory where the file ended.
+            settled = {id(moved) for _, _, moved, destination, new in self.pending_renames
+                       if destination is node and node.entries.get(new) is moved}
             remaining = []
             for source, old, moved, destination, new in self.pending_renames:
-                if destination is node:
+                if id(moved) not in settled:
+                    remaining.append((source, old, moved, destination, new))
+                elif source is not node or node.entries.get(old) is not moved:
                     if source.durable_entries is not None and source.durable_entries.get(old) is moved:
                         del source.durable_entries[old]
-                else:
-                    remaining.append((source, old, moved, destination, new))
             self.pending_renames = remaining
             return 0
 
