@@ -22,7 +22,8 @@ import Darwin
 ///   carries the released actions out; ``StoreFailureRecovery`` takes a rolled-back turn;
 /// - ``SessionGateway``: commands into the app's session and their answers;
 /// - ``AppLauncher``: the installed programs the emulated OS launches and ends;
-/// - ``ControlServer`` and the ``OperationTable``: every control op, core and feature.
+/// - ``ControlServer`` and the ``OperationTable``: every control op, core and feature
+///   (registered in `Daemon+Operations.swift`, traced in `OperationTable+Trace.swift`).
 ///
 /// Everything runs on the loop's thread.
 public final class Daemon {
@@ -95,36 +96,7 @@ public final class Daemon {
                                                 self.stop()
                                             })
         committer.storeFailed = { recovery.turnRolledBack($0, $1) }
-        let context = featureContext
-        table.register(SessionOperations(context: context, table: table,
-                                         status: { [unowned self] in
-                                             StatusReport.make(role: self.role, deviceId: self.home.deviceId, directory: self.directory,
-                                                               link: self.link, launcher: self.launcher, features: self.features)
-                                         },
-                                         subscribe: { [unowned self] in self.control.subscribe($0) },
-                                         app: app,
-                                         shutdown: { [unowned self] in self.stop() }).operations)
-        table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
-        table.register(AppOperations(context: context, attachment: app, launcher: launcher,
-                                     subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
-        table.register(AppLaunchOperations(launcher: launcher).operations)
-        table.register(MessageOperations(context: context, directory: directory).operations)
-        table.register(QueuedOperations(context: context).operations)
-        table.register(FileOperations(context: context).operations)
-        table.register(TraceOperations(tracer: tracer, follow: { [unowned self] in self.control.followTrace($0) }).operations)
-        for feature in features { table.register(feature.operations) }
-    }
-
-    private var featureContext: FeatureContext {
-        FeatureContext(role: role, loop: loop, logger: logger, home: options.home, stateDirectory: options.stateDirectory,
-                       options: options.featureOptions,
-                       publish: { [unowned self] in self.control.publish($0, $1) },
-                       hasEventSubscribers: { [unowned self] in self.control.hasSubscribers },
-                       submit: { [unowned self] in self.gateway.submit($0, completion: $1) },
-                       status: { [unowned self] in self.directory.session.status() },
-                       apps: launcher,
-                       sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) },
-                       traceFault: { [unowned self] in _ = self.tracer.record(.fault, $0) })
+        registerOperations()
     }
 
     /// Prepares the files and sockets; throws a `StartupError` naming what was wrong.
@@ -219,29 +191,7 @@ public final class Daemon {
         guard !stopping else {
             return client.respond(id: request.id, error: .control(.shuttingDown, "the daemon is shutting down"))
         }
-        let id = request.id
-        // The answer holds its client (not weakly: a weakly referenced object keeps a side table
-        // that sends every retain and release of it down a slow path). A client gone by then is
-        // closed, and a closed client writes nothing.
-        // trace.get is never traced, or a follower reading the trace would fill it.
-        guard request.op != "trace.get" else {
-            return table.dispatch(request, client: client) { result in client.respond(id: id, result) }
-        }
-        // An op's entry is written only once it causes something (docs/trace.md).
-        let name = request.op
-        tracer.withOp(name, client: client.serial) { op in
-            table.dispatch(request, client: client) { [tracer] result in
-                if case .failure(let error) = result, let op, let opEntry = tracer.number(of: op) {
-                    var fields: JSONObject = ["op": .string(name), "domain": .string(error.domain), "code": .int(Int64(error.code)),
-                                              "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
-                                              "opEntry": .int(Int64(opEntry))]
-                    // Answered later, with nothing else as its cause: the op.
-                    if tracer.cause == nil { fields["cause"] = .int(Int64(opEntry)) }
-                    tracer.record(.error, fields)
-                }
-                client.respond(id: id, result)
-            }
-        }
+        table.dispatch(request, from: client, tracer: tracer)
     }
 }
 
