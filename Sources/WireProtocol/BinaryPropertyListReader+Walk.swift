@@ -1,0 +1,190 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The walk of a property list of the common form (every string ASCII, every dictionary's
+/// keys in ascending byte order): the values reported to a ``PropertyListWalker`` and nothing
+/// built, with fast paths of its own for short ASCII strings and small references; and the
+/// flat top dictionary read in one loop (``readFlatTopDictionary(into:capacity:)``).
+extension BinaryPropertyListReader {
+    /// Reports the top object to `walker` as ``readTopEntries()`` reads it, when it is a
+    /// dictionary of the common form: every string ASCII and every dictionary's keys in
+    /// ascending byte order (as writers that sort keys write them). The values come in the
+    /// order ``PropertyListCodec/decodeEntries(_:)`` gives them, every check of the reading
+    /// is made with the same budget, and nothing is built. False for anything else, valid or
+    /// not, perhaps after part of it was reported.
+    mutating func walkTopDictionary<Walker: PropertyListWalker>(_ walker: inout Walker) -> Bool {
+        guard let start = try? offset(of: topObject), bytes[start] >> 4 == 0xD else { return false }
+        return (try? walk(topObject, walker: &walker)) != nil
+    }
+
+    // The walk makes the reading's checks with fast paths of its own for what the common form
+    // is made of (one- and two-byte offsets and references, short ASCII strings): a message's
+    // dictionary is walked on arrival (``PropertyListCodec/checkDictionary(_:)``) and again
+    // when it is shown as JSON.
+    private mutating func walk<Walker: PropertyListWalker>(_ object: Int, walker: inout Walker) throws {
+        remainingValueBudget -= 1
+        guard remainingValueBudget >= 0, let start = objectStart(object) else { throw Invalid() }
+        let marker = bytes[start]
+        let info = marker & 0x0F
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case BinaryPropertyList.falseMarker: walker.boolean(false)
+            case BinaryPropertyList.trueMarker: walker.boolean(true)
+            default: throw Invalid()
+            }
+        case 0x1:
+            walker.integer(try readInteger(object: object, at: start))
+        case 0x2:
+            guard info == 2 || info == 3 else { throw Invalid() }
+            walker.real(try readReal(object: object, at: start))
+        case 0x3:
+            guard marker == BinaryPropertyList.dateMarker else { throw Invalid() }
+            walker.date(try readDate(object: object, at: start))
+        case 0x4:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            walker.data(try readPayload(object: object, from: contentStart, count: count))
+        case 0x5:
+            guard let string = asciiString(object, at: start) else { throw Invalid() }
+            walker.string(string)
+        case 0xA:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard let references = validReferences(from: contentStart, count: count) else { throw Invalid() }
+            try enterContainer(object)
+            defer { depth -= 1 }
+            walker.beginArray(count: count)
+            for index in 0..<count {
+                try walk(reference(references, index), walker: &walker)
+            }
+            walker.endArray()
+        case 0xD:
+            let (count, contentStart) = try readCount(object: object, at: start)
+            guard count <= Int.max / 2, let references = validReferences(from: contentStart, count: 2 * count) else { throw Invalid() }
+            try enterContainer(object)
+            defer { depth -= 1 }
+            walker.beginDictionary(count: count)
+            var previousKey: UnsafeBufferPointer<UInt8>?
+            for entry in 0..<count {
+                let keyObject = reference(references, entry)
+                remainingValueBudget -= 1
+                guard remainingValueBudget >= 0, let keyStart = objectStart(keyObject),
+                      bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart) else { throw Invalid() }
+                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
+                previousKey = key
+                walker.key(key)
+                try walk(reference(references, count + entry), walker: &walker)
+            }
+            walker.endDictionary()
+        default:
+            // UTF-16 strings among them: the decoder reads those.
+            throw Invalid()
+        }
+    }
+
+    /// The members of the top dictionary when it is flat: every key an ASCII string, in
+    /// ascending byte order, every value an ASCII string, an integer or a boolean (the form of
+    /// most messages and replies), in a file of one-byte offsets and references (under 256
+    /// bytes and objects). They are written to `entries` (borrowing the bytes), or only
+    /// counted when it is nil; nil for anything else, valid or not, or for more than
+    /// `capacity` members: the walk takes those.
+    ///
+    /// A dictionary it reads passes every check of the walk, and so of the reading: with
+    /// nothing nested, the value budget and the container checks cannot fail. It is the walk
+    /// for that form in one loop over the bytes, with no recursion and no walker; the check
+    /// and the JSON rendering of a dictionary both run it (one copy: not inlined into either).
+    @inline(never)
+    func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
+        guard offsetSize == 1, referenceSize == 1 else { return nil }
+        let base = bytes.baseAddress!
+        let objectsEnd = offsetTableOffset
+        // The offset table's `objectCount` bytes lie inside the file (the initialiser checked).
+        let table = base + offsetTableOffset
+        @inline(__always)
+        func start(_ object: Int) -> Int? {
+            let offset = Int(table[object])
+            return offset >= BinaryPropertyList.headerLength && offset < objectsEnd ? offset : nil
+        }
+        guard let top = start(topObject), base[top] >> 4 == 0xD,
+              let counted = try? readCount(object: topObject, at: top), counted.count <= capacity,
+              counted.contentStart <= objectsEnd, counted.count <= (objectsEnd - counted.contentStart) / 2 else { return nil }
+        let count = counted.count
+        let references = base + counted.contentStart
+        var previousKey: UnsafeBufferPointer<UInt8>?
+        for entry in 0..<count {
+            let keyObject = Int(references[entry])
+            let valueObject = Int(references[count + entry])
+            guard keyObject < objectCount, valueObject < objectCount,
+                  let keyStart = start(keyObject), base[keyStart] >> 4 == 0x5,
+                  let key = asciiString(keyObject, at: keyStart),
+                  let valueStart = start(valueObject) else { return nil }
+            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }
+            previousKey = key
+            let marker = base[valueStart]
+            let value: FlatDictionaryEntry.Value
+            switch marker >> 4 {
+            case 0x5:
+                guard let string = asciiString(valueObject, at: valueStart) else { return nil }
+                value = .asciiString(string)
+            case 0x1:
+                guard let integer = try? readInteger(object: valueObject, at: valueStart) else { return nil }
+                value = .integer(integer)
+            case 0x0 where marker == BinaryPropertyList.trueMarker || marker == BinaryPropertyList.falseMarker:
+                value = .boolean(marker == BinaryPropertyList.trueMarker)
+            default:
+                return nil
+            }
+            entries?.advanced(by: entry).initialize(to: FlatDictionaryEntry(key: key, value: value))
+        }
+        return count
+    }
+
+    /// The bytes of the ASCII string object at `start` (marker 0x5), or nil when it runs past
+    /// the object area or holds a byte of 0x80 or more.
+    @inline(__always)
+    private func asciiString(_ object: Int, at start: Int) -> UnsafeBufferPointer<UInt8>? {
+        let info = Int(bytes[start] & 0x0F)
+        guard info < 0x0F else {
+            return try? asciiContent(object, at: start)
+        }
+        // A short string: two loads of eight bytes, all inside the file (the offset table and
+        // the 32-byte trailer follow the object area), masked to the string's own.
+        let contentStart = start + 1
+        guard info <= offsetTableOffset - contentStart else { return nil }
+        let content = UnsafeRawPointer(bytes.baseAddress! + contentStart)
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let first = UInt64(littleEndian: content.loadUnaligned(as: UInt64.self))
+        let second = UInt64(littleEndian: content.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let firstMask: UInt64 = info >= 8 ? .max : (1 << (8 * UInt64(info))) &- 1
+        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1
+        guard (first & firstMask | second & secondMask) & high == 0 else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + info])
+    }
+
+    /// The bytes of the ASCII string object at `start`.
+    private func asciiContent(_ object: Int, at start: Int) throws -> UnsafeBufferPointer<UInt8> {
+        let (count, contentStart) = try readCount(object: object, at: start)
+        let content = try readPayload(object: object, from: contentStart, count: count)
+        guard ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { throw Invalid() }
+        return content
+    }
+
+    /// ``checkReferences(object:from:count:)`` without its errors.
+    @inline(__always)
+    private func validReferences(from start: Int, count: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard start <= offsetTableOffset, count <= (offsetTableOffset - start) / referenceSize else { return nil }
+        let content = UnsafeBufferPointer(rebasing: bytes[start..<start + count * referenceSize])
+        if referenceSize == 1 {
+            if objectCount <= 0xFF {
+                for reference in content where Int(reference) >= objectCount { return nil }
+            }
+            return content
+        }
+        for index in 0..<count where Self.readUnsigned(content, at: index * referenceSize, size: referenceSize) >= UInt64(objectCount) {
+            return nil
+        }
+        return content
+    }
+}
