@@ -25,9 +25,9 @@ final class LinkChannel: ConnectionReader {
 
     let connection: Connection
     let serial: UInt64
-    private let loop: EventLoop
+    let loop: EventLoop
     private let logger: Logger
-    private let tracer: Tracer
+    let tracer: Tracer
     private let role: Role
     /// Who ended the link: this side's role name, the peer's, or "error".
     private(set) var closedBy = ""
@@ -35,25 +35,25 @@ final class LinkChannel: ConnectionReader {
     private var handshake: LinkHandshake
     private(set) var peer: Hello?
     /// The peer's index in the trace (``Tracer/peerIndex(_:)``), once the handshake named it.
-    private var tracePeer: UInt16 = 0
+    private(set) var tracePeer: UInt16 = 0
     /// The counterpart whose session this link carries, once the handshake is done. Unowned,
     /// not weak: a peer, once the directory lists it, lives as long as the daemon (peers are
     /// never removed), and a weakly referenced object keeps a side table that makes every
     /// retain and release of it take the slow path, a dozen times a message.
     unowned var owner: PeerSession?
     private(set) var isEstablished = false
-    private var isClosing = false
+    private(set) var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
-    private var output: [UInt8] = []
+    var output: [UInt8] = []
     /// Large payloads of this turn's frames, written (`sendmsg`) after `output[..<offset]`
     /// instead of being copied into `output`.
-    private var detached: [(offset: Int, bytes: [UInt8])] = []
+    var detached: [(offset: Int, bytes: [UInt8])] = []
     /// Payloads from this size on are not copied into `output`.
     static let detachedPayloadThreshold = 4096
     /// Payloads pinned for one `sendmsg` (two vectors each, and the bytes between).
     static let detachedPayloadsPerWrite = 16
-    private var delayed = FIFOQueue<(due: Int64, bytes: [UInt8])>()
-    private var delayTimer: EventLoop.TimerID?
+    var delayed = FIFOQueue<(due: Int64, bytes: [UInt8])>()
+    var delayTimer: EventLoop.TimerID?
     var latencyMilliseconds: Int64 = 0
     var onEvent: ((LinkChannel, Event) -> Void)?
     /// Called when the channel has bytes to write at the end of this loop turn.
@@ -97,81 +97,6 @@ final class LinkChannel: ConnectionReader {
     var peerDescription: String {
         guard let peer else { return "link connection #\(serial)" }
         return "\(peer.role.name) '\(peer.deviceId)'"
-    }
-
-    func send(_ frame: Frame) {
-        guard !isClosing else { return }
-        if tracer.isOn { tracer.frame(frame, outgoing: true, peerIndex: tracePeer) }
-        if latencyMilliseconds > 0 || !delayed.isEmpty {
-            var bytes: [UInt8] = []
-            FrameEncoder.encode(frame, into: &bytes)
-            let now = loop.nowMilliseconds
-            let lastDue = delayed.last?.due ?? 0
-            delayed.append((max(now + latencyMilliseconds, lastDue), bytes))
-            if delayTimer == nil { armDelayTimer() }
-            return
-        }
-        let wasEmpty = output.isEmpty && detached.isEmpty
-        if let payload = FrameEncoder.encode(frame, into: &output,
-                                             detachingPayloadOfAtLeast: Self.detachedPayloadThreshold) {
-            detached.append((output.count, payload))
-        }
-        if wasEmpty { onDirty?(self) }
-    }
-
-    /// Writes what this turn produced.
-    func flush() {
-        defer {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-            detached.removeAllKeepingStorage()
-        }
-        guard !output.isEmpty || !detached.isEmpty, connection.isOpen else { return }
-        if detached.isEmpty {
-            connection.write(output)
-        } else {
-            writeWithDetachedPayloads()
-        }
-    }
-
-    /// Writes `output` with the detached payloads in their places: each `sendmsg` pins up to
-    /// ``detachedPayloadsPerWrite`` payloads (their buffers are valid only inside
-    /// `withUnsafeBytes`, hence the recursion) and the bytes around them.
-    private func writeWithDetachedPayloads() {
-        output.withUnsafeBytes { head in
-            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2 * Self.detachedPayloadsPerWrite + 1) { vectors in
-                var start = 0
-                var index = 0
-                var count = 0
-                func add(_ bytes: UnsafeRawBufferPointer) {
-                    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
-                    count += 1
-                }
-                func pin(_ i: Int, through end: Int) {
-                    guard i < end else {
-                        if end == detached.count {
-                            add(UnsafeRawBufferPointer(rebasing: head[start...]))
-                            start = head.count
-                        }
-                        connection.write(vectors: UnsafeBufferPointer(rebasing: vectors[0..<count]))
-                        return
-                    }
-                    let offset = detached[i].offset
-                    add(UnsafeRawBufferPointer(rebasing: head[start..<offset]))
-                    start = offset
-                    detached[i].bytes.withUnsafeBytes { payload in
-                        add(payload)
-                        pin(i + 1, through: end)
-                    }
-                }
-                while index < detached.count {
-                    let end = min(index + Self.detachedPayloadsPerWrite, detached.count)
-                    count = 0
-                    pin(index, through: end)
-                    index = end
-                }
-            }
-        }
     }
 
     /// Ends the link with a GOAWAY naming the reason, then closes once it is written.
@@ -343,26 +268,5 @@ final class LinkChannel: ConnectionReader {
         handshakeTimer = nil
         if let delayTimer { loop.cancel(delayTimer) }
         delayTimer = nil
-    }
-
-    private func armDelayTimer() {
-        guard let next = delayed.first else { return }
-        let wait = max(0, next.due - loop.nowMilliseconds)
-        delayTimer = loop.schedule(afterMilliseconds: wait) { [unowned(unsafe) self] in
-            self.delayTimer = nil
-            self.flushDelayed(all: false)
-            self.armDelayTimer()
-        }
-    }
-
-    private func flushDelayed(all: Bool) {
-        let now = loop.nowMilliseconds
-        var wrote = false
-        while let next = delayed.first, all || next.due <= now {
-            next.bytes.withUnsafeBytes { PieceCopy.append($0, to: &output) }
-            _ = delayed.popFirst()
-            wrote = true
-        }
-        if wrote { flush() }
     }
 }
