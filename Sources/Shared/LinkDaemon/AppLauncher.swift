@@ -34,9 +34,9 @@ public final class AppLauncher {
         /// It attached (`app.attach`, `fileProvider.attach`): it is up, not crashing at start.
         public fileprivate(set) var attached = false
         /// Why the OS is ending it, once it is.
-        fileprivate var ending: String?
-        fileprivate var killTimer: EventLoop.TimerID?
-        fileprivate var budgetTimer: EventLoop.TimerID?
+        var ending: String?
+        var killTimer: EventLoop.TimerID?
+        var budgetTimer: EventLoop.TimerID?
     }
 
     /// The background time a launched app has before the OS ends it, unless it came to the
@@ -49,9 +49,9 @@ public final class AppLauncher {
     static let firstBackoffMilliseconds: Int64 = 1_000
     static let maximumBackoffMilliseconds: Int64 = 60_000
 
-    private let loop: EventLoop
-    private let logger: Logger
-    private let tracer: Tracer
+    let loop: EventLoop
+    let logger: Logger
+    let tracer: Tracer
     private let role: Role
     let home: String
     private let controlPath: String
@@ -63,10 +63,12 @@ public final class AppLauncher {
     /// Tells the app's session that the app is installed or not, or that its launch failed.
     var tellSession: (SessionCommand) -> Void = { _ in }
     private var installed: [InstalledProgramKind: InstalledProgram] = [:]
-    private var running: [InstalledProgramKind: Launch] = [:]
+    var running: [InstalledProgramKind: Launch] = [:]
     /// Crash-at-launch backoff per program: consecutive failures and the earliest next launch.
-    private var backoff: [InstalledProgramKind: (failures: Int, notBefore: Int64, lastExit: String)] = [:]
+    var backoff: [InstalledProgramKind: (failures: Int, notBefore: Int64, lastExit: String)] = [:]
     private var installObservers: [(InstalledProgramKind) -> Void] = []
+    /// What waits for a program to end (`app.terminate`), by pid.
+    var endWaiters: [Int32: [() -> Void]] = [:]
 
     init(options: DaemonOptions, loop: EventLoop, logger: Logger, tracer: Tracer) {
         self.loop = loop
@@ -215,86 +217,6 @@ public final class AppLauncher {
         running[.app] = launch
         logger.info("app: the app (pid \(pid)) spent its background time (\(backgroundBudgetMilliseconds) ms): ending it")
         terminate(.app, reason: "backgroundBudget")
-    }
-
-    // MARK: Ending
-
-    /// Ends `kind` as the OS ends an app: SIGTERM, SIGKILL after the grace period.
-    /// `whenEnded` runs once it has exited and was reaped.
-    public func terminate(_ kind: InstalledProgramKind, reason: String, whenEnded: (() -> Void)? = nil) {
-        if let whenEnded, let pid = running[kind]?.pid { endWaiters[pid, default: []].append(whenEnded) }
-        guard var launch = running[kind], launch.ending == nil else { return }
-        launch.ending = reason
-        if let timer = launch.budgetTimer { loop.cancel(timer) }
-        launch.budgetTimer = nil
-        let pid = launch.pid
-        SystemCalls.signal(pid, SIGTERM)
-        launch.killTimer = loop.schedule(afterMilliseconds: Self.terminationGraceMilliseconds) { [unowned self] in
-            guard self.running[kind]?.pid == pid else { return }
-            self.logger.warning("app: the \(kind.name) (pid \(pid)) did not end within \(Self.terminationGraceMilliseconds) ms of SIGTERM: SIGKILL")
-            SystemCalls.signal(pid, SIGKILL)
-        }
-        running[kind] = launch
-        logger.info("app: ending the \(kind.name) (pid \(pid)): \(reason)")
-    }
-
-    /// SIGCHLD: every program that ended is reaped and reported.
-    private func reapExited() {
-        for (kind, launch) in running {
-            guard let exit = ChildProcesses.reap(launch.pid) else { continue }
-            ended(launch, exit)
-            running[kind] = nil
-        }
-    }
-
-    private func ended(_ launch: Launch, _ exit: ChildExit) {
-        if let timer = launch.killTimer { loop.cancel(timer) }
-        if let timer = launch.budgetTimer { loop.cancel(timer) }
-        var fields: JSONObject = ["program": .string(launch.kind.name), "pid": .int(Int64(launch.pid)),
-                                  "reason": .string(launch.ending ?? (launch.attached ? "exited" : "crashedAtLaunch")),
-                                  "log": .string(launch.logPath)]
-        switch exit {
-        case .exited(let status): fields["status"] = .int(Int64(status))
-        case .signaled(let signo): fields["signal"] = .int(Int64(signo))
-        }
-        if !launch.attached, launch.ending == nil {
-            let failures = (backoff[launch.kind]?.failures ?? 0) + 1
-            let wait = min(Self.firstBackoffMilliseconds << min(failures - 1, 16), Self.maximumBackoffMilliseconds)
-            backoff[launch.kind] = (failures, loop.nowMilliseconds + wait, "\(exit)")
-            let message = "the \(launch.kind.name) (pid \(launch.pid)) \(exit) before it attached; its output is in \(launch.logPath)"
-            logger.error("app: \(message); not launched again for \(wait) ms")
-            if launch.kind == .app { tellSession(.appLaunchFailed(message)) }
-        } else {
-            logger.info("app: the \(launch.kind.name) (pid \(launch.pid)) \(exit)")
-        }
-        var entry = fields
-        entry["name"] = "exited"
-        tracer.record(.app, entry)
-        publish("app.exited", fields)
-        for waiter in endWaiters.removeValue(forKey: launch.pid) ?? [] { waiter() }
-    }
-
-    /// What waits for a program to end (`app.terminate`), by pid.
-    private var endWaiters: [Int32: [() -> Void]] = [:]
-
-    /// The daemon stops: every program gets SIGTERM, and SIGKILL if it has not ended within the
-    /// grace period; each is reaped before this returns.
-    func stop() {
-        for launch in running.values { SystemCalls.signal(launch.pid, SIGTERM) }
-        let deadline = loop.nowMilliseconds + Self.terminationGraceMilliseconds
-        while !running.isEmpty {
-            for (kind, launch) in running {
-                if let exit = ChildProcesses.reap(launch.pid) {
-                    var stopped = launch
-                    stopped.ending = stopped.ending ?? "daemonStopped"
-                    ended(stopped, exit)
-                    running[kind] = nil
-                } else if loop.nowMilliseconds >= deadline {
-                    SystemCalls.signal(launch.pid, SIGKILL)
-                }
-            }
-            if !running.isEmpty { usleep(2_000) }
-        }
     }
 
     // MARK: Status
