@@ -27,6 +27,10 @@ if ! python3 scripts/bench/hot_functions.py --check "$bin"; then
        "remove .build/static, or write Sources/hot-functions.order again" \
        "(scripts/bench/hot_functions.py) if the hot functions changed" >&2
 fi
+if ! python3 scripts/bench/hot_functions.py --stale "$bin"; then
+  echo "bench.sh: warning: Sources/hot-functions.order is older than the code; write it again" \
+       "(python3 scripts/bench/hot_functions.py $bin, a few minutes under valgrind) and build again" >&2
+fi
 ref=$(mktemp -d /tmp/wlref-XXXXXX)
 trap 'rm -rf "$ref"' EXIT
 cc -O2 -o "$ref/unix_frames" scripts/bench/unix_frames.c

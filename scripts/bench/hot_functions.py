@@ -12,6 +12,9 @@ message summed over the workloads.
 
 Usage: python3 scripts/bench/hot_functions.py BIN_DIR   (a release build's bin directory;
 needs valgrind)
+       python3 scripts/bench/hot_functions.py --stale BIN_DIR
+           exits 1 when one of the 150 hottest listed functions, or more than 1% of all, is no
+           longer in the daemons there: the list is older than the code, write it again
        python3 scripts/bench/hot_functions.py --check BIN_DIR
            exits 1 when the daemons there do not have the listed functions side by side (a
            build directory made before the release flags changed keeps objects built without
@@ -169,9 +172,31 @@ def check(bin_dir, first=150, span_limit=256 << 10):
     return laid_out
 
 
+def stale(bin_dir, first=150, limit=0.01):
+    """Whether the list has gone stale: one of its `first` hottest functions, or more than
+    `limit` of all, are no longer in either daemon (renamed, inlined or gone since it was
+    written: a private function's symbol names its file, so moving one renames it)."""
+    listed = open(OUTPUT).read().split()
+    present = set()
+    for daemon in ("phoned", "watchd"):
+        for line in subprocess.check_output(["nm", os.path.join(bin_dir, daemon)], text=True).split("\n"):
+            fields = line.split()
+            if len(fields) == 3:
+                present.add(fields[2])
+    gone = [name for name in listed if name not in present]
+    hot_gone = [name for name in listed[:first] if name not in present]
+    if hot_gone or len(gone) > limit * len(listed):
+        print(f"{len(gone)} of the {len(listed)} listed functions ({len(hot_gone)} of the {first} hottest) are not in "
+              f"the daemons any more, e.g. {', '.join(hot_gone[:3] or gone[:3])}", file=sys.stderr)
+        return True
+    return False
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
         sys.exit(0 if check(os.path.abspath(sys.argv[2])) else 1)
+    if len(sys.argv) == 3 and sys.argv[1] == "--stale":
+        sys.exit(1 if stale(os.path.abspath(sys.argv[2])) else 0)
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     bin_dir = os.path.abspath(sys.argv[1])
