@@ -19,18 +19,6 @@ if ! command -v h2load >/dev/null 2>&1 || ! command -v nghttpd >/dev/null 2>&1; 
   fi
 fi
 bin=$(scripts/build-release.sh phoned watchd)
-# The release link lays the hot functions side by side (scripts/build-release.sh). A build directory from
-# before those flags keeps objects built without them, and a list that names functions the code
-# no longer has lays out fewer: either way the figures are not the layout's, and this says so.
-if ! python3 scripts/bench/hot_functions.py --check "$bin"; then
-  echo "bench.sh: warning: the daemons in $bin do not have the hot functions side by side:" \
-       "remove .build/static, or write Sources/hot-functions.order again" \
-       "(scripts/bench/hot_functions.py) if the hot functions changed" >&2
-fi
-if ! python3 scripts/bench/hot_functions.py --stale "$bin"; then
-  echo "bench.sh: warning: Sources/hot-functions.order is older than the code; write it again" \
-       "(python3 scripts/bench/hot_functions.py $bin, a few minutes under valgrind) and build again" >&2
-fi
 ref=$(mktemp -d /tmp/wlref-XXXXXX)
 trap 'rm -rf "$ref"' EXIT
 cc -O2 -o "$ref/unix_frames" scripts/bench/unix_frames.c

@@ -12,8 +12,8 @@ buys" lines were measured with this.
 Usage: python3 scripts/bench/ab.py A_BIN_DIR B_BIN_DIR [--rounds N] [--rows ROW,...]
   (release builds: scripts/build-release.sh, with WATCHLINK_RELEASE_WITHOUT and its own
   WATCHLINK_RELEASE_BUILD_PATH for a build without a flag)
-Rows: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, oneway-dict-132,
-oneway-data-16k, userinfo. B/A above 1.00 means B is slower for times and faster for rates.
+Rows: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
+oneway-dict-132, oneway-data-16k, userinfo. B/A above 1.00 means B is slower for times and faster for rates.
 """
 import argparse
 import os
@@ -37,7 +37,9 @@ RATES = {
     "oneway-data-16k": ("one-way messages/s, data 16384 B", "bench.oneWay", {"size": 16384, "kind": "data", "count": 50000}, "messagesPerSecond"),
     "userinfo": ("userInfo end to end, transfers/s", "bench.userInfo", {"size": 100, "count": 100000}, "transfersPerSecond"),
 }
-ALL = [*ROUND_TRIPS, "control-132", *RATES]
+CONTROL = {"control-132": ("control message.send round trip p50, 132 B", "64"),
+           "control-16k": ("control message.send round trip p50, 16 KiB", "16384")}
+ALL = [*ROUND_TRIPS, *CONTROL, *RATES]
 
 
 def main():
@@ -69,7 +71,7 @@ def main():
         results = {}  # row -> (name, better, {label: [values by round]})
 
         one_core = {min(os.sched_getaffinity(0))}
-        timed = [r for r in rows if r in ROUND_TRIPS or r == "control-132"]
+        timed = [r for r in rows if r in ROUND_TRIPS or r in CONTROL]
         if timed:
             for pair in pairs.values():
                 call(pair.watch, "replies.set", {"mode": "echo"})
@@ -79,7 +81,7 @@ def main():
                     if key in ROUND_TRIPS:
                         call(pair.phone, "bench.roundTrip", {**ROUND_TRIPS[key][1], "count": 500})
                     else:
-                        run_json([client, "rtt", pair.phone, "64", "200"], one_core)
+                        run_json([client, "rtt", pair.phone, CONTROL[key][1], "200"], one_core)
             for round in range(args.rounds):
                 for key in timed:
                     for label in order(round):
@@ -88,8 +90,8 @@ def main():
                             value = call(pair.phone, "bench.roundTrip", {**ROUND_TRIPS[key][1], "count": 2000})["p50Us"]
                             name = ROUND_TRIPS[key][0]
                         else:
-                            value = run_json([client, "rtt", pair.phone, "64", "1000"], one_core)["p50Us"]
-                            name = "control message.send round trip p50, 132 B"
+                            name, size = CONTROL[key]
+                            value = run_json([client, "rtt", pair.phone, size, "1000"], one_core)["p50Us"]
                         results.setdefault(key, (name, "lower", {"A": [], "B": []}))[2][label].append(value)
             for pair in pairs.values():
                 for proc in pair.procs.values():
