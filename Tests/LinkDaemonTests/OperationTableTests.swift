@@ -50,9 +50,9 @@ final class OperationTableTests: XCTestCase {
         return nil
     }
 
-    /// The table remembers the op it found last; an op asked for after it is still found by its
-    /// own name, refused on the other side and unknown when it is.
-    func testTheOpFoundLastDoesNotStandInForAnother() throws {
+    /// Each request finds its own op, whatever came before: refused on the other side, unknown
+    /// when it is.
+    func testEachRequestFindsItsOwnOp() throws {
         let watch = table(.watch)
         XCTAssertNil(call(watch, "test.later"), "found, and answers later")
         XCTAssertEqual(message(call(watch, "test.greet", ["name": "x"])), "test.greet is an op of the phone, not the watch")

@@ -13,9 +13,6 @@ public final class OperationTable {
     /// Calls not answered yet, so that a stopping daemon answers each of them once.
     private var outstanding = SequenceMap<Responder>()
     private var nextCall: UInt64 = 1
-    /// The op found last: clients send one op again and again, and comparing a name is cheaper
-    /// than hashing it.
-    private var recent: ControlOperation?
 
     public init(role: Role) {
         self.role = role
@@ -94,12 +91,10 @@ public final class OperationTable {
     }
 
     private func find(_ name: String) throws -> ControlOperation {
-        if let recent, recent.name == name { return recent }
         if let operation = byName[name] {
             guard operation.sides.includes(role) else {
                 throw ControlError.control(.unknownOp, "\(name) is an op of the \(operation.sides.names.joined(separator: " and ")), not the \(role.name)")
             }
-            recent = operation
             return operation
         }
         throw ControlError.control(.unknownOp, "unknown op '\(name)' (known: \(operations.map(\.name).joined(separator: ", ")))")

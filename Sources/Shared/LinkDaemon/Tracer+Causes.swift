@@ -91,14 +91,10 @@ extension Tracer {
     /// The index of `name` in ``opNames``, added if new; nil for a name too long and once the
     /// table is full.
     private func opNameIndex(_ name: String) -> Int? {
-        if lastOpName < opNames.count, opNames[lastOpName] == name { return lastOpName }
-        if let index = opNames.firstIndex(of: name) {
-            lastOpName = index
-            return index
-        }
+        if let index = opNameIndices[name] { return index }
         guard opNames.count < Self.opNameLimit, name.utf8.count <= Self.opNameMaxBytes else { return nil }
         opNames.append(name)
-        lastOpName = opNames.count - 1
-        return lastOpName
+        opNameIndices[name] = opNames.count - 1
+        return opNames.count - 1
     }
 }

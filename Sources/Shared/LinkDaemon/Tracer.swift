@@ -33,13 +33,13 @@ final class Tracer {
     private(set) var ring: TraceRing
     /// The peers' device ids, by the index slots keep.
     private(set) var peers: [String] = []
-    private var lastPeer = 0
+    private var peerIndices: [String: Int] = [:]
     /// The names of the ops recorded, by the index an op's slot keeps in ``Slot/wide``: an op's
     /// entry needs no ``Detail``. At most ``opNameLimit`` names of at most ``opNameMaxBytes``
     /// (a client may send any name; an op's entry keeps any other name in a detail, which
     /// leaves with the entry).
     var opNames: [String] = []
-    var lastOpName = 0
+    var opNameIndices: [String: Int] = [:]
     static let opNameLimit = 1_024
     static let opNameMaxBytes = 64
     private(set) var lastNumber: UInt64 = 0
@@ -233,14 +233,10 @@ final class Tracer {
     /// The index a slot keeps for `peer` (its device id); 0 for none.
     func peerIndex(_ peer: String?) -> UInt16 {
         guard let peer else { return 0 }
-        if lastPeer < peers.count, peers[lastPeer] == peer { return UInt16(lastPeer + 1) }
-        if let index = peers.firstIndex(of: peer) {
-            lastPeer = index
-        } else {
-            peers.append(peer)
-            lastPeer = peers.count - 1
-        }
-        return UInt16(truncatingIfNeeded: lastPeer + 1)
+        if let index = peerIndices[peer] { return UInt16(truncatingIfNeeded: index + 1) }
+        peers.append(peer)
+        peerIndices[peer] = peers.count - 1
+        return UInt16(truncatingIfNeeded: peers.count)
     }
 
     /// Writes what this turn recorded to the trace file.
