@@ -19,7 +19,8 @@ public struct FrameEncoder: Sendable {
         case .message(_, _, let body), .reply(_, let body): payload = body.bytes
         case .item(_, _, _, let body): payload = body
         case .fileChunk(_, _, let data): payload = data
-        default:
+        case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
+             .fileCancel, .itemError:
             encode(frame, into: &buffer, includingPayload: true)
             return nil
         }

@@ -18,7 +18,9 @@ enum FrameParser {
         case .message, .reply: return 8 + 1  // id, flags
         case .item: return 1 + 8 + 1  // channel, seq, flags
         case .fileChunk: return 8 + 8  // seq, offset
-        default: return nil
+        case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
+             .fileCancel, .itemError, nil:
+            return nil
         }
     }
 

@@ -84,7 +84,8 @@ extension Tracer {
         case .fileCancel?:
             number("channel", 3)
             number("seq", slot.number)
-        default:
+        case .hello?, .auth?, .ready?, .state?, .messageError?, .goAway?, .itemError?, nil:
+            // The rare types' members are in their detail (``rareFields(_:)``); AUTH and READY have none.
             break
         }
     }
