@@ -62,6 +62,8 @@ public final class AppLauncher {
     var publish: (String, JSONObject) -> Void = { _, _ in }
     /// Tells the app's session that the app is installed or not, or that its launch failed.
     var tellSession: (SessionCommand) -> Void = { _ in }
+    /// Reports `apps.json` not written (``StoreFailureRecovery/stateWriteFailed(_:_:)``).
+    var stateWriteFailed: (String, Error) -> Void = { _, _ in }
     private var installed: [InstalledProgramKind: InstalledProgram] = [:]
     var running: [InstalledProgramKind: Launch] = [:]
     /// Crash-at-launch backoff per program: consecutive failures and the earliest next launch.
@@ -131,6 +133,7 @@ public final class AppLauncher {
         var kept = programs
         if let commandLineApp, kept[.app] == commandLineApp { kept[.app] = nil }
         do { try store.save(kept) } catch {
+            stateWriteFailed(store.path, error)
             throw ControlError.control(.internalError, "cannot write \(store.path): \(error)")
         }
     }

@@ -34,6 +34,7 @@ extension Daemon {
                        status: { [unowned self] in self.directory.session.status() },
                        apps: launcher,
                        sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) },
-                       traceFault: { [unowned self] in _ = self.tracer.record(.fault, $0) })
+                       traceFault: { [unowned self] in _ = self.tracer.record(.fault, $0) },
+                       stateWriteFailed: stateWriteFailed)
     }
 }

@@ -41,6 +41,8 @@ public final class Daemon {
     let app = AppAttachment()
     let launcher: AppLauncher
     let tracer: Tracer
+    /// Reports a state file that could not be written (``StoreFailureRecovery``).
+    private(set) var stateWriteFailed: (String, Error) -> Void = { _, _ in }
     /// The hook that ends each loop turn (``start()``).
     private var turnEnd: EventLoop.AfterTurnID?
     private var stopping = false
@@ -96,6 +98,8 @@ public final class Daemon {
                                                 self.stop()
                                             })
         committer.storeFailed = { recovery.turnRolledBack($0, $1) }
+        stateWriteFailed = { recovery.stateWriteFailed($0, $1) }
+        (launcher.stateWriteFailed, directory.stateWriteFailed) = (stateWriteFailed, stateWriteFailed)
         registerOperations()
     }
 

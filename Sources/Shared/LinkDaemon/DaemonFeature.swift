@@ -35,6 +35,9 @@ public struct FeatureContext {
     /// Records a `fault` entry in the trace (`name` and what went wrong): something the app
     /// lost that a test should see.
     public var traceFault: (JSONObject) -> Void = { _ in }
+    /// Says that a file of the feature's state (a database, a state file) could not be
+    /// written: a log line, a trace fault and a `state.writeFailed` event (docs/durability.md).
+    public var stateWriteFailed: (String, Error) -> Void = { _, _ in }
 }
 
 extension FeatureContext {

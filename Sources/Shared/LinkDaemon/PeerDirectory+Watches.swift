@@ -36,7 +36,10 @@ extension PeerDirectory {
     }
 
     private func save(_ watches: PairedWatches) throws {
-        try FileSystem.writeFileAtomically(pairedWatchesPath, watches.encoded(), mode: 0o600)
+        do { try FileSystem.writeFileAtomically(pairedWatchesPath, watches.encoded(), mode: 0o600) } catch {
+            stateWriteFailed(pairedWatchesPath, error)
+            throw error
+        }
     }
 
     /// The peer of a counterpart that completed the handshake: on phoned the watch's, pairing

@@ -26,6 +26,8 @@ final class PeerDirectory {
     /// The app's previous session during the turn it moved to the active watch: what it
     /// reported before it deactivated still reaches the app.
     var formerAppPeer: PeerSession?
+    /// Reports `watches.json` not written (``StoreFailureRecovery/stateWriteFailed(_:_:)``).
+    var stateWriteFailed: (String, Error) -> Void = { _, _ in }
     /// The trace entry that caused each copy into an outbox, for what its end sets off.
     var copyCauses: [RequestToken: Tracer.Cause] = [:]
     /// phoned: the paired watches and the active one.

@@ -11,12 +11,12 @@ import WireProtocol
 /// the disk. A daemon that cannot read its committed state back stops.
 final class StoreFailureRecovery {
     private let role: Role
-    private let logger: Logger
-    private let tracer: Tracer
+    let logger: Logger
+    let tracer: Tracer
     private let committer: TurnCommitter
     private let directory: PeerDirectory
     private let link: LinkEndpoint
-    private let publish: (String, JSONObject) -> Void
+    let publish: (String, JSONObject) -> Void
     /// Stops the daemon, with what made it stop.
     private let stop: (DaemonStopped) -> Void
 
@@ -36,8 +36,7 @@ final class StoreFailureRecovery {
     func turnRolledBack(_ peer: PeerSession, _ error: Error) {
         logger.error("store: a write failed and this turn was rolled back: \(error)")
         let failure = TurnCommitter.writeFailure(error)
-        let diskFull: Bool
-        if case .wc(.insufficientSpace, _) = failure { diskFull = true } else { diskFull = false }
+        let diskFull = Self.isDiskFull(error)
         var fields: JSONObject = ["name": .string(diskFull ? "diskFull" : "writeFailed"), "message": .string("\(error)")]
         if let peer = peer.deviceId, role == .phone { fields["peer"] = .string(peer) }
         tracer.record(.fault, fields)
@@ -53,6 +52,23 @@ final class StoreFailureRecovery {
             return stop(DaemonStopped("the committed state could not be read back after a failed write (\(error))"))
         }
         link.resynchronize(peer)
+    }
+}
+
+extension StoreFailureRecovery {
+    /// A state file or a feature's database (`file`) could not be written: the change it held
+    /// was not made, and what asked for it was answered with the error. Said as a failed turn
+    /// is: a log line, a trace fault and a `state.writeFailed` event.
+    func stateWriteFailed(_ file: String, _ error: Error) {
+        logger.error("store: cannot write \(file): \(error); the change was not made")
+        let reason: JSONValue = Self.isDiskFull(error) ? "diskFull" : "writeFailed"
+        tracer.record(.fault, ["name": reason, "file": .string(file), "message": .string("\(error)")])
+        publish("state.writeFailed", ["file": .string(file), "reason": reason, "message": .string("\(error)")])
+    }
+
+    static func isDiskFull(_ error: Error) -> Bool {
+        if case .wc(.insufficientSpace, _) = TurnCommitter.writeFailure(error) { return true }
+        return false
     }
 }
 

@@ -59,6 +59,7 @@ public final class PowerAuthFeature: DaemonFeature {
         do { store = try PowerAuthStore(path: path) } catch {
             throw PowerAuthStartupError(description: "cannot open the PowerAuth store \(path): \(error)")
         }
+        store.writeFailed = context.stateWriteFailed
         let manager = PowerAuthSessionManager(context: context)
         switch role {
         case .phone:

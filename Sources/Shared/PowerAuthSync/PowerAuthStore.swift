@@ -52,10 +52,34 @@ public final class PowerAuthStore {
     ])
 
     private let database: SQLiteDatabase
+    public let path: String
+    /// Told of every write that failed (its path and error) before the error is thrown: the
+    /// feature reports it as a `state.writeFailed` event (``FeatureContext/stateWriteFailed``).
+    public var writeFailed: (String, Error) -> Void = { _, _ in }
 
     /// Opens (or creates) the store at `path`.
     public init(path: String) throws {
+        self.path = path
         database = try StoreFile.open(path: path, schema: Self.schema).database
+    }
+
+    /// Runs `body`, a write, telling ``writeFailed`` when it fails.
+    private func writing<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch {
+            writeFailed(path, error)
+            throw error
+        }
+    }
+
+    /// Runs one statement that writes: on its own (SQLite commits it), telling ``writeFailed``
+    /// when it fails, or in a transaction, which ``writing(_:)`` covers whole.
+    private func write(_ sql: String, _ values: SQLiteValue...) throws {
+        let run = {
+            let statement = try self.database.cachedStatement(sql)
+            try statement.bind(values)
+            try statement.run()
+        }
+        if database.inTransaction { try run() } else { try writing(run) }
     }
 
     public func close() { database.close() }
@@ -68,17 +92,17 @@ public final class PowerAuthStore {
     /// the instance's tokens go in the same transaction. Returns how many tokens were removed.
     @discardableResult
     public func setActivationId(_ activationId: String?, instanceId: String, removingTokens: Bool) throws -> Int {
-        try database.transaction {
+        try writing { try database.transaction {
             if let activationId {
-                try database.run("INSERT INTO activations (instance_id, activation_id) VALUES (?, ?) ON CONFLICT(instance_id) DO UPDATE SET activation_id = excluded.activation_id",
+                try write("INSERT INTO activations (instance_id, activation_id) VALUES (?, ?) ON CONFLICT(instance_id) DO UPDATE SET activation_id = excluded.activation_id",
                                  .text(instanceId), .text(activationId))
             } else {
-                try database.run("DELETE FROM activations WHERE instance_id = ?", .text(instanceId))
+                try write("DELETE FROM activations WHERE instance_id = ?", .text(instanceId))
             }
             guard removingTokens else { return 0 }
-            try database.run("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
+            try write("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
             return database.changes
-        }
+        } }
     }
 
     /// The client side of an instance's activation: master secret and hash-based counter.
@@ -99,10 +123,10 @@ public final class PowerAuthStore {
     /// Saves (or with nil removes) the client counter of an instance.
     public func setClientCounter(_ counter: ClientCounter?, instanceId: String) throws {
         guard let counter else {
-            try database.run("DELETE FROM client_counters WHERE instance_id = ?", .text(instanceId))
+            try write("DELETE FROM client_counters WHERE instance_id = ?", .text(instanceId))
             return
         }
-        try database.run("INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
+        try write("INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
                          .text(instanceId), .blob(counter.masterSecret), .blob(counter.counterData),
                          counter.counterByte.map { .integer(Int64($0)) } ?? .null)
     }
@@ -123,7 +147,7 @@ public final class PowerAuthStore {
 
     public func saveToken(_ token: StoredToken) throws {
         let data = token.data
-        try database.run("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret, factors) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret, factors = excluded.factors",
+        try write("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret, factors) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret, factors = excluded.factors",
                          .text(token.instanceId), .text(data.name), .text(data.identifier),
                          data.activationId.map { .text($0) } ?? .null, .blob(data.secret),
                          .integer(Int64(data.authenticationFactors)))
@@ -132,14 +156,14 @@ public final class PowerAuthStore {
     /// Removes one token; returns whether it existed.
     @discardableResult
     public func removeToken(instanceId: String, name: String) throws -> Bool {
-        try database.run("DELETE FROM tokens WHERE instance_id = ? AND name = ?", .text(instanceId), .text(name))
+        try write("DELETE FROM tokens WHERE instance_id = ? AND name = ?", .text(instanceId), .text(name))
         return database.changes > 0
     }
 
     /// Removes all tokens of an instance; returns how many.
     @discardableResult
     public func removeAllTokens(instanceId: String) throws -> Int {
-        try database.run("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
+        try write("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
         return database.changes
     }
 

@@ -16,6 +16,8 @@ import WireProtocol
 final class PushEmulator {
     let statePath: String
     let publish: (String, JSONObject) -> Void
+    /// Reports the state file not written (``FeatureContext/stateWriteFailed``).
+    let stateWriteFailed: (String, Error) -> Void
     let hasEventSubscribers: () -> Bool
     let logger: Logger
     private(set) var state: PushState {
@@ -54,8 +56,10 @@ final class PushEmulator {
     var isShuttingDown = false
 
     init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void,
-         hasEventSubscribers: @escaping () -> Bool = { true }) throws {
+         hasEventSubscribers: @escaping () -> Bool = { true },
+         stateWriteFailed: @escaping (String, Error) -> Void = { _, _ in }) throws {
         self.statePath = statePath
+        self.stateWriteFailed = stateWriteFailed
         self.logger = logger
         self.publish = publish
         self.hasEventSubscribers = hasEventSubscribers
@@ -79,6 +83,7 @@ final class PushEmulator {
 
     func save() throws {
         do { try state.save(statePath) } catch {
+            stateWriteFailed(statePath, error)
             throw ControlError.control(.internalError, "cannot write \(statePath): \(error)")
         }
     }
@@ -214,6 +219,7 @@ final class PushEmulator {
         case .stored(let replaced):
             do { try next.save(statePath) } catch {
                 logger.error("push: cannot store \(push.apnsId) for the offline device in \(statePath): \(error)")
+                stateWriteFailed(statePath, error)
                 return .internalServerError
             }
             state = next
@@ -250,7 +256,10 @@ final class PushEmulator {
         var next = state
         next.online = true
         let (ready, expired) = next.store.takeAll(now: now)
-        try next.save(statePath)
+        do { try next.save(statePath) } catch {
+            stateWriteFailed(statePath, error)
+            throw ControlError.control(.internalError, "cannot write \(statePath): \(error)")
+        }
         state = next
         for push in expired { dropExpired(push) }
         for stored in ready { deliver(stored.push, at: now, heldMilliseconds: now - stored.acceptedAt) }
@@ -279,6 +288,7 @@ final class PushEmulator {
                     self.state = next
                 } catch {
                     self.logger.warning("push: cannot save the store after an expiration: \(error)")
+                    self.stateWriteFailed(self.statePath, error)
                 }
                 for push in expired { self.dropExpired(push) }
             }

@@ -238,7 +238,8 @@ public final class PushEmulatorFeature: DaemonFeature {
         let directory = context.stateDirectory + "/push"
         _ = try FileSystem.ensurePrivateDirectory(directory)
         let emulator = try PushEmulator(statePath: directory + "/state.json", logger: context.logger, publish: context.publish,
-                                        hasEventSubscribers: context.hasEventSubscribers)
+                                        hasEventSubscribers: context.hasEventSubscribers,
+                                        stateWriteFailed: context.stateWriteFailed)
         let voipLimit = try Self.integerOption(context.options, "voip-failure-limit", 1...1_000) ?? Int64(PushRecipients.standardVoIPFailureLimit)
         if let apps = context.apps {
             emulator.recipients = PushRecipients(apps: apps, logger: context.logger, voipFailureLimit: Int(voipLimit),
