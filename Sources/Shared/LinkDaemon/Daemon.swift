@@ -13,18 +13,17 @@ import Darwin
 
 /// One daemon, `phoned` or `watchd`: the composition root. It builds the parts, wires them
 /// and orders their start and stop; each part does one job in its own file:
-///
 /// - ``DaemonHome``: directories, device id, pairing key;
 /// - ``PeerDirectory``: the peers (the phone, or each paired watch), their sessions, stores
 ///   and files, the app's session, watch switching;
 /// - ``LinkEndpoint``: the link socket, connecting with backoff, admission, channels;
 /// - ``TurnCommitter``: group commit, releasing what waited for it; ``ActionPerformer``
-///   carries the released actions out; ``StoreFailureRecovery`` takes a rolled-back turn;
+///   carries the released actions out; ``StoreFailureRecovery`` takes a rolled-back turn
+///   and a state file not written;
 /// - ``SessionGateway``: commands into the app's session and their answers;
 /// - ``AppLauncher``: the installed programs the emulated OS launches and ends;
 /// - ``ControlServer`` and the ``OperationTable``: every control op, core and feature
 ///   (registered in `Daemon+Operations.swift`, traced in `OperationTable+Trace.swift`).
-///
 /// Everything runs on the loop's thread.
 public final class Daemon {
     let options: DaemonOptions
@@ -41,7 +40,6 @@ public final class Daemon {
     let app = AppAttachment()
     let launcher: AppLauncher
     let tracer: Tracer
-    /// Reports a state file that could not be written (``StoreFailureRecovery``).
     private(set) var stateWriteFailed: (String, Error) -> Void = { _, _ in }
     /// The hook that ends each loop turn (``start()``).
     private var turnEnd: EventLoop.AfterTurnID?
