@@ -82,9 +82,10 @@ public final class EventLoop {
     static let readBufferSize = 64 * 1024
     /// Where the read buffer starts in its page. The kernel copies received bytes into it with
     /// `rep movsb`, which on AMD Zen cores is several times slower when the destination lies
-    /// a few bytes after the source modulo 4 KiB; a socket's data starts near the beginning of
-    /// a page, and a buffer at the start of a page (or 16 bytes in, where malloc put it) made a
-    /// 16 KiB round trip 10 µs slower (docs/performance.md).
+    /// a few bytes after the source modulo 4 KiB, and a socket's data starts near the
+    /// beginning of a page. A round trip's large payload is read straight into its own array;
+    /// a stream of them is read here, and with the copies in pieces (``PieceCopy``) this is
+    /// worth 3-5% of one-way 16 KiB messages (docs/performance.md, "What each speed trick buys").
     static let readBufferPageOffset = 1024
     static let ioVectorCapacity = 64
 
