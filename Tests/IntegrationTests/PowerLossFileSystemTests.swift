@@ -45,6 +45,14 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         close(fd)
     }
 
+    /// Makes directories in the mount's root and syncs the root, so that they outlive a cut.
+    private func makeDurableDirectories(_ names: String...) throws {
+        for name in names {
+            guard mkdir(root + "/" + name, 0o700) == 0 else { throw HarnessError("mkdir \(name): \(String(cString: strerror(errno)))") }
+        }
+        try syncDirectory(root)
+    }
+
     private func read(_ path: String) -> String? {
         FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
@@ -83,9 +91,7 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         XCTAssertNil(read(root + "/state.tmp"))
 
         // Across directories: syncing the destination makes the move whole.
-        XCTAssertEqual(mkdir(root + "/a", 0o700), 0)
-        XCTAssertEqual(mkdir(root + "/b", 0o700), 0)
-        try syncDirectory(root)
+        try makeDurableDirectories("a", "b")
         try write(root + "/a/file", "moved", sync: true)
         try syncDirectory(root + "/a")
         XCTAssertEqual(rename(root + "/a/file", root + "/b/file"), 0)
@@ -100,9 +106,7 @@ final class PowerLossFileSystemTests: DaemonTestCase {
     /// journal holds both, in order).
     func testAFileMovedAwayAndBackStaysWhereItEnded() throws {
         try mount()
-        XCTAssertEqual(mkdir(root + "/inbox", 0o700), 0)
-        XCTAssertEqual(mkdir(root + "/partial", 0o700), 0)
-        try syncDirectory(root)
+        try makeDurableDirectories("inbox", "partial")
         try write(root + "/inbox/file", "received", sync: true)
         try syncDirectory(root + "/inbox")
         XCTAssertEqual(rename(root + "/inbox/file", root + "/partial/file"), 0)
@@ -116,8 +120,7 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         XCTAssertEqual(read(root + "/partial/other"), "another file")
 
         // Moved on to a third directory whose sync is the last: there, and only there.
-        XCTAssertEqual(mkdir(root + "/third", 0o700), 0)
-        try syncDirectory(root)
+        try makeDurableDirectories("third")
         XCTAssertEqual(rename(root + "/inbox/file", root + "/partial/file"), 0)
         XCTAssertEqual(rename(root + "/partial/file", root + "/third/file"), 0)
         try syncDirectory(root + "/partial")

@@ -11,12 +11,12 @@ import WireProtocol
 /// the disk. A daemon that cannot read its committed state back stops.
 final class StoreFailureRecovery {
     private let role: Role
-    let logger: Logger
-    let tracer: Tracer
+    private let logger: Logger
+    private let tracer: Tracer
     private let committer: TurnCommitter
     private let directory: PeerDirectory
     private let link: LinkEndpoint
-    let publish: (String, JSONObject) -> Void
+    private let publish: (String, JSONObject) -> Void
     /// Stops the daemon, with what made it stop.
     private let stop: (DaemonStopped) -> Void
 
@@ -36,14 +36,14 @@ final class StoreFailureRecovery {
     func turnRolledBack(_ peer: PeerSession, _ error: Error) {
         logger.error("store: a write failed and this turn was rolled back: \(error)")
         let failure = TurnCommitter.writeFailure(error)
-        let diskFull = Self.isDiskFull(error)
-        var fields: JSONObject = ["name": .string(diskFull ? "diskFull" : "writeFailed"), "message": .string("\(error)")]
+        let reason = Self.reason(failure)
+        var fields: JSONObject = ["name": reason, "message": .string("\(error)")]
         if let peer = peer.deviceId, role == .phone { fields["peer"] = .string(peer) }
         tracer.record(.fault, fields)
         fields["name"] = nil
-        fields["reason"] = .string(diskFull ? "diskFull" : "writeFailed")
+        fields["reason"] = reason
         publish("store.failed", fields)
-        if diskFull {
+        if reason == "diskFull" {
             // What the peer sent in that turn cannot be kept: the peer learns it (7015).
             committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
         }
@@ -53,22 +53,21 @@ final class StoreFailureRecovery {
         }
         link.resynchronize(peer)
     }
-}
 
-extension StoreFailureRecovery {
     /// A state file or a feature's database (`file`) could not be written: the change it held
     /// was not made, and what asked for it was answered with the error. Said as a failed turn
     /// is: a log line, a trace fault and a `state.writeFailed` event.
     func stateWriteFailed(_ file: String, _ error: Error) {
         logger.error("store: cannot write \(file): \(error); the change was not made")
-        let reason: JSONValue = Self.isDiskFull(error) ? "diskFull" : "writeFailed"
+        let reason = Self.reason(TurnCommitter.writeFailure(error))
         tracer.record(.fault, ["name": reason, "file": .string(file), "message": .string("\(error)")])
         publish("state.writeFailed", ["file": .string(file), "reason": reason, "message": .string("\(error)")])
     }
 
-    static func isDiskFull(_ error: Error) -> Bool {
-        if case .wc(.insufficientSpace, _) = TurnCommitter.writeFailure(error) { return true }
-        return false
+    /// How the events name a failed write: `diskFull` (ENOSPC, WatchConnectivity's 7015) or `writeFailed`.
+    private static func reason(_ failure: SessionError) -> JSONValue {
+        if case .wc(.insufficientSpace, _) = failure { return "diskFull" }
+        return "writeFailed"
     }
 }
 

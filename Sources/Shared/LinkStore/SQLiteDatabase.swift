@@ -162,6 +162,11 @@ public final class SQLiteDatabase {
 
     /// Binds `values` to the cached statement for `sql` and runs it to completion.
     public func run(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) {
+        try run(sql, values)
+    }
+
+    /// ``run(_:_:)-(_,SQLiteValue...)`` with the values in an array (for a caller that passes its own on).
+    public func run(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) {
         let statement = try cachedStatement(sql)
         try statement.bind(values)
         try statement.run()

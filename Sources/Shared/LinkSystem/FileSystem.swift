@@ -21,14 +21,15 @@ public enum FileSystem {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += component
-            if try Syscall.stat(prefix) == nil {
+            if let info = try Syscall.stat(prefix) {
+                guard wl_s_isdir(info.st_mode) != 0 else {
+                    throw FileSystemError(path: prefix, problem: "exists and is not a directory (\(kindName(info.st_mode)))")
+                }
+            } else {
                 if let error = Syscall.mkdirIfMissing(prefix, 0o700) {
                     throw error
                 }
                 try syncDirectory(parentDirectory(of: prefix))
-            }
-            if let info = try Syscall.stat(prefix), wl_s_isdir(info.st_mode) == 0 {
-                throw FileSystemError(path: prefix, problem: "exists and is not a directory (\(kindName(info.st_mode)))")
             }
             prefix += "/"
         }

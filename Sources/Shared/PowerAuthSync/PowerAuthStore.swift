@@ -63,23 +63,18 @@ public final class PowerAuthStore {
         database = try StoreFile.open(path: path, schema: Self.schema).database
     }
 
-    /// Runs `body`, a write, telling ``writeFailed`` when it fails.
+    /// Runs `body`, a write, telling ``writeFailed`` when it fails: once, by the `writing` around
+    /// a whole transaction, not by each statement inside it.
     private func writing<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch {
-            writeFailed(path, error)
+            if !database.inTransaction { writeFailed(path, error) }
             throw error
         }
     }
 
-    /// Runs one statement that writes: on its own (SQLite commits it), telling ``writeFailed``
-    /// when it fails, or in a transaction, which ``writing(_:)`` covers whole.
+    /// Runs one statement that writes (SQLite commits it, unless a transaction is open).
     private func write(_ sql: String, _ values: SQLiteValue...) throws {
-        let run = {
-            let statement = try self.database.cachedStatement(sql)
-            try statement.bind(values)
-            try statement.run()
-        }
-        if database.inTransaction { try run() } else { try writing(run) }
+        try writing { try database.run(sql, values) }
     }
 
     public func close() { database.close() }

@@ -82,9 +82,15 @@ final class PushEmulator {
     static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     func save() throws {
-        do { try state.save(statePath) } catch {
+        try save(state)
+    }
+
+    /// Writes `candidate` to the state file; a failure is reported (``stateWriteFailed``) and
+    /// thrown as the control error that names the file.
+    private func save(_ candidate: PushState) throws(ControlError) {
+        do { try candidate.save(statePath) } catch {
             stateWriteFailed(statePath, error)
-            throw ControlError.control(.internalError, "cannot write \(statePath): \(error)")
+            throw .control(.internalError, "cannot write \(statePath): \(error)")
         }
     }
 
@@ -217,9 +223,8 @@ final class PushEmulator {
             publish("push.dropped", ["apnsId": .string(push.apnsId), "topic": .string(push.topic), "reason": .string(reason)])
             return nil
         case .stored(let replaced):
-            do { try next.save(statePath) } catch {
-                logger.error("push: cannot store \(push.apnsId) for the offline device in \(statePath): \(error)")
-                stateWriteFailed(statePath, error)
+            do { try save(next) } catch {
+                logger.error("push: cannot store \(push.apnsId) for the offline device: \(error)")
                 return .internalServerError
             }
             state = next
@@ -256,10 +261,7 @@ final class PushEmulator {
         var next = state
         next.online = true
         let (ready, expired) = next.store.takeAll(now: now)
-        do { try next.save(statePath) } catch {
-            stateWriteFailed(statePath, error)
-            throw ControlError.control(.internalError, "cannot write \(statePath): \(error)")
-        }
+        try save(next)
         state = next
         for push in expired { dropExpired(push) }
         for stored in ready { deliver(stored.push, at: now, heldMilliseconds: now - stored.acceptedAt) }
@@ -284,11 +286,10 @@ final class PushEmulator {
             let expired = next.store.expire(now: PushEmulator.nowMilliseconds)
             if !expired.isEmpty {
                 do {
-                    try next.save(self.statePath)
+                    try self.save(next)
                     self.state = next
                 } catch {
-                    self.logger.warning("push: cannot save the store after an expiration: \(error)")
-                    self.stateWriteFailed(self.statePath, error)
+                    self.logger.warning("push: the store after an expiration was not saved: \(error)")
                 }
                 for push in expired { self.dropExpired(push) }
             }
