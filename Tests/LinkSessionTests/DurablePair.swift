@@ -81,7 +81,7 @@ final class DurablePair {
             side.responses[token] = result
         case .notify(let notification):
             side.notifications.append(notification)
-        case .armTimer, .cancelTimer, .persist:
+        case .armTimer, .cancelTimer, .persist, .appProcess:
             break
         case .launchApp(let reason):
             side.launches.append(reason)

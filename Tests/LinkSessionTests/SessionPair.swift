@@ -27,6 +27,8 @@ final class SessionPair {
     var dropFramesToPhone = false
     /// The launches each side asked its emulated OS for, in order.
     private(set) var launches: [(role: Role, reason: LaunchReason)] = []
+    /// What each side's OS was asked to do to its app's process, in order.
+    private(set) var processActions: [(role: Role, action: AppProcessAction)] = []
 
     func session(_ role: Role) -> LinkSession { role == .phone ? phone : watch }
 
@@ -46,6 +48,8 @@ final class SessionPair {
                 timers.removeAll { $0.role == role && $0.timer == timer }
             case .launchApp(let reason):
                 launches.append((role, reason))
+            case .appProcess(let action):
+                processActions.append((role, action))
             case .persist, .file:
                 break
             }

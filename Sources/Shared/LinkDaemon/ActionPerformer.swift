@@ -63,6 +63,12 @@ final class ActionPerformer {
             if case .failure(let failure) = launcher.launch(.app, reason: reason) {
                 gateway.submit(.appLaunchFailed(failure.description)) { _ in }
             }
+        case .appProcess(let action):
+            switch action {
+            case .suspend: launcher.suspend(.app)
+            case .resume: launcher.resume(.app)
+            case .end(let reason, let detail): launcher.kill(.app, reason: reason, detail: detail)
+            }
         }
     }
 
@@ -137,6 +143,16 @@ final class ActionPerformer {
         case .file(.problem(let text)):
             kind = .fault
             fields = ["name": "file.problem", "message": .string(TracePreview.clip(text))]
+        case .backgroundTask(let event):
+            // The app's background life is the emulated OS's: an app entry, named as its event.
+            let (name, data) = ControlRendering.render(event, withUserInfo: false)
+            kind = .app
+            fields = ["name": .string(name)]
+            for (key, value) in data { fields[key] = value }
+            if case .wakeScheduled = event, let status = peer.session.backgroundTaskStatus(now: loop.turnMilliseconds),
+               status.policy == .watch {
+                fields["seed"] = .int(Int64(clamping: status.seed))
+            }
         }
         if let watch { fields["peer"] = .string(watch) }
         tracer.record(kind, fields)
@@ -148,6 +164,10 @@ final class ActionPerformer {
         case .delayedReply: return "delayedReply"
         case .heldMessages: return "heldMessages"
         case .inactiveDelivery: return "inactiveDelivery"
+        case .backgroundWake: return "backgroundWake"
+        case .backgroundBudget: return "backgroundBudget"
+        case .backgroundTasksExpiring: return "backgroundTasksExpiring"
+        case .scheduledTask(let kind): return "scheduledTask." + kind.rawValue
         }
     }
 }

@@ -5,6 +5,7 @@ import LinkSession
 /// The emulated OS's ops for installed programs: install and uninstall them, launch the app
 /// as a tap on its icon does, end it as the system ends a background app.
 struct AppLaunchOperations {
+    let context: FeatureContext
     let launcher: AppLauncher
 
     var operations: [ControlOperation] {
@@ -32,6 +33,13 @@ struct AppLaunchOperations {
                 let state = try call.args.optionalString("state") ?? "foreground"
                 guard state == "foreground" else {
                     throw call.args.invalid("'state' is foreground: a user launches an app into the foreground; the OS launches it into the background for what wakes it")
+                }
+                // A running app (in the background, or suspended) comes to the foreground.
+                if let running = launcher.launch(of: .app), running.attached {
+                    context.submit(.setAppState(.foreground)) { _ in
+                        call.succeed(["pid": .int(Int64(running.pid)), "reason": .string(running.reason.rawValue), "log": .string(running.logPath)])
+                    }
+                    return
                 }
                 switch launcher.launch(.app, reason: .user) {
                 case .success(let launch):

@@ -24,6 +24,8 @@ extension AppLauncher {
         launch.budgetTimer = nil
         let pid = launch.pid
         SystemCalls.signal(pid, SIGTERM)
+        // A stopped (suspended) process handles its SIGTERM only once it runs.
+        if launch.suspended { SystemCalls.signal(pid, SIGCONT) }
         launch.killTimer = loop.schedule(afterMilliseconds: Self.terminationGraceMilliseconds) { [unowned self] in
             guard self.running[kind]?.pid == pid else { return }
             self.logger.warning("app: the \(kind.name) (pid \(pid)) did not end within \(Self.terminationGraceMilliseconds) ms of SIGTERM: SIGKILL")
@@ -31,6 +33,20 @@ extension AppLauncher {
         }
         running[kind] = launch
         logger.info("app: ending the \(kind.name) (pid \(pid)): \(reason)")
+    }
+
+    /// Ends `kind` at once (SIGKILL), as watchOS's watchdog ends an app: `detail` says why in the log.
+    func kill(_ kind: InstalledProgramKind, reason: String, detail: String) {
+        guard var launch = running[kind] else {
+            logger.warning("app: the \(kind.name) would be ended (\(reason): \(detail)), but it is not a program this OS launched")
+            return
+        }
+        launch.ending = reason
+        if let timer = launch.budgetTimer { loop.cancel(timer) }
+        launch.budgetTimer = nil
+        running[kind] = launch
+        logger.error("app: the watchdog ends the \(kind.name) (pid \(launch.pid)): \(detail)")
+        SystemCalls.signal(launch.pid, SIGKILL)
     }
 
     /// SIGCHLD: every program that ended is reaped and reported.
@@ -72,7 +88,10 @@ extension AppLauncher {
     /// The daemon stops: every program gets SIGTERM, and SIGKILL if it has not ended within the
     /// grace period; each is reaped before this returns.
     func stop() {
-        for launch in running.values { SystemCalls.signal(launch.pid, SIGTERM) }
+        for launch in running.values {
+            SystemCalls.signal(launch.pid, SIGTERM)
+            if launch.suspended { SystemCalls.signal(launch.pid, SIGCONT) }
+        }
         let deadline = loop.nowMilliseconds + Self.terminationGraceMilliseconds
         while !running.isEmpty {
             for (kind, launch) in running {

@@ -35,6 +35,8 @@ public final class AppLauncher {
         public fileprivate(set) var attached = false
         /// Why the OS is ending it, once it is.
         var ending: String?
+        /// Stopped (SIGSTOP) as watchOS suspends an app whose background tasks are done.
+        public fileprivate(set) var suspended = false
         var killTimer: EventLoop.TimerID?
         var budgetTimer: EventLoop.TimerID?
     }
@@ -163,7 +165,8 @@ public final class AppLauncher {
             return .failure(failure)
         }
         var launch = Launch(kind: kind, pid: pid, reason: reason, logPath: logPath)
-        if reason != .user, kind == .app {
+        // The watch's background runs have the budget of their tasks (the session's rules).
+        if reason != .user, kind == .app, role == .phone {
             launch.budgetTimer = loop.schedule(afterMilliseconds: backgroundBudgetMilliseconds) { [unowned self] in
                 self.backgroundBudgetSpent(pid)
             }
@@ -214,6 +217,26 @@ public final class AppLauncher {
         running[.app] = launch
     }
 
+    // MARK: Suspending
+
+    /// Stops the running program as watchOS suspends an app: it runs no code until resumed.
+    func suspend(_ kind: InstalledProgramKind) {
+        guard var launch = running[kind], launch.ending == nil, !launch.suspended else { return }
+        launch.suspended = true
+        running[kind] = launch
+        SystemCalls.signal(launch.pid, SIGSTOP)
+        logger.info("app: suspended the \(kind.name) (pid \(launch.pid)): its background tasks are completed")
+    }
+
+    /// Lets a suspended program run again.
+    func resume(_ kind: InstalledProgramKind) {
+        guard var launch = running[kind], launch.suspended else { return }
+        launch.suspended = false
+        running[kind] = launch
+        SystemCalls.signal(launch.pid, SIGCONT)
+        logger.info("app: resumed the \(kind.name) (pid \(launch.pid))")
+    }
+
     private func backgroundBudgetSpent(_ pid: Int32) {
         guard var launch = running[.app], launch.pid == pid else { return }
         launch.budgetTimer = nil
@@ -235,6 +258,7 @@ public final class AppLauncher {
             if let launch = running[kind] {
                 entry["pid"] = .int(Int64(launch.pid))
                 entry["reason"] = .string(launch.reason.rawValue)
+                if launch.suspended { entry["suspended"] = true }
             }
             result[kind.name] = .object(entry)
         }

@@ -3,9 +3,26 @@ import LinkJSON
 import LinkSession
 import WireProtocol
 
-/// The app process attached to the daemon (`app.attach`): at most one connection at a time.
+/// The app process attached to the daemon: its session's connection (`app.attach`) and, on the
+/// watch, its WatchKit's (`watchKit.attach`); at most one of each at a time.
 final class AppAttachment {
     private(set) var client: ControlClientConnection?
+    private(set) var watchKit: ControlClientConnection?
+
+    /// Whether a connection other than `client` is the app's WatchKit.
+    func isWatchKitHeld(byAnotherThan client: ControlClientConnection) -> Bool {
+        guard let attached = watchKit, attached.isOpen else { return false }
+        return attached !== client
+    }
+
+    func attachWatchKit(_ client: ControlClientConnection) { watchKit = client }
+
+    /// Forgets `client` if it was the app's WatchKit; true when it was.
+    func detachWatchKit(_ client: ControlClientConnection) -> Bool {
+        guard watchKit === client else { return false }
+        watchKit = nil
+        return true
+    }
 
     /// Whether a connection other than `client` is the attached app.
     func isHeld(byAnotherThan client: ControlClientConnection?) -> Bool {
@@ -46,10 +63,11 @@ struct AppOperations {
                     throw ControlError.control(.busy, "app.attach: an app is attached already (control connection #\(attachment.client?.serial ?? 0)); one app at a time")
                 }
                 // An app the OS launched runs in the state it was launched in, whatever it says.
-                if let launched = launcher.attached(.app) { state = launched }
+                let launched = launcher.attached(.app)
+                if let launched { state = launched }
                 attachment.attach(client)
                 subscribe(client)
-                context.submit(.attachApp(state, handles)) { result in
+                context.submit(.attachApp(state, handles, launchedByTheOS: launched != nil)) { result in
                     call.respond(result.map { _ in
                         let status = context.status()
                         return ["attached": true, "appState": .string(status.appState.name),

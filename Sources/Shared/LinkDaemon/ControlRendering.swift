@@ -67,6 +67,8 @@ enum ControlRendering {
             }
             if let data = configuration.replyData { object["replyData"] = PlistJSON.json(from: .data(data)) }
             return object
+        case .taskScheduled(let delay):
+            return ["inMs": .int(delay)]
         }
     }
 
@@ -139,7 +141,56 @@ enum ControlRendering {
             return ("context.received", ["seq": .int(Int64(seq)), "applicationContext": dictionaryJSON(context)])
         case .file(let notification):
             return render(notification)
+        case .backgroundTask(let notification):
+            return render(notification)
         }
+    }
+
+    /// A background task event; `withUserInfo: false` leaves the tasks' userInfo out (the trace
+    /// keeps no payloads).
+    static func render(_ notification: BackgroundTaskNotification, withUserInfo: Bool = true) -> (String, JSONObject) {
+        let render = { (task: BackgroundTask) in Self.render(task, withUserInfo: withUserInfo) }
+        switch notification {
+        case .handed(let tasks):
+            return ("backgroundTask.handed", ["tasks": .array(tasks.map { .object(render($0)) })])
+        case .expiring(let tasks):
+            return ("backgroundTask.expiring", ["tasks": .array(tasks.map { .object(render($0)) })])
+        case .completed(let task):
+            return ("backgroundTask.completed", render(task))
+        case .expired(let task):
+            return ("backgroundTask.expired", render(task))
+        case .ignored(let task):
+            return ("backgroundTask.ignored", render(task))
+        case .wakeScheduled(let reason, let delay):
+            return ("app.wakeScheduled", ["reason": .string(reason.rawValue), "inMs": .int(delay)])
+        case .suspended:
+            return ("app.suspended", [:])
+        case .resumed(let reason):
+            return ("app.resumed", ["reason": .string(reason.rawValue)])
+        }
+    }
+
+    /// A background task as events and `status` show it.
+    static func render(_ task: BackgroundTask, withUserInfo: Bool = true) -> JSONObject {
+        var object: JSONObject = ["taskId": .int(Int64(clamping: task.id)), "kind": .string(task.kind.rawValue),
+                                  "state": .string(task.state.rawValue)]
+        if withUserInfo, let userInfo = task.userInfo, let value = try? JSON.parse(userInfo) { object["userInfo"] = value }
+        return object
+    }
+
+    /// `status.backgroundTasks` (watch).
+    static func render(_ status: BackgroundTaskStatus) -> JSONObject {
+        var object: JSONObject = [
+            "policy": .string(status.policy.rawValue), "seed": .int(Int64(clamping: status.seed)),
+            "windowMs": .int(status.windowMilliseconds), "budgetMs": .int(status.budgetMilliseconds),
+            "suspended": .bool(status.isSuspended), "tasks": .array(status.tasks.map { .object(render($0)) }),
+            "scheduled": .array(status.scheduled.map { .object(["kind": .string($0.kind.rawValue), "inMs": .int($0.inMilliseconds)]) }),
+            "launchesThisHour": .int(Int64(status.launchesThisHour)),
+        ]
+        if status.policy == .watch { object["launchesPerHour"] = .int(Int64(status.launchesPerHour)) }
+        if let left = status.budgetLeftMilliseconds { object["budgetLeftMs"] = .int(left) }
+        if let next = status.nextWakeInMilliseconds { object["nextWakeInMs"] = .int(next) }
+        return object
     }
 
     static func render(_ transfers: [OutstandingFileTransfer]) -> JSONObject {

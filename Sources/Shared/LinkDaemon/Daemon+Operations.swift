@@ -9,7 +9,8 @@ extension Daemon {
         table.register(SessionOperations(context: context, table: table,
                                          status: { [unowned self] in
                                              StatusReport.make(role: self.role, deviceId: self.home.deviceId, directory: self.directory,
-                                                               link: self.link, launcher: self.launcher, features: self.features)
+                                                               link: self.link, launcher: self.launcher, features: self.features,
+                                                               now: self.loop.nowMilliseconds)
                                          },
                                          subscribe: { [unowned self] in self.control.subscribe($0) },
                                          app: app,
@@ -17,7 +18,9 @@ extension Daemon {
         table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
         table.register(AppOperations(context: context, attachment: app, launcher: launcher,
                                      subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
-        table.register(AppLaunchOperations(launcher: launcher).operations)
+        table.register(AppLaunchOperations(context: context, launcher: launcher).operations)
+        table.register(BackgroundTaskOperations(context: context, attachment: app, launcher: launcher,
+                                                subscribe: { [unowned self] in self.control.subscribe($0) }).operations)
         table.register(MessageOperations(context: context, directory: directory).operations)
         table.register(QueuedOperations(context: context).operations)
         table.register(FileOperations(context: context).operations)

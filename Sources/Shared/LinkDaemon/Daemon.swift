@@ -57,6 +57,10 @@ public final class Daemon {
                                                       defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
         configuration.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         configuration.receivedListByteCapacity = options.receivedListBytes
+        configuration.launchPolicy = BackgroundLaunchPolicy(mode: options.launchPolicy,
+                                                            seed: options.launchSeed ?? UInt64.random(in: 0...UInt64(Int64.max)),
+                                                            windowMilliseconds: options.launchWindowMilliseconds)
+        configuration.backgroundTaskBudgetMilliseconds = options.backgroundTaskMilliseconds
         for feature in self.features { feature.configureSession(&configuration) }
         home = DaemonHome(options: options, logger: logger)
         directory = PeerDirectory(options: options, logger: logger, loop: loop, configuration: configuration)
@@ -109,8 +113,13 @@ public final class Daemon {
         control.onTraceFollowersChanged = { [unowned self] in
             self.tracer.follow = self.control.traceFollowerCount > 0 ? { [unowned self] in self.control.publishTraceEntry($0.object) } : nil
         }
-        let started = tracer.record(.daemon, ["name": "start", "version": .string(DaemonOptions.version),
-                                              "program": .string(options.programName)])
+        var startEntry: JSONObject = ["name": "start", "version": .string(DaemonOptions.version), "program": .string(options.programName)]
+        let policy = directory.session.configuration.launchPolicy
+        if role == .watch {
+            startEntry["launchPolicy"] = .string(policy.mode.rawValue)
+            startEntry["launchSeed"] = .int(Int64(clamping: policy.seed))
+        }
+        let started = tracer.record(.daemon, startEntry)
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         SystemCalls.ignoreSignal(SIGXFSZ)
         try directory.openStores()
@@ -125,6 +134,10 @@ public final class Daemon {
             if self.app.detach(client) {
                 self.logger.info("app: the attached app (control connection #\(client.serial)) is gone: not running")
                 self.gateway.submit(.detachApp) { _ in }
+            }
+            if self.app.detachWatchKit(client) {
+                self.logger.info("app: the app's WatchKit (control connection #\(client.serial)) is gone")
+                self.gateway.submit(.detachWatchKit) { _ in }
             }
             for feature in self.features { feature.clientClosed(client.serial) }
         }
@@ -154,6 +167,9 @@ public final class Daemon {
         }
         if options.activateOnStart { tracer.withCause(started) { gateway.submit(.activate) { _ in } } }
         startedFully = true
+        if role == .watch {
+            logger.info("background launches: \(policy.mode.rawValue) policy, seed \(policy.seed) (replay with --launch-seed \(policy.seed)), window \(policy.windowMilliseconds) ms, budget \(directory.session.configuration.backgroundTaskBudgetMilliseconds) ms")
+        }
         logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
     }
 

@@ -38,6 +38,14 @@ public struct DaemonOptions: Sendable {
     public var appCommand: InstalledProgram?
     /// `--app-background-ms`: how long an app launched into the background may run there.
     public var appBackgroundMilliseconds: Int64 = AppLauncher.standardBackgroundBudgetMilliseconds
+    /// Watch: when the OS runs the installed app in the background (`--launch-policy`).
+    public var launchPolicy: BackgroundLaunchPolicy.Mode = .watch
+    /// Watch: the seed of the launch policy's delays (`--launch-seed`); drawn at start when nil.
+    public var launchSeed: UInt64?
+    /// Watch: the longest a background run for data is deferred (`--launch-window-ms`).
+    public var launchWindowMilliseconds: Int64 = BackgroundLaunchPolicy.standardWindowMilliseconds
+    /// Watch: a background run's budget before the watchdog ends the app (`--background-task-ms`).
+    public var backgroundTaskMilliseconds: Int64 = LinkSession.Configuration.standardBackgroundTaskBudgetMilliseconds
 
     public var pairingKeyPath: String
     public var programName: String { role == .phone ? "phoned" : "watchd" }
@@ -50,6 +58,8 @@ public struct DaemonOptions: Sendable {
         stateDirectory = home + (role == .phone ? "/phone" : "/watch")
         pairingKeyPath = home + "/pairing.key"
     }
+
+    private static let watchFlags: Set<String> = ["--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms"]
 
     public enum ParseOutcome {
         case run(DaemonOptions)
@@ -81,11 +91,21 @@ public struct DaemonOptions: Sendable {
           --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
           --poller epoll|poll     event-loop backend (default: epoll on Linux)
           --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
-          --app-background-ms N   how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))
+          --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))\(role == .watch ? watchUsage : "")
         \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
           --version               print the version
         """
     }
+
+    /// The watch's background-life flags.
+    private static let watchUsage = """
+
+          --launch-policy watch|immediate
+                                  when the OS runs the app in the background for data and scheduled tasks: as a watch does (default) or at once
+          --launch-seed N         the seed of the watch policy's delays, 0 to \(Int64.max) (default: drawn at start and logged)
+          --launch-window-ms N    the longest the watch policy defers a background run for data (default: \(BackgroundLaunchPolicy.standardWindowMilliseconds))
+          --background-task-ms N  a background run's budget before the watchdog ends an app whose tasks are open (default: \(LinkSession.Configuration.standardBackgroundTaskBudgetMilliseconds))
+        """
 
     /// `  --name VALUE   summary`, the summary on a line of its own after a long flag.
     private static func featureOptionLine(_ option: FeatureOption) -> String {
@@ -134,8 +154,11 @@ public struct DaemonOptions: Sendable {
                 appArguments.append(v)
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
                  "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
-                 "--app-background-ms":
+                 "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
+                if Self.watchFlags.contains(flag), role != .watch {
+                    return fail("\(flag) is watchd's: the watch app's background life is watchOS's")
+                }
                 switch flag {
                 case "--home": home = v
                 case "--link": link = v
@@ -176,6 +199,26 @@ public struct DaemonOptions: Sendable {
                         return fail("--app-background-ms must be an integer from 1 to 86400000, got '\(v)'")
                     }
                     options.appBackgroundMilliseconds = ms
+                case "--launch-policy":
+                    guard let mode = BackgroundLaunchPolicy.Mode(rawValue: v) else {
+                        return fail("--launch-policy is watch or immediate, got '\(v)'")
+                    }
+                    options.launchPolicy = mode
+                case "--launch-seed":
+                    guard let seed = Int64(v), seed >= 0 else {
+                        return fail("--launch-seed must be an integer from 0 to \(Int64.max), got '\(v)'")
+                    }
+                    options.launchSeed = UInt64(seed)
+                case "--launch-window-ms":
+                    guard let ms = Int64(v), ms >= 0, ms <= 86_400_000 else {
+                        return fail("--launch-window-ms must be an integer from 0 to 86400000, got '\(v)'")
+                    }
+                    options.launchWindowMilliseconds = ms
+                case "--background-task-ms":
+                    guard let ms = Int64(v), ms >= 100, ms <= 3_600_000 else {
+                        return fail("--background-task-ms must be an integer from 100 to 3600000, got '\(v)'")
+                    }
+                    options.backgroundTaskMilliseconds = ms
                 case "--received-list-bytes":
                     guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
                         return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
@@ -205,6 +248,10 @@ public struct DaemonOptions: Sendable {
         resolved.traceFile = options.traceFile.map { $0.hasPrefix("/") ? $0 : resolvedHome + "/" + $0 }
         resolved.featureOptions = options.featureOptions
         resolved.appBackgroundMilliseconds = options.appBackgroundMilliseconds
+        resolved.launchPolicy = options.launchPolicy
+        resolved.launchSeed = options.launchSeed
+        resolved.launchWindowMilliseconds = options.launchWindowMilliseconds
+        resolved.backgroundTaskMilliseconds = options.backgroundTaskMilliseconds
         if let appCommand {
             do { resolved.appCommand = try InstalledProgram(command: [appCommand] + appArguments) } catch {
                 return fail("--app-command: \(error)")

@@ -7,7 +7,7 @@ import WireProtocol
 /// and each feature's fields.
 enum StatusReport {
     static func make(role: Role, deviceId: String, directory: PeerDirectory, link: LinkEndpoint,
-                     launcher: AppLauncher, features: [DaemonFeature]) -> JSONObject {
+                     launcher: AppLauncher, features: [DaemonFeature], now: Int64) -> JSONObject {
         let session = directory.session
         let status = session.status()
         var linkObject: JSONObject = ["connected": .bool(status.linkConnected), "up": .bool(link.isEnabled),
@@ -34,6 +34,9 @@ enum StatusReport {
         if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
         result["replyMode"] = .string(session.replies.mode.rawValue)
         result["apps"] = .object(launcher.status)
+        if let background = session.backgroundTaskStatus(now: now) {
+            result["backgroundTasks"] = .object(ControlRendering.render(background))
+        }
         if role == .phone { directory.addWatchStatus(to: &result) }
         for feature in features { feature.addStatus(to: &result) }
         return result

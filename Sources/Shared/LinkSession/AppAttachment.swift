@@ -14,8 +14,9 @@ import WireProtocol
 /// Delivered means "the app's delegate returned", the moment Apple's framework considers a
 /// transfer done on the receiving side.
 extension LinkSession {
-    func attachApp(state: AppState, handles: AppHandles, token: RequestToken, now: Int64) {
+    func attachApp(state: AppState, handles: AppHandles, launchedByTheOS: Bool, token: RequestToken, now: Int64) {
         setAttachedApp(handles)
+        if launchedByTheOS { background.launchedByTheOS = true }
         launchEnded()
         changeAppState(to: state)
         actions.append(.respond(token, .success(.appState(appState))))
@@ -27,7 +28,8 @@ extension LinkSession {
         failTheAppsUnansweredMessages()
         failHeldMessages(.deliveryFailed, "the phone app quit before it activated its session")
         setAttachedApp(nil)
-        changeAppState(to: .notRunning)
+        // The process runs on while its WatchKit is attached.
+        if !background.watchKitAttached { changeAppState(to: .notRunning) }
         actions.append(.respond(token, .success(.appState(appState))))
     }
 
@@ -43,6 +45,7 @@ extension LinkSession {
         appState = state
         actions.append(.notify(.appStateDidChange(state)))
         stateChanged()
+        backgroundAppStateChanged(to: state)
         deliverPending()
     }
 

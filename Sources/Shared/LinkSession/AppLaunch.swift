@@ -53,7 +53,7 @@ extension LinkSession {
             failHeldMessages(.deliveryFailed, "the app was uninstalled before it could take the message")
         }
         actions.append(.respond(token, .success(.empty)))
-        if installed { launchForBackgroundData() }
+        if installed { wakeForBackgroundData() }
     }
 
     /// Whether a message from the watch must wait for the phone app to be launched.
@@ -72,15 +72,9 @@ extension LinkSession {
         requestLaunch(.message)
     }
 
-    /// The watch: received items the app has not taken launch it in the background.
-    func launchForBackgroundData() {
-        guard role == .watch, launch.isInstalled, attachedApp == nil,
-              undelivered.contains(where: { !($0.channel == .userInfo && $0.flags.contains(.system)) }) else { return }
-        requestLaunch(.backgroundData)
-    }
-
-    private func requestLaunch(_ reason: LaunchReason) {
-        guard attachedApp == nil, !launch.isUnderWay else { return }
+    /// Asks the emulated OS to launch the app for `reason`, unless it runs or a launch is under way.
+    func requestLaunch(_ reason: LaunchReason) {
+        guard attachedApp == nil, !background.watchKitAttached, !launch.isUnderWay else { return }
         launch.isUnderWay = true
         actions.append(.launchApp(reason))
     }
@@ -118,6 +112,7 @@ extension LinkSession {
 
     func appLaunchFailed(_ reason: String, token: RequestToken) {
         launch.isUnderWay = false
+        backgroundLaunchFailed()
         failHeldMessages(.deliveryFailed, reason)
         actions.append(.respond(token, .success(.empty)))
     }

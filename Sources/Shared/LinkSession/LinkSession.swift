@@ -70,6 +70,16 @@ public final class LinkSession {
         /// Phone: how long an inactive session (after a watch switch) keeps delivering what it
         /// received from the previous watch before it deactivates anyway.
         public var inactiveDeliveryMilliseconds: Int64 = Configuration.standardInactiveDeliveryMilliseconds
+        /// Watch: when the OS runs an installed app that is not in the foreground
+        /// (BackgroundTasks.swift); the daemon's default is the watch policy with a random seed.
+        public var launchPolicy = BackgroundLaunchPolicy(mode: .immediate, seed: 0)
+        /// Watch: how long a background run lasts before watchOS's watchdog ends an app whose
+        /// tasks are not completed (`--background-task-ms`).
+        public var backgroundTaskBudgetMilliseconds: Int64 = Configuration.standardBackgroundTaskBudgetMilliseconds
+        /// 15 s: "Exhausted wall time allowance of 15.00 seconds" (watchOS's watchdog, crash
+        /// reports in home-assistant/iOS 1192 and OctoPod 387; "the watchdog timeout from the
+        /// system, which is 15.0s", home-assistant/iOS 1454).
+        public static let standardBackgroundTaskBudgetMilliseconds: Int64 = 15_000
 
         public init(role: Role,
                     defaultReplyTimeoutMilliseconds: Int64 = Configuration.standardReplyTimeoutMilliseconds,
@@ -124,6 +134,10 @@ public final class LinkSession {
     var handedUpTo: UInt64 = 0
     /// The app as a program the emulated OS launches (AppLaunch.swift).
     var launch = AppLaunchState()
+    /// Watch: the app's background tasks, runs and suspension (BackgroundTasks.swift).
+    var background: BackgroundTaskState
+    /// The time given with the event being handled.
+    var currentTime: Int64 = 0
 
     private(set) var linkGeneration: UInt64 = 0
     var nextMessageId: UInt64 = 1
@@ -169,6 +183,7 @@ public final class LinkSession {
         self.configuration = configuration
         fileDirectory = configuration.fileDirectory
         self.receivedSequence = receivedSequence
+        background = BackgroundTaskState(policy: configuration.launchPolicy)
         switch configuration.role {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
         case .watch: flags = [.isCompanionAppInstalled]
@@ -199,6 +214,7 @@ public final class LinkSession {
 
     /// The link finished its handshake: tell the peer who we are.
     public func linkUp(now: Int64) -> [SessionAction] {
+        currentTime = now
         isLinkUp = true
         linkGeneration &+= 1
         peerState = nil
@@ -214,6 +230,7 @@ public final class LinkSession {
 
     /// The link is gone: everything waiting on the peer fails with 7007 at once.
     public func linkDown(now: Int64) -> [SessionAction] {
+        currentTime = now
         guard isLinkUp else { return drain() }
         isLinkUp = false
         peerState = nil
@@ -235,6 +252,7 @@ public final class LinkSession {
 
     /// A session frame from the authenticated peer.
     public func receive(_ frame: Frame, now: Int64) -> [SessionAction] {
+        currentTime = now
         guard isLinkUp else { return drain() }
         switch frame {
         case .state(let state):
@@ -269,6 +287,7 @@ public final class LinkSession {
     }
 
     public func timerFired(_ timer: SessionTimer, now: Int64) -> [SessionAction] {
+        currentTime = now
         switch timer {
         case .replyTimeouts:
             armedDeadline = nil
@@ -288,6 +307,14 @@ public final class LinkSession {
             inactiveDeliveryEnded()
         case .heldMessages:
             heldMessagesTimerFired(now: now)
+        case .backgroundWake:
+            backgroundWakeFired()
+        case .backgroundBudget:
+            backgroundBudgetSpent()
+        case .backgroundTasksExpiring:
+            backgroundTasksExpiring()
+        case .scheduledTask(let kind):
+            scheduledTaskFired(kind)
         case .delayedReply(let replyId):
             guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
             forgetAwaitingReply(replyId)
@@ -301,6 +328,7 @@ public final class LinkSession {
     // MARK: - Commands
 
     public func handle(_ command: SessionCommand, token: RequestToken, now: Int64) -> [SessionAction] {
+        currentTime = now
         switch command {
         case .activate:
             activate(token: token, now: now)
@@ -334,8 +362,8 @@ public final class LinkSession {
             cancelTransfer(transferId, token: token)
         case .timeOutTransfer(let transferId):
             timeOutTransfer(transferId, token: token)
-        case .attachApp(let state, let handles):
-            attachApp(state: state, handles: handles, token: token, now: now)
+        case .attachApp(let state, let handles, let launchedByTheOS):
+            attachApp(state: state, handles: handles, launchedByTheOS: launchedByTheOS, token: token, now: now)
         case .detachApp:
             detachApp(token: token)
         case .acknowledgeDelivery(let seq):
@@ -355,6 +383,14 @@ public final class LinkSession {
             setAppInstalled(installed, token: token)
         case .appLaunchFailed(let reason):
             appLaunchFailed(reason, token: token)
+        case .attachWatchKit(let state, let launchedByTheOS):
+            attachWatchKit(state: state, launchedByTheOS: launchedByTheOS, token: token)
+        case .detachWatchKit:
+            detachWatchKit(token: token)
+        case .completeBackgroundTask(let id):
+            completeBackgroundTask(id: id, token: token)
+        case .scheduleBackgroundTask(let kind, let preferredDate, let userInfo):
+            scheduleBackgroundTask(kind, preferredDate: preferredDate, userInfo: userInfo, token: token)
         }
         return drain()
     }

@@ -461,9 +461,12 @@ extension LinkSession {
     /// delivers them at launch). An attached app gets them to acknowledge (AppAttachment.swift).
     func deliverPending() {
         guard !undelivered.isEmpty else { return }
-        launchForBackgroundData()
-        guard activationState != .notActivated, appState != .notRunning else { return }
+        wakeForBackgroundData()
+        // A suspended app runs no code and receives nothing until it is woken.
+        guard activationState != .notActivated, appState != .notRunning, !background.isSuspended else { return }
         if attachedApp != nil { return handPendingToApp() }
+        // An app process whose WatchKit runs takes its items itself, once its session attaches.
+        guard !background.watchKitAttached else { return }
         for item in undelivered {
             markDelivered(item)
             notifyDelivery(item)

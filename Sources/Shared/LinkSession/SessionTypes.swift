@@ -146,8 +146,9 @@ public enum SessionCommand: Sendable {
     /// A fault: a userInfo or file transfer not yet on the link fails with 7017
     /// `transferTimedOut` in its `didFinish`, as when the system gives up on it.
     case timeOutTransfer(transferId: String)
-    /// An app process attached itself (`app.attach`): it runs in `state` and has `handles`.
-    case attachApp(AppState, AppHandles)
+    /// An app process attached itself (`app.attach`): it runs in `state` and has `handles`;
+    /// `launchedByTheOS` when it is the program this side's OS launched (it can suspend and end it).
+    case attachApp(AppState, AppHandles, launchedByTheOS: Bool = false)
     /// The attached app's connection closed: the app is not running.
     case detachApp
     /// The attached app's delegate returned for every item handed to it up to `seq`.
@@ -167,6 +168,16 @@ public enum SessionCommand: Sendable {
     /// The app the session asked to launch did not come up: it could not start, or it ended
     /// before it attached. What waited for it fails with 7014.
     case appLaunchFailed(String)
+    /// Watch: the app's WatchKit attached itself (`watchKit.attach`), the connection that its
+    /// background tasks are handed on; the app runs in `state`.
+    case attachWatchKit(AppState, launchedByTheOS: Bool)
+    /// Watch: the app's WatchKit connection closed.
+    case detachWatchKit
+    /// Watch: the app completed a background task (`setTaskCompletedWithSnapshot(_:)`).
+    case completeBackgroundTask(id: UInt64)
+    /// Watch: `scheduleBackgroundRefresh` or `scheduleSnapshotRefresh`: a task of `kind` at,
+    /// not before, `preferredDate` (seconds since 1970), replacing the one of that kind.
+    case scheduleBackgroundTask(BackgroundTaskKind, preferredDate: Double, userInfo: [UInt8]?)
 }
 
 /// Why the emulated OS launches an app into the background.
@@ -180,6 +191,10 @@ public enum LaunchReason: String, Sendable, Hashable, CaseIterable {
     case backgroundData
     /// The user opened the app (`app.launch`): in the foreground.
     case user
+    /// A scheduled background app refresh came due (`WKApplicationRefreshBackgroundTask`).
+    case backgroundRefresh
+    /// A scheduled snapshot refresh came due (`WKSnapshotRefreshBackgroundTask`).
+    case snapshot
 }
 
 /// One entry of `outstandingUserInfoTransfers`.
@@ -207,6 +222,8 @@ public enum CommandResult: Hashable, Sendable {
     case contextUpdated
     case contexts(applicationContext: [UInt8]?, received: [UInt8]?)
     case outstandingFiles([OutstandingFileTransfer])
+    /// A background task was scheduled; it comes due in this long.
+    case taskScheduled(inMilliseconds: Int64)
 }
 
 extension CommandResult {
@@ -253,6 +270,8 @@ public enum SessionNotification: Hashable, Sendable {
     case applicationContextReceived(seq: UInt64, context: [UInt8])
     /// File transfers: progress, `didFinish`, a received file.
     case file(FileNotification)
+    /// Watch: the app's background life (tasks, suspension, wakes).
+    case backgroundTask(BackgroundTaskNotification)
 }
 
 extension SessionNotification {
@@ -276,6 +295,14 @@ public enum SessionTimer: Hashable, Sendable {
     case inactiveDelivery
     /// The earliest deadline of the messages held for an app being launched.
     case heldMessages
+    /// Watch: a background run for data the launch policy deferred comes due.
+    case backgroundWake
+    /// Watch: the background run's budget is spent.
+    case backgroundBudget
+    /// Watch: the background run's budget is about to be spent (`expirationHandler`).
+    case backgroundTasksExpiring
+    /// Watch: a scheduled background task comes due.
+    case scheduledTask(BackgroundTaskKind)
 }
 
 /// The effects the runtime performs for the session.
@@ -288,6 +315,8 @@ public enum SessionAction: Sendable {
     /// The emulated OS launches this side's installed app into the background; a failed
     /// launch comes back as ``SessionCommand/appLaunchFailed(_:)``.
     case launchApp(LaunchReason)
+    /// Watch: suspend, resume or end the app's process, as watchOS does.
+    case appProcess(AppProcessAction)
     /// Write this within the current turn's transaction; what follows waits for its commit.
     case persist(DurableOperation)
     /// File work; see ``FileAction/precedesCommit`` for when the runtime performs it.
