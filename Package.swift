@@ -64,14 +64,19 @@ let package = Package(
 
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
         .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
-        .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "LinkControl", "LinkJSON"], path: "Sources/AppSide/WatchConnectivity"),
+        .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "WatchLinkObservation", "LinkControl", "LinkJSON"],
+                path: "Sources/AppSide/WatchConnectivity"),
+        // Key-value observing as app code names it (NSKeyValueObservation, ...), where Foundation
+        // has none (Linux), for the package's observable objects.
+        .target(name: "WatchLinkObservation", path: "Sources/AppSide/WatchLinkObservation"),
         // Apple's PushKit and (the part a push reaches) File Provider, over phoned's push ops.
         .target(name: "PushKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/PushKit"),
         .target(name: "FileProvider", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/FileProvider"),
         // Apple's CallKit, the part PushKit's VoIP rule needs: reporting an incoming call to phoned.
         .target(name: "CallKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/CallKit"),
-        // Apple's WatchKit, the part watch app code around a WKInterfaceController needs to compile.
-        .target(name: "WatchKit", path: "Sources/AppSide/WatchKit"),
+        // Apple's WatchKit: the app delegate, its background tasks and the app object, over
+        // watchd's WatchKit ops; WKInterfaceController for the code around it to compile.
+        .target(name: "WatchKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/WatchKit"),
         // The PowerAuth SDK's iOS and watchOS modules over the state the daemons keep; their
         // shared types and the packet channel over the app's own WCSession.
         .target(name: "PowerAuthShared", dependencies: ["WatchConnectivity", "WatchLinkClient", "LinkJSON"],
@@ -107,6 +112,8 @@ let package = Package(
         // Two example apps written only against the WatchConnectivity API.
         .executableTarget(name: "WatchLinkExamplePhone", dependencies: ["WatchConnectivity"], path: "Examples/PhoneApp"),
         .executableTarget(name: "WatchLinkExampleWatch", dependencies: ["WatchConnectivity"], path: "Examples/WatchApp"),
+        // A watch app run by its WatchKit delegate: background tasks, completed as Apple's sample does.
+        .executableTarget(name: "WatchLinkExampleBackgroundWatch", dependencies: ["WatchKit", "WatchConnectivity"], path: "Examples/BackgroundWatchApp"),
         // A File Provider app written only against PushKit and File Provider, and its server.
         .executableTarget(name: "WatchLinkExampleFileProviderApp", dependencies: ["PushKit", "FileProvider"], path: "Examples/FileProviderApp"),
         .executableTarget(name: "WatchLinkExampleFileProviderServer", dependencies: ["WatchLinkTesting"], path: "Examples/FileProviderServer"),

@@ -12,6 +12,9 @@ import PushKit
 // (`setApplicationState`), which a device's app lifecycle does.
 //
 //   --no-reply-handler   a delegate without session(_:didReceiveMessage:replyHandler:)
+//
+// Commands include "observe": key-value observations of hasContentPending and activationState,
+// each change a "kvo" line; "stopObserving" invalidates them.
 //   --work-ms N          each didReceiveUserInfo works N ms before it returns
 //
 // Launched by a daemon (app.install), with no commands on standard input:
@@ -129,6 +132,8 @@ final class ReplyingDelegate: ProbeDelegate, WCSessionDelegate {
 
 let delegate: ProbeDelegate & WCSessionDelegate = CommandLine.arguments.contains("--no-reply-handler") ? PlainDelegate() : ReplyingDelegate()
 var lastFileTransfer: WCSessionFileTransfer?
+/// The session's observations (`observe`), kept while the app runs.
+var observations: [NSKeyValueObservation] = []
 
 /// Carries a value to a queue that calls it once; the probe knows it is not shared.
 final class UncheckedBox<T>: @unchecked Sendable {
@@ -185,6 +190,19 @@ func run(_ command: [String: Any]) {
               "remainingComplicationUserInfoTransfers": session.remainingComplicationUserInfoTransfers,
               "applicationContext": session.applicationContext, "receivedApplicationContext": session.receivedApplicationContext,
               "outstandingUserInfoTransfers": session.outstandingUserInfoTransfers.count])
+    case "observe":
+        // Key-value observing as apps do it: each change a line, with its old and new value.
+        observations.append(session.observe(\.hasContentPending, options: [.initial, .old, .new]) { session, change in
+            emit(["cb": "kvo", "key": "hasContentPending", "old": change.oldValue ?? NSNull(), "new": change.newValue ?? NSNull(),
+                  "value": session.hasContentPending])
+        })
+        observations.append(session.observe(\.activationState, options: [.new]) { _, change in
+            emit(["cb": "kvo", "key": "activationState", "new": change.newValue?.rawValue ?? NSNull()])
+        })
+        emit(["cb": "observing"])
+    case "stopObserving":
+        for observation in observations { observation.invalidate() }
+        emit(["cb": "notObserving"])
     case "dropDelegate":
         session.delegate = nil
         emit(["cb": "delegateDropped"])

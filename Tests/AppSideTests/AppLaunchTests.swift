@@ -12,32 +12,7 @@ import Darwin
 
 /// The emulated OS launching the installed app (the probe, built from the package), as iOS
 /// and watchOS do, and ending it (docs/app-side.md, "The emulated OS launches the app").
-final class AppLaunchTests: XCTestCase {
-    private var pairs: [WatchLinkPair] = []
-    private var clients: [ControlClient] = []
-
-    override func tearDown() {
-        for client in clients { client.close() }
-        let failed = testRun.map { !$0.hasSucceeded } ?? false
-        for pair in pairs { pair.stop(keepingLogs: failed) }
-        pairs.removeAll()
-        clients.removeAll()
-        super.tearDown()
-    }
-
-    private func start(phone: [String] = [], watch: [String] = []) throws -> WatchLinkPair {
-        let pair = try WatchLinkPair.start(activate: true, phoneArguments: phone, watchArguments: watch)
-        pairs.append(pair)
-        return pair
-    }
-
-    private func client(_ daemon: WatchLinkDaemon, subscribed: Bool = false) throws -> ControlClient {
-        let client = try daemon.client(timeout: 30)
-        clients.append(client)
-        if subscribed { try client.subscribe() }
-        return client
-    }
-
+final class AppLaunchTests: LaunchedAppTestCase {
     /// Installs the probe as `daemon`'s app with `arguments`; its output goes to the returned log.
     @discardableResult
     private func install(on daemon: WatchLinkDaemon, _ arguments: [String], extension kind: String? = nil) throws -> String {

@@ -155,6 +155,50 @@ final class AppSideTests: AppSideTestCase {
         XCTAssertEqual(try control(pair.phone, "userInfo.outstanding")["transfers"], [], "nothing was sent")
     }
 
+    /// `hasContentPending`: "true if the session has received data in the background but has not
+    /// yet delivered that data to the session's delegate" (Apple's page): true while userInfo
+    /// queued before the app ran waits for its delegate, false once the delegate has returned,
+    /// and observable as Apple's sample observes it (`observe(\.hasContentPending)`).
+    func testHasContentPendingTurnsFalseOnceTheDelegateTookTheDataAndObservationsFire() throws {
+        let pair = try startWatchLinkPair()
+        _ = try control(pair.phone, "session.activate")
+        _ = try control(pair.watch, "app.setState", ["state": "notRunning"])
+        for n in 1...2 { _ = try control(pair.phone, "userInfo.transfer", ["userInfo": ["n": .int(Int64(n))]]) }
+        let watchDaemon = try pair.watch.client()
+        defer { watchDaemon.close() }
+        let deadline = Date().addingTimeInterval(10)
+        while try watchDaemon.call("status")["hasContentPending"] != true, Date() < deadline { usleep(5_000) }
+
+        let watch = try launch("watch-app", on: pair.watch, of: pair)
+        watch.send(["cmd": "observe"])
+        try watch.waitFor("observing")
+        watch.send(["cmd": "activate"])
+        let activated = try watch.waitFor("activationDidComplete")[0]
+        XCTAssertEqual(activated["hasContentPending"] as? Bool, true, "the userInfo waits for the delegate")
+        try watch.waitFor("didReceiveUserInfo", count: 2)
+        watch.send(["cmd": "status"])
+        XCTAssertEqual(try watch.waitFor("status")[0]["hasContentPending"] as? Bool, false, "read after the delegate returned")
+
+        let pending = watch.callbacks.filter { $0["cb"] as? String == "kvo" && $0["key"] as? String == "hasContentPending" }
+        XCTAssertEqual(pending.map { $0["new"] as? Bool }, [false, true, false], "the initial value, then each change: \(pending)")
+        XCTAssertEqual(pending.last?["old"] as? Bool, true)
+        XCTAssertEqual(pending.last?["value"] as? Bool, false, "the property reads the new value in the handler")
+        let names = watch.names
+        XCTAssertLessThan(try XCTUnwrap(names.lastIndex(of: "didReceiveUserInfo")), try XCTUnwrap(names.lastIndex(of: "kvo")),
+                          "false only once the delegate has taken the last item")
+        let activation = watch.callbacks.filter { $0["cb"] as? String == "kvo" && $0["key"] as? String == "activationState" }
+        XCTAssertEqual(activation.map { $0["new"] as? Int }, [2], "activated")
+
+        // Invalidated, an observation hears nothing more.
+        watch.send(["cmd": "stopObserving"])
+        try watch.waitFor("notObserving")
+        _ = try control(pair.phone, "userInfo.transfer", ["userInfo": ["n": 3]])
+        try watch.waitFor("didReceiveUserInfo", count: 3)
+        watch.send(["cmd": "status"])
+        try watch.waitFor("status", count: 2)
+        XCTAssertEqual(watch.callbacks.filter { $0["cb"] as? String == "kvo" }.count, pending.count + activation.count)
+    }
+
     /// updateApplicationContext: latest wins, delivered at launch; transferCurrentComplicationUserInfo
     /// arrives as userInfo with the sender's didFinish saying it was the current complication info.
     func testContextLatestWinsAndComplicationUserInfo() throws {

@@ -48,6 +48,41 @@ final class DaemonOptionsTests: XCTestCase {
         }
     }
 
+    /// The watch app's background life: the shipped defaults (the watch policy, a 15-minute
+    /// window, a 15 s budget: docs/app-side.md gives their sources), the flags, and their errors.
+    func testTheWatchsBackgroundLifeFlags() {
+        guard case .run(let defaults) = DaemonOptions.parse([], role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.launchPolicy, .watch)
+        XCTAssertNil(defaults.launchSeed, "drawn at start")
+        XCTAssertEqual(defaults.launchWindowMilliseconds, 900_000)
+        XCTAssertEqual(defaults.backgroundTaskMilliseconds, 15_000)
+        guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: .watch, environment: [:]) else { return XCTFail() }
+        for line in ["as a watch does (default) or at once", "(default: 900000)", "whose tasks are open (default: 15000)"] {
+            XCTAssertTrue(help.contains(line), "--help says \(line)")
+        }
+        guard case .run(let options) = DaemonOptions.parse(["--launch-policy", "immediate", "--launch-seed", "9223372036854775807",
+                                                            "--launch-window-ms", "0", "--background-task-ms=100"],
+                                                           role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(options.launchPolicy, .immediate)
+        XCTAssertEqual(options.launchSeed, UInt64(Int64.max))
+        XCTAssertEqual(options.launchWindowMilliseconds, 0)
+        XCTAssertEqual(options.backgroundTaskMilliseconds, 100)
+        let refusals: [([String], Role, String)] = [
+            (["--launch-policy", "never"], .watch, "watchd: --launch-policy is watch or immediate, got 'never'"),
+            (["--launch-seed", "-1"], .watch, "watchd: --launch-seed must be an integer from 0 to 9223372036854775807, got '-1'"),
+            (["--launch-window-ms", "86400001"], .watch, "watchd: --launch-window-ms must be an integer from 0 to 86400000, got '86400001'"),
+            (["--background-task-ms", "99"], .watch, "watchd: --background-task-ms must be an integer from 100 to 3600000, got '99'"),
+            (["--launch-policy", "watch"], .phone, "phoned: --launch-policy is watchd's: the watch app's background life is watchOS's"),
+        ]
+        for (arguments, role, message) in refusals {
+            guard case .exit(2, let output) = DaemonOptions.parse(arguments, role: role, environment: [:]) else {
+                XCTFail("\(arguments) is refused")
+                continue
+            }
+            XCTAssertTrue(output.hasPrefix(message), output)
+        }
+    }
+
     func testTheTraceOptions() {
         guard case .run(let defaults) = DaemonOptions.parse(["--home", "/h"], role: .watch, environment: [:]) else { return XCTFail() }
         XCTAssertEqual(defaults.traceEntries, 10_000)

@@ -241,6 +241,24 @@ final class BackgroundTaskTests: XCTestCase {
         XCTAssertEqual(processActions(pair), [.suspend, .resume], "and no background run follows")
     }
 
+    /// With the complication on the watch face, four runs an hour ("If your complication is
+    /// active, your app can be woken up at least four times an hour", WWDC 2016 218).
+    func testTheComplicationMakesTheAllowanceFourRunsAnHour() throws {
+        let pair = pair(policy: watchPolicy(seed: 5, window: 0))
+        pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        sendUserInfo(pair, 0)
+        appComesUp(pair)
+        for n in 1...4 {
+            if n > 1 { sendUserInfo(pair, Int64(n)) }
+            pair.command(.watch, .completeBackgroundTask(id: try XCTUnwrap(handed(pair).last).id))
+            pair.advance(by: 1_000)
+        }
+        XCTAssertEqual(processActions(pair).filter { $0 == .resume }.count, 3, "the first run was a launch, three wakes followed")
+        XCTAssertEqual(pair.watch.backgroundTaskStatus(now: pair.now)?.launchesPerHour, 4)
+        sendUserInfo(pair, 5)
+        XCTAssertEqual(wakeDelays(pair).last, 3_600_000 - 4_000, "the fifth waits for the hour's first to be an hour old")
+    }
+
     func testComplicationUserInfoWakesTheAppAtOnceOutsideTheAllowance() throws {
         let pair = pair(policy: watchPolicy(seed: 3, window: 600_000))
         pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))

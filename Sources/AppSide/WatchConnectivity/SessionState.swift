@@ -24,17 +24,19 @@ struct SessionState {
     var isWatchAppInstalled = false
     var isComplicationEnabled = false
     var isCompanionAppInstalled = false
-    var hasContentPending = false
+    /// Queued items the daemon handed this process whose delegate method has not returned yet.
+    var pendingDeliveries = 0
+    var hasContentPending: Bool { pendingDeliveries > 0 }
     var remainingComplicationUserInfoTransfers = 0
     var applicationContext: JSONObject = [:]
     var receivedApplicationContext: JSONObject = [:]
 
-    /// Takes in the fields of `status`.
+    /// Takes in the fields of `status`. The activation state is not among them: it changes with
+    /// the activation's answer and the session's events, and a `status` asked for before the
+    /// activation may be answered after it.
     mutating func apply(_ status: WatchLinkStatus) {
         role = status.role
-        activationState = WCSessionActivationState(status.activationState)
         isReachable = status.isReachable
-        hasContentPending = status.hasContentPending
         isPaired = status.isPaired ?? isPaired
         isWatchAppInstalled = status.isWatchAppInstalled ?? isWatchAppInstalled
         isComplicationEnabled = status.isComplicationEnabled ?? isComplicationEnabled
@@ -50,6 +52,7 @@ struct SessionState {
         heldDeliveries = nil
         activationState = .notActivated
         isReachable = false
+        pendingDeliveries = 0
     }
 }
 

@@ -118,6 +118,8 @@ extension WCSession {
                                update: (@Sendable (inout SessionState) -> Void)? = nil,
                                _ body: @escaping @Sendable (any WCSessionDelegate) -> Void) {
         guard let seq = data["seq"]?.intValue else { return }
+        // Received: pending from now until the delegate method has returned.
+        state.withLock { $0.pendingDeliveries += 1 }
         let acknowledge: @Sendable () -> Void = { [weak self, weak client] in
             client?.send("app.acknowledge", ["seq": .int(seq)]) { [weak self] result in
                 if case .failure(let error) = result, !error.isConnectionLoss { self?.warn("cannot acknowledge item \(seq): \(error)") }
@@ -125,9 +127,12 @@ extension WCSession {
         }
         // Without a delegate nothing took the item: it stays the daemon's, handed again at the
         // app's next launch.
-        deliver(update: update, { delegate in
+        // The acknowledgement is written before `hasContentPending` can turn false: an app that
+        // completes its background task when it does is suspended with nothing unacknowledged.
+        deliver(update: update, { [self] delegate in
             body(delegate)
             acknowledge()
+            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }
         }, otherwise: {})
     }
 }

@@ -16,7 +16,7 @@ import WatchLinkClient
 /// Every delegate callback, reply handler and error handler runs on one background serial
 /// queue, as on a device.
 open class WCSession: NSObject, @unchecked Sendable {
-    let state: Locked<SessionState>
+    let state: ObservedSessionState
     let transfers = TransferRegistry()
     let delegateQueue = DispatchQueue(label: "WatchConnectivity.WCSession.delegate")
     /// Set by a default delegate method when it runs: the delegate lacks that method.
@@ -29,8 +29,9 @@ open class WCSession: NSObject, @unchecked Sendable {
 
     /// A session for the daemon at `location`; `nil` reads the environment at `activate()`.
     init(location: DaemonLocation?) {
-        state = Locked(SessionState(location: location))
+        state = ObservedSessionState(SessionState(location: location))
         super.init()
+        state.session = self
     }
 
     private static let shared = Locked(WCSession(location: nil))
@@ -112,7 +113,11 @@ open class WCSession: NSObject, @unchecked Sendable {
     /// Whether the iPhone must be unlocked before the watch can reach it (watchOS): never here.
     open var iOSDeviceNeedsUnlockAfterRebootForReachability: Bool { false }
 
-    /// Whether received content waits to be delivered to the app.
+    /// Whether the session has received content it has not delivered to the delegate yet:
+    /// true from the moment the daemon hands an item to this process until the delegate method
+    /// that takes it has returned ("true if the session has received data in the background but
+    /// has not yet delivered that data to the session's delegate", Apple's `hasContentPending`).
+    /// Observable (`observe(\.hasContentPending)`).
     open var hasContentPending: Bool { state.withLock { $0.hasContentPending } }
 
     /// How many more complication transfers the day's budget allows (iOS).

@@ -148,7 +148,8 @@ final class ActionPerformer {
             let (name, data) = ControlRendering.render(event, withUserInfo: false)
             kind = .app
             fields = ["name": .string(name)]
-            for (key, value) in data { fields[key] = value }
+            // A task's kind is `taskKind` here: `kind` is the entry's.
+            for (key, value) in data { fields[key == "kind" ? "taskKind" : key] = value }
             if case .wakeScheduled = event, let status = peer.session.backgroundTaskStatus(now: loop.turnMilliseconds),
                status.policy == .watch {
                 fields["seed"] = .int(Int64(clamping: status.seed))

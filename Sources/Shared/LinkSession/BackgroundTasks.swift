@@ -86,7 +86,8 @@ extension LinkSession {
             return
         }
         guard background.wakeDue == nil else { return }
-        scheduleBackgroundWake(at: currentTime + background.policy.dataDeferral())
+        let deferred = currentTime + background.policy.dataDeferral()
+        scheduleBackgroundWake(at: max(deferred, background.policy.earliestRun(now: currentTime, complicationEnabled: peerComplicationEnabled)))
     }
 
     private func scheduleBackgroundWake(at due: Int64) {

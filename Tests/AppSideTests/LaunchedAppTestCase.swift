@@ -1,0 +1,35 @@
+import LinkClient
+import WatchLinkTesting
+import XCTest
+
+/// Tests of apps the daemons launch (`app.install`): each starts activated pairs and control
+/// clients through these, which are closed and stopped after the test, the daemons' logs kept
+/// when it failed.
+class LaunchedAppTestCase: XCTestCase {
+    private var pairs: [WatchLinkPair] = []
+    private(set) var clients: [ControlClient] = []
+
+    override func tearDown() {
+        for client in clients { client.close() }
+        let failed = testRun.map { !$0.hasSucceeded } ?? false
+        for pair in pairs { pair.stop(keepingLogs: failed) }
+        pairs.removeAll()
+        clients.removeAll()
+        super.tearDown()
+    }
+
+    /// A pair, both sessions activated, with these daemon arguments.
+    func start(phone: [String] = [], watch: [String] = []) throws -> WatchLinkPair {
+        let pair = try WatchLinkPair.start(activate: true, phoneArguments: phone, watchArguments: watch)
+        pairs.append(pair)
+        return pair
+    }
+
+    /// A control client of `daemon`, subscribed to its events when asked.
+    func client(_ daemon: WatchLinkDaemon, subscribed: Bool = false) throws -> ControlClient {
+        let client = try daemon.client(timeout: 30)
+        clients.append(client)
+        if subscribed { try client.subscribe() }
+        return client
+    }
+}
