@@ -674,6 +674,85 @@ mutation file-size-limit \
     '    public static let maximumTotalBytes = UInt64(Int64.max)' \
     '    public static let maximumTotalBytes = UInt64(Int64.max) - 1'
 
+# The watch app's background life (docs/app-side.md): its defaults and rules.
+mutation background-task-budget-default \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.BackgroundTaskTests|DaemonOptionsTests' \
+    '        public static let standardBackgroundTaskBudgetMilliseconds: Int64 = 15_000' \
+    '        public static let standardBackgroundTaskBudgetMilliseconds: Int64 = 15_001'
+
+mutation background-run-budget \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests|WatchAppBackgroundTests/testAnAppThatNeverCompletes' \
+    '        let deadline = currentTime + configuration.backgroundTaskBudgetMilliseconds' \
+    '        let deadline = currentTime + configuration.backgroundTaskBudgetMilliseconds + 1_000'
+
+mutation expiration-lead \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests' \
+    '        min(1_000, configuration.backgroundTaskBudgetMilliseconds / 2)' \
+    '        min(500, configuration.backgroundTaskBudgetMilliseconds / 2)'
+
+mutation suspended-once-tasks-complete \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests|WatchAppBackgroundTests/testTheAppIsLaunchedForUserInfo' \
+    '        actions.append(.appProcess(.suspend))' \
+    '        actions.append(.notify(.backgroundTask(.resumed(.user))))'
+
+mutation suspended-app-receives-nothing \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'LinkSessionTests.BackgroundTaskTests' \
+    '        guard activationState != .notActivated, appState != .notRunning, !background.isSuspended else { return }' \
+    '        guard activationState != .notActivated, appState != .notRunning else { return }'
+
+mutation complication-wakes-at-once \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests' \
+    '        if waiting.contains(where: { $0.channel == .userInfo && $0.flags.contains(.currentComplication) }) {' \
+    '        if false {'
+
+mutation hourly-allowance-without-complication \
+    Sources/Shared/LinkSession/BackgroundLaunchPolicy.swift \
+    'LinkSessionTests.BackgroundTaskTests|WatchAppBackgroundTests/testTheWatchPolicy' \
+    '    public static let launchesPerHourWithoutComplication = 1' \
+    '    public static let launchesPerHourWithoutComplication = 2'
+
+mutation hourly-allowance-with-complication \
+    Sources/Shared/LinkSession/BackgroundLaunchPolicy.swift \
+    'LinkSessionTests.BackgroundTaskTests' \
+    '    public static let launchesPerHourWithComplication = 4' \
+    '    public static let launchesPerHourWithComplication = 5'
+
+mutation launch-window-default \
+    Sources/Shared/LinkSession/BackgroundLaunchPolicy.swift \
+    'DaemonOptionsTests' \
+    '    public static let standardWindowMilliseconds: Int64 = 15 * 60 * 1_000' \
+    '    public static let standardWindowMilliseconds: Int64 = 16 * 60 * 1_000'
+
+mutation launch-policy-default \
+    Sources/Shared/LinkDaemon/DaemonOptions.swift \
+    'DaemonOptionsTests' \
+    '    public var launchPolicy: BackgroundLaunchPolicy.Mode = .watch' \
+    '    public var launchPolicy: BackgroundLaunchPolicy.Mode = .immediate'
+
+mutation scheduled-task-not-before-its-date \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests|WatchAppBackgroundTests/testAScheduledBackgroundRefresh' \
+    '        let due = currentTime + delay' \
+    '        let due = currentTime + delay - 1_000'
+
+mutation scheduled-task-ignored-in-the-foreground \
+    Sources/Shared/LinkSession/BackgroundTasks.swift \
+    'LinkSessionTests.BackgroundTaskTests' \
+    '        if appState == .foreground || !runnable {' \
+    '        if !runnable {'
+
+mutation has-content-pending-after-the-delegate \
+    Sources/AppSide/WatchConnectivity/WCSession+Events.swift \
+    'AppSideTests.AppSideTests/testHasContentPending|WatchAppBackgroundTests/testTheAppIsLaunchedForUserInfo' \
+    '            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }' \
+    '            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 0) }'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0

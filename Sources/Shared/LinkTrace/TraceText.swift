@@ -43,7 +43,9 @@ public enum TraceText {
         case .link: return entry.string("name") == "down" || entry.string("name") == "disabled"
         case .frame: return ["GOAWAY", "MESSAGE_ERROR", "ITEM_ERROR"].contains(entry.string("type") ?? "")
         // An app that crashed at its launch, or that the OS ended for breaking a rule.
-        case .app: return ["crashedAtLaunch", "voipNotReportedToCallKit"].contains(entry.string("reason") ?? "")
+        case .app:
+            return ["crashedAtLaunch", "voipNotReportedToCallKit", "backgroundTaskWatchdog"].contains(entry.string("reason") ?? "")
+                || entry.string("name") == "backgroundTask.expired"
         default: return false
         }
     }
@@ -96,6 +98,7 @@ public enum TraceText {
             let program = entry.string("program") ?? (entry.side == "phone" ? "phoned" : "watchd")
             return entry.string("name") == "start" ? "\(program) started (pid \(entry.pid))" : "\(entry.side == "phone" ? "phoned" : "watchd") stopped"
         case .app:
+            if let label = backgroundLabel(entry) { return label }
             let program = entry.string("program") ?? "app"
             let pid = entry.int("pid").map { " (pid \($0))" } ?? ""
             if entry.string("name") == "launched" {
@@ -103,6 +106,25 @@ public enum TraceText {
             }
             let how = entry.int("status").map { "exited \($0)" } ?? entry.int("signal").map { "signal \($0)" } ?? "ended"
             return "\(program)\(pid) \(how): \(entry.string("reason") ?? "?")"
+        }
+    }
+
+    /// The watch app's background life: `backgroundTask.handed` as `task 3 watchConnectivity handed`.
+    static func backgroundLabel(_ entry: TraceEntry) -> String? {
+        let name = entry.string("name") ?? ""
+        switch name {
+        case "app.wakeScheduled":
+            return "wake for \(entry.string("reason") ?? "?") in \(entry.int("inMs") ?? 0) ms" + (entry.int("seed").map { " (seed \($0))" } ?? "")
+        case "app.suspended": return "app suspended"
+        case "app.resumed": return "app resumed for \(entry.string("reason") ?? "?")"
+        default:
+            guard name.hasPrefix("backgroundTask.") else { return nil }
+            let event = name.dropFirst("backgroundTask.".count)
+            let tasks = entry["tasks"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            let described = tasks.isEmpty
+                ? "task \(entry.int("taskId") ?? 0) \(entry.string("taskKind") ?? "")"
+                : tasks.map { "task \($0["taskId"]?.intValue ?? 0) \($0["kind"]?.stringValue ?? "")" }.joined(separator: ", ")
+            return "\(described) \(event)"
         }
     }
 
