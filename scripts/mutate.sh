@@ -708,8 +708,8 @@ mutation suspended-app-receives-nothing \
 mutation complication-wakes-at-once \
     Sources/Shared/LinkSession/BackgroundTasks.swift \
     'LinkSessionTests.BackgroundTaskTests' \
-    '        if waiting.contains(where: { $0.channel == .userInfo && $0.flags.contains(.currentComplication) }) {' \
-    '        if false {'
+    '            if Self.isCurrentComplicationInfo(item) { return (true, true) }' \
+    '            if Self.isCurrentComplicationInfo(item) { any = true; continue }'
 
 mutation hourly-allowance-without-complication \
     Sources/Shared/LinkSession/BackgroundLaunchPolicy.swift \

@@ -1,3 +1,4 @@
+import LinkStore
 import WireProtocol
 
 /// The watch app's background life as watchOS runs it (docs/app-side.md, "The watch app's
@@ -69,25 +70,46 @@ extension LinkSession {
     /// Watch: received items that an installed app not running (or suspended) has not taken ask
     /// for a background run with a `WKWatchConnectivityRefreshBackgroundTask`.
     func wakeForBackgroundData() {
-        guard role == .watch, launch.isInstalled, let newest = undelivered.last?.seq else { return }
+        guard role == .watch, launch.isInstalled, let newest = undelivered.last else { return }
         // What arrives while the app is awake, or being launched, is the current run's.
         guard appState == .notRunning || background.isSuspended, !launch.isUnderWay else {
-            background.wokenUpTo = max(background.wokenUpTo, newest)
+            background.wokenUpTo = max(background.wokenUpTo, newest.seq)
             return
         }
         // A suspended app holds what it was handed: only what it was not wakes it.
         let floor = max(background.wokenUpTo, appState == .notRunning ? 0 : handedUpTo)
-        // Items for a framework on this side (PowerAuth) are delivered without the app.
-        let waiting = undelivered.filter { $0.seq > floor && !($0.channel == .userInfo && $0.flags.contains(.system)) }
-        guard !waiting.isEmpty else { return }
-        if waiting.contains(where: { $0.channel == .userInfo && $0.flags.contains(.currentComplication) }) {
+        guard newest.seq > floor else { return }
+        // A run is asked for already: only a complication userInfo that just came changes it.
+        let waiting: (any: Bool, complication: Bool)
+        if background.wakeDue != nil {
+            waiting = (false, Self.isCurrentComplicationInfo(newest))
+        } else {
+            waiting = waitingItems(above: floor)
+        }
+        if waiting.complication {
             cancelBackgroundWake()
             runBackgroundTask(.watchConnectivity, userInfo: nil, counted: false)
-            return
+        } else if waiting.any {
+            let deferred = currentTime + background.policy.dataDeferral()
+            scheduleBackgroundWake(at: max(deferred, background.policy.earliestRun(now: currentTime, complicationEnabled: peerComplicationEnabled)))
         }
-        guard background.wakeDue == nil else { return }
-        let deferred = currentTime + background.policy.dataDeferral()
-        scheduleBackgroundWake(at: max(deferred, background.policy.earliestRun(now: currentTime, complicationEnabled: peerComplicationEnabled)))
+    }
+
+    /// Whether items above `floor` wait for the app, and whether one is complication userInfo;
+    /// items for a framework on this side (PowerAuth) are delivered without the app.
+    private func waitingItems(above floor: UInt64) -> (any: Bool, complication: Bool) {
+        var any = false
+        for item in undelivered.reversed() {
+            guard item.seq > floor else { break }
+            if item.channel == .userInfo && item.flags.contains(.system) { continue }
+            if Self.isCurrentComplicationInfo(item) { return (true, true) }
+            any = true
+        }
+        return (any, false)
+    }
+
+    private static func isCurrentComplicationInfo(_ item: InboxItem) -> Bool {
+        item.channel == .userInfo && item.flags.contains(.currentComplication)
     }
 
     private func scheduleBackgroundWake(at due: Int64) {
