@@ -224,6 +224,25 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         XCTAssertEqual(try replay.waitForEvent("app.wakeScheduled", timeoutSeconds: 20).data["inMs"]?.intValue, delay)
     }
 
+    /// Data for an app that is not running waits for the run the policy drew, and no longer than
+    /// until the user opens the app.
+    func testTheUserOpeningTheAppGetsItTheDataThePolicyDeferred() throws {
+        let window: Int64 = 3_600_000
+        let pair = try start(watch: ["--launch-policy", "watch", "--launch-seed", "42", "--launch-window-ms", String(window)])
+        let log = try installExample(on: pair)
+        let watch = try client(pair.watch, subscribed: true)
+        try transfer(try client(pair.phone), 1)
+        let delay = try XCTUnwrap(try watch.waitForEvent("app.wakeScheduled", timeoutSeconds: 20).data["inMs"]?.intValue)
+        XCTAssertEqual(UInt64(delay), firstDraw(seed: 42) % UInt64(window + 1), "50 minutes and more, for this seed")
+        XCTAssertEqual(try watch.call("status")["apps"]?["app"]?["running"], false, "not launched before its time")
+
+        let opened = try watch.call("app.launch")
+        XCTAssertEqual(opened["reason"], "user")
+        try waitForLine(log, "launched in the foreground")
+        try waitForLine(log, "userInfo n=1")
+        XCTAssertNil(try watch.call("status")["backgroundTasks"]?["nextWakeInMs"], "the deferred run is not needed any more")
+    }
+
     // MARK: Scheduled refresh
 
     /// `scheduleBackgroundRefresh(withPreferredDate:userInfo:scheduledCompletion:)`: the task
