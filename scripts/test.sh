@@ -43,6 +43,8 @@ swift build --build-path "$build_path" --build-tests "$@"
 [ -n "$sanitizer" ] || scripts/check-doc-code.sh "$build_path"
 bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
+# The version: one place, and the changelog, the docs and --version of the built programs agree.
+scripts/check-version.sh "$bin_dir"
 # Every skipped test is counted and printed; with CI=true a skip fails the run, because a
 # skipped test checks nothing (install what it needs instead, scripts/ensure-deps.sh).
 logs=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-test.XXXXXX")

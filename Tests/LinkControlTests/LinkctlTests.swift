@@ -110,7 +110,7 @@ final class LinkctlTests: XCTestCase {
     func testHelpAndVersion() throws {
         let version = try run(["--version"])
         XCTAssertEqual(version.status, 0)
-        XCTAssertEqual(version.standardOutput, "linkctl 0.1.0\n")
+        XCTAssertEqual(version.standardOutput, "linkctl \(WatchLinkVersion.current)\n")
         let help = try run(["--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.standardOutput.hasPrefix("Usage:\n  linkctl [--home DIR]"), help.standardOutput)

@@ -11,7 +11,7 @@ import WireProtocol
 
 /// The command line of `phoned` and `watchd`.
 public struct DaemonOptions: Sendable {
-    public static let version = "0.1.0"
+    public static let version = WatchLinkVersion.current
 
     public var role: Role
     public var home: String
