@@ -29,7 +29,7 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     /// The time synchronised with the server, for this instance.
     public let timeSynchronizationService: any PowerAuthTimeSynchronizationService
 
-    /// An SDK object; nil when the configuration lacks a value (``PowerAuthConfiguration/validate()``).
+    /// An SDK object; nil when the configuration lacks a value (`PowerAuthConfiguration.validate()`).
     public init?(configuration: PowerAuthConfiguration) {
         guard configuration.validate(), let copy = configuration.copy() as? PowerAuthConfiguration else { return nil }
         instanceConfiguration = copy
@@ -161,7 +161,7 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     }
 
     /// Makes the pending activation the instance's (its tokens start anew).
-    /// - Throws: ``PowerAuthErrorCode/invalidActivationState`` without a pending activation.
+    /// - Throws: `PowerAuthErrorCode.invalidActivationState` without a pending activation.
     public func persistActivation(with authentication: PowerAuthAuthentication) throws {
         if case .failure(let error) = device.call("pa.activation.persist", instance) { throw error }
     }
@@ -174,8 +174,8 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     // MARK: Status
 
     /// Asks the server for the activation's status; the callback runs on the main queue.
-    /// Without a valid activation it runs at once with ``PowerAuthErrorCode/missingActivation``
-    /// (``PowerAuthErrorCode/activationPending`` while one is pending).
+    /// Without a valid activation it runs at once with `PowerAuthErrorCode.missingActivation`
+    /// (`PowerAuthErrorCode.activationPending` while one is pending).
     @discardableResult
     public func fetchActivationStatus(callback: @escaping (PowerAuthActivationStatus?, Error?) -> Void) -> PowerAuthOperationTask? {
         guard let state = activation(), state["hasValidActivation"]?.boolValue == true else {

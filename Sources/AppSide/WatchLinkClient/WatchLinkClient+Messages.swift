@@ -5,6 +5,7 @@ extension WatchLinkClient {
     /// `message.send` (`sendMessage(_:replyHandler:errorHandler:)`).
     ///
     /// - Parameters:
+    ///   - message: the dictionary to send, property-list values as JSON (docs/control-protocol.md).
     ///   - wantsReply: whether the sender has a reply handler.
     ///   - timeoutMs: how long to wait for the reply (the daemon's default is 10,000 ms).
     /// - Returns: the reply when `wantsReply`; `nil` once the other side has a message that
@@ -67,6 +68,7 @@ extension WatchLinkClient {
     /// `replies.set`: how this side answers messages that want a reply.
     ///
     /// - Parameters:
+    ///   - mode: how messages that want a reply are answered.
     ///   - reply: the dictionary `fixed` answers with.
     ///   - replyData: the bytes `fixed` answers data messages with.
     ///   - delayMs: how long automatic replies wait.

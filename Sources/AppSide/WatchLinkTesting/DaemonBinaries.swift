@@ -4,6 +4,7 @@ import Foundation
 /// the running program or of a loaded bundle that has `phoned` beside it (a test bundle in
 /// `.build/debug`), else `.build/debug`.
 public enum DaemonBinaries {
+    /// The directory found, once per process.
     public static let directory: URL = {
         if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
             return URL(fileURLWithPath: dir)

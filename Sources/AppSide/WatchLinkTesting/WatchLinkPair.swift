@@ -13,6 +13,7 @@ import LinkTrace
 /// (`phone.ctl`, `watch.ctl`); every further watch has a home of its own, linked to the phone's
 /// `link.sock` with the phone's `pairing.key`.
 public final class WatchLinkPair: @unchecked Sendable {
+    /// phoned.
     public let phone: WatchLinkDaemon
     /// The watches, in the order they were started; the first is the phone's active watch.
     public let watches: [WatchLinkDaemon]

@@ -35,6 +35,7 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
     public struct Endpoint: Sendable {
         /// The address it listens on (an IP literal).
         public var host: String
+        /// The TCP port: `port` of phoned's `push.endpoint` (its development endpoint), or of one of its `environments`.
         public var port: UInt16
         /// The CA certificate (PEM) to trust: phoned's `caFile`.
         public var caFile: String
