@@ -1,3 +1,4 @@
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The error domain of a call the system did not allow.
 public let CXErrorDomainIncomingCall: String = "com.apple.CallKit.error.incomingcall"
 

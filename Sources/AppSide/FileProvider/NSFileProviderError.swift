@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The error domain of File Provider's errors.
 public let NSFileProviderErrorDomain: String = "NSFileProviderErrorDomain"
 

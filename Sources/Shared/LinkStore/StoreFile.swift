@@ -115,6 +115,7 @@ public enum StoreFile {
         }
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it cannot roll back.
     private static let SQLITE_READONLY_ROLLBACK_CODE: Int32 = 8 | (3 << 8)
 

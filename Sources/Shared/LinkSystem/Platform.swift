@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 // The platform, chosen once. The other files of LinkSystem reach the C library through the
 // `system_*` functions below (named as in swift-system), so `Syscall` never repeats a
 // `#if Glibc … #else Darwin` block and a new platform is one more branch in this file.
