@@ -32,7 +32,11 @@ public enum TraceHTMLPage {
         let laneHeads = diagram.lanes.enumerated().map { index, lane in
             let name = escape(TraceDiagram.laneName(lane))
             let kind: String
-            switch lane { case .phone: kind = "phone"; case .link: kind = "link"; case .watch: kind = "watch" }
+            switch lane {
+            case .phone: kind = "phone"
+            case .link: kind = "link"
+            case .watch: kind = "watch"
+            }
             return "<div class=\"lane-head \(kind)\" data-lane=\"\(name)\" style=\"left:\(laneX(index) - 110)px\">\(name)</div>"
         }.joined()
         let filters = TraceText.categories.map {
