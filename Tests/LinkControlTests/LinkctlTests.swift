@@ -83,8 +83,9 @@ final class LinkctlTests: XCTestCase {
     func testCannotConnectExitsThree() throws {
         let outcome = try run(["watch", "status"])
         XCTAssertEqual(outcome.status, 3)
-        XCTAssertEqual(outcome.standardError,
-                       "linkctl: cannot connect to \(server.directory)/watch.ctl: No such file or directory — is watchd running?\n")
+        XCTAssertEqual(
+            outcome.standardError,
+            "linkctl: cannot connect to \(server.directory)/watch.ctl: No such file or directory — is watchd running?\n")
     }
 
     func testUsageErrorsExitTwo() throws {

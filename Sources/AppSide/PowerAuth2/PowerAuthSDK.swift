@@ -35,8 +35,9 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
         instanceConfiguration = copy
         let instanceId = copy.instanceId
         let device = PowerAuthSDK.device
-        let store = DeviceTokenStore(side: .phone, instanceId: instanceId, device: device,
-                                     channel: PowerAuthWCSessionManager.sharedInstance.channel)
+        let store = DeviceTokenStore(
+            side: .phone, instanceId: instanceId, device: device,
+            channel: PowerAuthWCSessionManager.sharedInstance.channel)
         tokenStore = store
         timeSynchronizationService = DeviceTimeSynchronization(instanceId: instanceId, device: device)
         super.init()
@@ -114,8 +115,10 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation on the server; it is pending until ``persistActivation(with:)``.
     @discardableResult
-    public func createActivation(_ activation: PowerAuthActivation,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        _ activation: PowerAuthActivation,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         guard canStartActivation() else {
             callback(nil, PowerAuthErrorCode.invalidActivationState.error())
             return nil
@@ -137,8 +140,10 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation from an activation code.
     @discardableResult
-    public func createActivation(withName name: String?, activationCode: String,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        withName name: String?, activationCode: String,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         do {
             return createActivation(try PowerAuthActivation(activationCode: activationCode, name: name), callback: callback)
         } catch {
@@ -149,11 +154,14 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation from an activation code, with extra attributes.
     @discardableResult
-    public func createActivation(withName name: String?, activationCode: String, extras: String?,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        withName name: String?, activationCode: String, extras: String?,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         do {
-            return createActivation(try PowerAuthActivation(activationCode: activationCode, name: name).with(extras: extras),
-                                    callback: callback)
+            return createActivation(
+                try PowerAuthActivation(activationCode: activationCode, name: name).with(extras: extras),
+                callback: callback)
         } catch {
             callback(nil, error)
             return nil

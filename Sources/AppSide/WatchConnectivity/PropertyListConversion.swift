@@ -62,7 +62,8 @@ enum PropertyListConversion {
         }
         if let dictionary = value as? [String: Any] {
             if dictionary.count == 1, let key = dictionary.keys.first, key == PlistJSON.dataKey || key == PlistJSON.dateKey {
-                throw unsupported(path, "a dictionary whose only key is '\(key)', which the control protocol reads as \(key == PlistJSON.dataKey ? "Data" : "a Date")")
+                throw unsupported(
+                    path, "a dictionary whose only key is '\(key)', which the control protocol reads as \(key == PlistJSON.dataKey ? "Data" : "a Date")")
             }
             var object = JSONObject()
             for key in dictionary.keys.sorted() {
@@ -146,7 +147,9 @@ enum PropertyListConversion {
     }
 
     private static func unsupported(_ path: String, _ what: String) -> WCError {
-        WCError(.payloadUnsupportedTypes, "Payload contains an unsupported type: '\(path)' is \(what), not a property-list value (String, Number, Bool, Data, Date, Array or Dictionary)")
+        WCError(
+            .payloadUnsupportedTypes,
+            "Payload contains an unsupported type: '\(path)' is \(what), not a property-list value (String, Number, Bool, Data, Date, Array or Dictionary)")
     }
 
     // MARK: JSON to property lists

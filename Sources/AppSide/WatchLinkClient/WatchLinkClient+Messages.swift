@@ -11,8 +11,10 @@ extension WatchLinkClient {
     /// - Returns: the reply when `wantsReply`; `nil` once the other side has a message that
     ///   wants none.
     @discardableResult
-    public func sendMessage(_ message: JSONObject, wantsReply: Bool = false,
-                            timeoutMs: Int? = nil) async throws(WatchLinkError) -> JSONObject? {
+    public func sendMessage(
+        _ message: JSONObject, wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> JSONObject? {
         var args: JSONObject = ["message": .object(message)]
         if wantsReply { args["wantsReply"] = true }
         if let timeoutMs { args["timeoutMs"] = .int(Int64(timeoutMs)) }
@@ -24,8 +26,10 @@ extension WatchLinkClient {
     ///
     /// - Returns: the reply's bytes when `wantsReply`, else `nil`.
     @discardableResult
-    public func sendMessageData(_ data: [UInt8], wantsReply: Bool = false,
-                                timeoutMs: Int? = nil) async throws(WatchLinkError) -> [UInt8]? {
+    public func sendMessageData(
+        _ data: [UInt8], wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> [UInt8]? {
         var args: JSONObject = ["data": WatchLinkData.json(data)]
         if wantsReply { args["wantsReply"] = true }
         if let timeoutMs { args["timeoutMs"] = .int(Int64(timeoutMs)) }
@@ -39,8 +43,10 @@ extension WatchLinkClient {
 
     /// `message.sendData` with Foundation's `Data`.
     @discardableResult
-    public func sendMessageData(_ data: Data, wantsReply: Bool = false,
-                                timeoutMs: Int? = nil) async throws(WatchLinkError) -> Data? {
+    public func sendMessageData(
+        _ data: Data, wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> Data? {
         try await sendMessageData([UInt8](data), wantsReply: wantsReply, timeoutMs: timeoutMs).map { Data($0) }
     }
 
@@ -74,8 +80,10 @@ extension WatchLinkClient {
     ///   - delayMs: how long automatic replies wait.
     /// - Returns: the configuration now.
     @discardableResult
-    public func setReplies(mode: WatchLinkReplyMode, reply: JSONObject? = nil, replyData: [UInt8]? = nil,
-                           delayMs: Int? = nil) async throws(WatchLinkError) -> JSONObject {
+    public func setReplies(
+        mode: WatchLinkReplyMode, reply: JSONObject? = nil, replyData: [UInt8]? = nil,
+        delayMs: Int? = nil
+    ) async throws(WatchLinkError) -> JSONObject {
         var args: JSONObject = ["mode": .string(mode.rawValue)]
         if let reply { args["reply"] = .object(reply) }
         if let replyData { args["replyData"] = WatchLinkData.json(replyData) }

@@ -9,8 +9,10 @@ public enum DaemonBinaries {
         if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
             return URL(fileURLWithPath: dir)
         }
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent(),
-                          Bundle.main.bundleURL]
+        var candidates = [
+            URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
         candidates += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         for start in candidates {
             var url = start

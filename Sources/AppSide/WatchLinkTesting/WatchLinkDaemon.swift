@@ -20,8 +20,10 @@ public final class WatchLinkDaemon: @unchecked Sendable {
 
     /// A daemon to start, with `--home home --log-level logLevel` and `extraArguments`, its
     /// output in `logPath` (else `HOME/NAME.log`). Nothing runs before ``start()``.
-    public init(_ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil,
-                logLevel: String = "debug", environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        _ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil,
+        logLevel: String = "debug", environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.name = name
         self.home = home
         arguments = ["--home", home, "--log-level", logLevel] + extraArguments

@@ -53,8 +53,9 @@ public final class Daemon {
         tracer.side = options.role.name
         tracer.logger = logger
         loop = try EventLoop(backend: options.poller)
-        var configuration = LinkSession.Configuration(role: options.role,
-                                                      defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        var configuration = LinkSession.Configuration(
+            role: options.role,
+            defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
         configuration.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         configuration.receivedListByteCapacity = options.receivedListBytes
         for feature in self.features { feature.configureSession(&configuration) }
@@ -67,8 +68,9 @@ public final class Daemon {
         gateway = SessionGateway(directory: directory, committer: committer, now: { loop.turnMilliseconds })
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
         let control = control
-        link = LinkEndpoint(options: options, logger: logger, loop: loop, home: home, directory: directory,
-                            committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
+        link = LinkEndpoint(
+            options: options, logger: logger, loop: loop, home: home, directory: directory,
+            committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
         table = OperationTable(role: options.role)
         launcher = AppLauncher(options: options, loop: loop, logger: logger, tracer: tracer)
         wire()
@@ -78,8 +80,9 @@ public final class Daemon {
 
     /// The committer's actions go to the performer; a failed turn reloads the peer and restarts its link.
     private func wire() {
-        let performer = ActionPerformer(role: role, loop: loop, logger: logger, directory: directory, committer: committer,
-                                        gateway: gateway, control: control, tracer: tracer, features: features, launcher: launcher)
+        let performer = ActionPerformer(
+            role: role, loop: loop, logger: logger, directory: directory, committer: committer,
+            gateway: gateway, control: control, tracer: tracer, features: features, launcher: launcher)
         launcher.publish = { [unowned self] in self.control.publish($0, $1) }
         launcher.tellSession = { [unowned self] in self.gateway.submit($0) { _ in } }
         committer.execute = { performer.execute($0, from: $1) }
@@ -89,12 +92,13 @@ public final class Daemon {
             let directory = directory
             committer.afterPerform = { directory.followActiveWatchIfDeactivated($0) }
         }
-        let recovery = StoreFailureRecovery(role: role, logger: logger, tracer: tracer, committer: committer, directory: directory,
-                                            link: link, publish: { [unowned self] in self.control.publish($0, $1) },
-                                            stop: { [unowned self] (reason: DaemonStopped) in
-                                                self.failure = reason
-                                                self.stop()
-                                            })
+        let recovery = StoreFailureRecovery(
+            role: role, logger: logger, tracer: tracer, committer: committer, directory: directory,
+            link: link, publish: { [unowned self] in self.control.publish($0, $1) },
+            stop: { [unowned self] (reason: DaemonStopped) in
+                self.failure = reason
+                self.stop()
+            })
         committer.storeFailed = { recovery.turnRolledBack($0, $1) }
         stateWriteFailed = { recovery.stateWriteFailed($0, $1) }
         (launcher.stateWriteFailed, directory.stateWriteFailed) = (stateWriteFailed, stateWriteFailed)
@@ -109,8 +113,12 @@ public final class Daemon {
         control.onTraceFollowersChanged = { [unowned self] in
             self.tracer.follow = self.control.traceFollowerCount > 0 ? { [unowned self] in self.control.publishTraceEntry($0.object) } : nil
         }
-        let started = tracer.record(.daemon, ["name": "start", "version": .string(DaemonOptions.version),
-                                              "program": .string(options.programName)])
+        let started = tracer.record(
+            .daemon,
+            [
+                "name": "start", "version": .string(DaemonOptions.version),
+                "program": .string(options.programName),
+            ])
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         SystemCalls.ignoreSignal(SIGXFSZ)
         try directory.openStores()
@@ -154,7 +162,9 @@ public final class Daemon {
         }
         if options.activateOnStart { tracer.withCause(started) { gateway.submit(.activate) { _ in } } }
         startedFully = true
-        logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
+        logger.info(
+            "\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)"
+        )
     }
 
     /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op); throws what made the daemon
@@ -196,4 +206,3 @@ public final class Daemon {
         table.dispatch(request, from: client, tracer: tracer)
     }
 }
-

@@ -75,7 +75,8 @@ extension LinkSession {
     /// The watch: received items the app has not taken launch it in the background.
     func launchForBackgroundData() {
         guard role == .watch, launch.isInstalled, attachedApp == nil,
-              undelivered.contains(where: { !($0.channel == .userInfo && $0.flags.contains(.system)) }) else { return }
+            undelivered.contains(where: { !($0.channel == .userInfo && $0.flags.contains(.system)) })
+        else { return }
         requestLaunch(.backgroundData)
     }
 
@@ -102,8 +103,9 @@ extension LinkSession {
         let expired = launch.held.filter { $0.deadline <= now }
         launch.held.removeAll { $0.deadline <= now }
         for message in expired {
-            fail(message, message.wantsReply ? .messageReplyTimedOut : .deliveryFailed,
-                 "the phone app, launched for this message, did not attach and activate its session within \(configuration.defaultReplyTimeoutMilliseconds) ms")
+            fail(
+                message, message.wantsReply ? .messageReplyTimedOut : .deliveryFailed,
+                "the phone app, launched for this message, did not attach and activate its session within \(configuration.defaultReplyTimeoutMilliseconds) ms")
         }
         if let next = launch.held.map(\.deadline).min() {
             launch.armedDeadline = next

@@ -118,7 +118,8 @@ public enum TraceText {
         case "sessionWatch": return "the app's session is with " + (entry.string("value") ?? "?")
         case "paired": return "paired with " + (entry.string("peer") ?? "?") + (entry["isActive"]?.boolValue == true ? ", the active watch" : "")
         case "session.watchStateDidChange":
-            return "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
+            return
+                "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
         case "session.companionAppInstalledDidChange": return "companion app installed \(flag(entry, "isCompanionAppInstalled"))"
         default: return name
         }
