@@ -18,7 +18,7 @@ if [ "${1:-}" = "--build-path" ]; then build_path=${2:?--build-path needs a path
 read -r release commit < <(scripts/changelog.sh release)
 if [ "$commit" = "-" ]; then
     commit=$(git rev-parse -q --verify "refs/tags/$release^{commit}") || {
-        echo "api-check: CHANGELOG.md's release $release names no commit and there is no tag $release" >&2
+        echo "api-check: CHANGELOG.md's release $release names no commit and there is no tag $release (docs/releasing.md)" >&2
         exit 1
     }
 fi
