@@ -12,8 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-deps.sh
-version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/Shared/LinkDaemon/DaemonOptions.swift)
-[ -n "$version" ] || { echo "test-consumer: no version in DaemonOptions.swift" >&2; exit 1; }
+version=$(scripts/version.sh)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/wl-consumer.XXXXXX")
 trap 'rm -rf "$work"' EXIT

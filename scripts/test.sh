@@ -38,11 +38,28 @@ case "$sanitizer" in
 esac
 
 build_path=${WATCHLINK_BUILD_PATH:-.build}
+# Prints how long a check took, so the run's time stays in view (CI has 20 minutes).
+timed() {
+    local start=$SECONDS
+    "$@"
+    echo "test.sh: $1 took $((SECONDS - start)) s"
+}
+# One format: swift format finds nothing (scripts/format.sh formats the code).
+[ -n "$sanitizer" ] || timed scripts/format.sh --check
 swift build --build-path "$build_path" --build-tests "$@"
 # The PowerAuth guides' code warns only where it does against the real SDK.
 [ -n "$sanitizer" ] || scripts/check-doc-code.sh "$build_path"
 bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
+# The version: one place, and the changelog, the docs and --version of the built programs agree.
+scripts/check-version.sh "$bin_dir"
+if [ -z "$sanitizer" ]; then
+    # The DocC site builds without a warning, every public symbol of WatchLinkTesting and
+    # WatchLinkClient documented; from the symbol graphs of the build above.
+    timed scripts/docs.sh --build-path "$build_path"
+    # No break of the library products' API since the last release but those CHANGELOG.md lists.
+    timed scripts/api-check.sh --build-path "$build_path"
+fi
 # Every skipped test is counted and printed; with CI=true a skip fails the run, because a
 # skipped test checks nothing (install what it needs instead, scripts/ensure-deps.sh).
 logs=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-test.XXXXXX")

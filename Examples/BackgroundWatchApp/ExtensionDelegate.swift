@@ -12,13 +12,15 @@ final class ExtensionDelegate: NSObject, WKExtensionDelegate {
     override init() {
         super.init()
         let session = WCSession.default
-        observations.append(session.observe(\.activationState) { [weak self] _, _ in
-            DispatchQueue.main.async { self?.completeConnectivityTasks() }
-        })
-        observations.append(session.observe(\.hasContentPending, options: [.new]) { [weak self] _, change in
-            say("hasContentPending \(change.newValue.map(String.init(describing:)) ?? "?")")
-            DispatchQueue.main.async { self?.completeConnectivityTasks() }
-        })
+        observations.append(
+            session.observe(\.activationState) { [weak self] _, _ in
+                DispatchQueue.main.async { self?.completeConnectivityTasks() }
+            })
+        observations.append(
+            session.observe(\.hasContentPending, options: [.new]) { [weak self] _, change in
+                say("hasContentPending \(change.newValue.map(String.init(describing:)) ?? "?")")
+                DispatchQueue.main.async { self?.completeConnectivityTasks() }
+            })
         session.delegate = receiver
         session.activate()
     }

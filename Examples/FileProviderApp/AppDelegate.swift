@@ -32,8 +32,10 @@ final class AppDelegate: NSObject, PKPushRegistryDelegate {
         }
     }
 
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                      completion: @escaping () -> Void) {
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping () -> Void
+    ) {
         say("app: push \(describe(payload))")
         completion()
     }

@@ -20,8 +20,10 @@ final class FileProviderExtension: NSFileProviderExtension, PKPushRegistryDelega
         say("extension \(name): token \(credentials.token.map { String(format: "%02x", $0) }.joined())")
     }
 
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                      completion: @escaping () -> Void) {
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping () -> Void
+    ) {
         say("extension \(name): push \(describe(payload))")
         completion()
     }
@@ -35,8 +37,10 @@ final class FileProviderExtension: NSFileProviderExtension, PKPushRegistryDelega
 /// on a device it would enumerate the container's changes; here the extension "fetches" them
 /// and reports how that went.
 extension FileProviderExtension: WatchLinkSignalReceiver {
-    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
-                             completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    func didSignalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         say("extension \(name): signalled \(containerItemIdentifier.rawValue)")
         completionHandler(serverIsUnreachable ? NSFileProviderError(.serverUnreachable) : nil)
     }

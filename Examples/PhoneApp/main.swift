@@ -52,15 +52,18 @@ final class PhoneApp: NSObject, WCSessionDelegate {
     private func ping(_ session: WCSession) {
         guard !pinged else { return }
         pinged = true
-        session.sendMessage(["ping": Date().timeIntervalSince1970], replyHandler: { reply in
-            say("phone: reply \(reply["pong"] as? Bool == true ? "pong" : "\(reply)")")
-            self.answered = true
-            self.exitWhenDone()
-        }, errorHandler: { error in
-            say("phone: ping failed: \(error)")
-            self.pinged = false
-            if session.isReachable { self.ping(session) }   // else when it is reachable again
-        })
+        session.sendMessage(
+            ["ping": Date().timeIntervalSince1970],
+            replyHandler: { reply in
+                say("phone: reply \(reply["pong"] as? Bool == true ? "pong" : "\(reply)")")
+                self.answered = true
+                self.exitWhenDone()
+            },
+            errorHandler: { error in
+                say("phone: ping failed: \(error)")
+                self.pinged = false
+                if session.isReachable { self.ping(session) }  // else when it is reachable again
+            })
     }
 
     func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {

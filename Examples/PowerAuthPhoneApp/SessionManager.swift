@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // The iOS SessionManager of the PowerAuth Mobile SDK's guide, "Apple Watch Support", "Prepare
 // Watch Connectivity" (PowerAuth-SDK-for-iOS.md), as written.
 

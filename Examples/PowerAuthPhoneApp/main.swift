@@ -54,7 +54,9 @@ final class PhoneApp {
             } catch {
                 return say("phone: persistActivation failed: \(error)")
             }
-            say("phone: activation \(powerAuthSDK.activationIdentifier ?? "?") persisted (fingerprint \(result.activationFingerprint)); waiting for the server's commit")
+            say(
+                "phone: activation \(powerAuthSDK.activationIdentifier ?? "?") persisted (fingerprint \(result.activationFingerprint)); waiting for the server's commit"
+            )
             waitForCommit()
         }
     }
@@ -85,8 +87,9 @@ final class PhoneApp {
 }
 
 // The guide's order: every PowerAuthSDK object before WCSession is activated.
-let configuration = PowerAuthConfiguration(instanceId: "io.watchlink.example", baseEndpointUrl: "https://localhost:8080/demo-server",
-                                           configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+let configuration = PowerAuthConfiguration(
+    instanceId: "io.watchlink.example", baseEndpointUrl: "https://localhost:8080/demo-server",
+    configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
 guard let powerAuthSDK = PowerAuthSDK(configuration: configuration) else { fatalError("invalid configuration") }
 let phoneApp = PhoneApp(powerAuthSDK: powerAuthSDK)
 phoneApp.start()

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // The watchOS SessionManager of the PowerAuth Mobile SDK for watchOS guide, "Prepare Watch
 // Connectivity" (PowerAuth-SDK-for-watchOS.md), as written.
 

@@ -37,7 +37,7 @@ final class BalanceController: WKInterfaceController {
 
     override func awake(withContext context: Any?) {
         super.awake(withContext: context)
-        _ = powerAuthWatch   // the SDK object before the session
+        _ = powerAuthWatch  // the SDK object before the session
     }
 
     func sessionActivated() {

@@ -15,11 +15,14 @@ final class WatchApp: NSObject, WCSessionDelegate {
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
         say("watch: activated (\(activationState.rawValue))\(error.map { ", error \($0)" } ?? "")")
         guard CommandLine.arguments.contains("--ping-phone") else { return }
-        session.sendMessage(["ping": Date().timeIntervalSince1970], replyHandler: { reply in
-            say("watch: phone replied \(reply["pong"] as? Bool == true ? "pong" : "\(reply)")")
-        }, errorHandler: { error in
-            say("watch: phone ping failed: \(error)")
-        })
+        session.sendMessage(
+            ["ping": Date().timeIntervalSince1970],
+            replyHandler: { reply in
+                say("watch: phone replied \(reply["pong"] as? Bool == true ? "pong" : "\(reply)")")
+            },
+            errorHandler: { error in
+                say("watch: phone ping failed: \(error)")
+            })
     }
 
     func session(_ session: WCSession, didReceiveMessage message: [String: Any], replyHandler: @escaping ([String: Any]) -> Void) {
@@ -33,7 +36,7 @@ final class WatchApp: NSObject, WCSessionDelegate {
 
     func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any] = [:]) {
         say("watch: todo \(userInfo["todo"] ?? "?")")
-        if millisecondsPerTodo > 0 { usleep(millisecondsPerTodo * 1_000) }   // showing it takes a moment
+        if millisecondsPerTodo > 0 { usleep(millisecondsPerTodo * 1_000) }  // showing it takes a moment
     }
 }
 

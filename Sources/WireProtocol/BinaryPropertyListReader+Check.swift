@@ -134,7 +134,9 @@ extension BinaryPropertyListReader {
                         keysAscending = false
                     }
                     if !keysAscending {
-                        guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {
+                        guard
+                            !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) })
+                        else {
                             throw Invalid()
                         }
                     }

@@ -10,7 +10,9 @@ import Foundation
 extension BinaryPropertyListReader {
     func offset(of object: Int) throws -> Int {
         guard let start = objectStart(object) else {
-            throw PropertyListError("damaged binary property list: object \(object) has the offset \(tableOffset(of: object)), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)")
+            throw PropertyListError(
+                "damaged binary property list: object \(object) has the offset \(tableOffset(of: object)), outside the object area \(BinaryPropertyList.header.count)..<\(offsetTableOffset)"
+            )
         }
         return start
     }

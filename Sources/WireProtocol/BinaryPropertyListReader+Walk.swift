@@ -71,7 +71,8 @@ extension BinaryPropertyListReader {
                 let keyObject = reference(references, entry)
                 remainingValueBudget -= 1
                 guard remainingValueBudget >= 0, let keyStart = objectStart(keyObject),
-                      bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart) else { throw Invalid() }
+                    bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart)
+                else { throw Invalid() }
                 if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
                 previousKey = key
                 walker.key(key)
@@ -108,8 +109,9 @@ extension BinaryPropertyListReader {
             return offset >= BinaryPropertyList.headerLength && offset < objectsEnd ? offset : nil
         }
         guard let top = start(topObject), base[top] >> 4 == 0xD,
-              let counted = try? readCount(object: topObject, at: top), counted.count <= capacity,
-              counted.contentStart <= objectsEnd, counted.count <= (objectsEnd - counted.contentStart) / 2 else { return nil }
+            let counted = try? readCount(object: topObject, at: top), counted.count <= capacity,
+            counted.contentStart <= objectsEnd, counted.count <= (objectsEnd - counted.contentStart) / 2
+        else { return nil }
         let count = counted.count
         let references = base + counted.contentStart
         var previousKey: UnsafeBufferPointer<UInt8>?
@@ -117,9 +119,10 @@ extension BinaryPropertyListReader {
             let keyObject = Int(references[entry])
             let valueObject = Int(references[count + entry])
             guard keyObject < objectCount, valueObject < objectCount,
-                  let keyStart = start(keyObject), base[keyStart] >> 4 == 0x5,
-                  let key = asciiString(keyObject, at: keyStart),
-                  let valueStart = start(valueObject) else { return nil }
+                let keyStart = start(keyObject), base[keyStart] >> 4 == 0x5,
+                let key = asciiString(keyObject, at: keyStart),
+                let valueStart = start(valueObject)
+            else { return nil }
             if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }
             previousKey = key
             let marker = base[valueStart]

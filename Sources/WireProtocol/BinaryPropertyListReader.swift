@@ -56,8 +56,10 @@ struct BinaryPropertyListReader {
         precondition(openContainers.count >= PropertyListCodec.maximumDepth)
         self.openContainers = openContainers
         let header = BinaryPropertyList.header
-        guard bytes.count >= header.count, UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self)
-                == header.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) }) else {
+        guard bytes.count >= header.count,
+            UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self)
+                == header.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) })
+        else {
             if bytes.starts(with: "bplist".utf8) {
                 throw PropertyListError("not a binary property list of version 00: the header is \(Self.describeHeader(bytes))")
             }
@@ -84,7 +86,8 @@ struct BinaryPropertyListReader {
         }
         offsetTableOffset = Int(rawTableOffset)
         guard rawObjectCount >= 1, rawObjectCount <= UInt64((trailer - offsetTableOffset) / offsetSize) else {
-            throw PropertyListError("damaged binary property list: \(rawObjectCount) objects do not fit the offset table of \(trailer - offsetTableOffset) bytes")
+            throw PropertyListError(
+                "damaged binary property list: \(rawObjectCount) objects do not fit the offset table of \(trailer - offsetTableOffset) bytes")
         }
         objectCount = Int(rawObjectCount)
         guard rawTopObject < rawObjectCount else {
@@ -212,7 +215,9 @@ struct BinaryPropertyListReader {
             let keyObject = reference(references, entry)
             let key = try readObject(keyObject)
             guard case .string(let keyString) = key else {
-                throw PropertyListError("dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)")
+                throw PropertyListError(
+                    "dictionary object \(object) has a key that is not a string: object \(keyObject) is \(PropertyListCodec.article(key.kindName)) \(key.kindName)"
+                )
             }
             let value = try readObject(reference(references, count + entry))
             let repeated = seen != nil ? !seen!.insert(keyString).inserted : entries.contains { $0.key == keyString }
@@ -247,7 +252,9 @@ struct BinaryPropertyListReader {
     }
 
     private func unsupported(_ kind: String, _ object: Int) -> PropertyListError {
-        PropertyListError("object \(object) is of the unsupported type \(kind): property lists here hold strings, integers, reals, booleans, data, dates, arrays and dictionaries")
+        PropertyListError(
+            "object \(object) is of the unsupported type \(kind): property lists here hold strings, integers, reals, booleans, data, dates, arrays and dictionaries"
+        )
     }
 
     private static func describeHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

@@ -96,10 +96,12 @@ struct BinaryPropertyListWriter {
                     child = PropertyListBuilder.next(after: value, in: nodes)
                 }
                 if !sorted {
-                    var memory = entries   // the same memory, sorted in place
+                    var memory = entries  // the same memory, sorted in place
                     memory.sort { UTF8Order.compare(bytes(of: $0.key), bytes(of: $1.key)) < 0 }
-                    for position in entries.indices.dropFirst() where UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
-                        throw PropertyListError("dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
+                    for position in entries.indices.dropFirst()
+                    where UTF8Order.compare(bytes(of: entries[position - 1].key), bytes(of: entries[position].key)) == 0 {
+                        throw PropertyListError(
+                            "dictionary has the key \"\(String(decoding: bytes(of: entries[position].key), as: UTF8.self))\" more than once")
                     }
                 }
                 for position in 0..<count {
@@ -240,8 +242,9 @@ struct BinaryPropertyListWriter {
                         out.putUnsigned(UInt64(unit), size: 2)
                     }
                 case .array, .dictionary:
-                    out.putMarker(node.kind == .array ? BinaryPropertyList.arrayMarker : BinaryPropertyList.dictionaryMarker,
-                                  count: node.kind == .array ? node.count : node.count / 2)
+                    out.putMarker(
+                        node.kind == .array ? BinaryPropertyList.arrayMarker : BinaryPropertyList.dictionaryMarker,
+                        count: node.kind == .array ? node.count : node.count / 2)
                     let start = referenceStarts[object]
                     for position in start..<start + node.count {
                         out.putUnsigned(UInt64(references[position]), size: referenceSize)
@@ -264,8 +267,10 @@ struct PropertyListOutput {
     /// A `bplist00` file of `objectCount` objects that take `objectsSize` bytes: its header,
     /// the objects `writeObjects` writes in object order (each after ``startObject()``), the
     /// offset table and the trailer.
-    static func file(objectsSize: Int, objectCount: Int, referenceSize: Int,
-                     _ writeObjects: (inout PropertyListOutput) -> Void) -> [UInt8] {
+    static func file(
+        objectsSize: Int, objectCount: Int, referenceSize: Int,
+        _ writeObjects: (inout PropertyListOutput) -> Void
+    ) -> [UInt8] {
         let offsetTableOffset = BinaryPropertyList.headerLength + objectsSize
         let offsetSize = BinaryPropertyList.byteCount(for: UInt64(offsetTableOffset))
         let total = offsetTableOffset + objectCount * offsetSize + BinaryPropertyList.trailerLength
@@ -273,11 +278,13 @@ struct PropertyListOutput {
             var out = PropertyListOutput(base: base, offsetTableOffset: offsetTableOffset, offsetSize: offsetSize)
             out.putHeader()
             writeObjects(&out)
-            precondition(out.position == offsetTableOffset && out.offsetAt == offsetTableOffset + objectCount * offsetSize,
-                         "the property list's size was worked out wrong")
+            precondition(
+                out.position == offsetTableOffset && out.offsetAt == offsetTableOffset + objectCount * offsetSize,
+                "the property list's size was worked out wrong")
             out.position = out.offsetAt
-            out.putTrailer(offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
-                           offsetTableOffset: offsetTableOffset)
+            out.putTrailer(
+                offsetSize: offsetSize, referenceSize: referenceSize, objectCount: objectCount,
+                offsetTableOffset: offsetTableOffset)
             precondition(out.position == total, "the property list's size was worked out wrong")
         }
     }
@@ -306,8 +313,9 @@ struct PropertyListOutput {
         if count >= 8 && count <= 16 {
             // Most keys and strings: two words that may overlap, without a call to memmove.
             destination.storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: UInt64.self), as: UInt64.self)
-            destination.storeBytes(of: UnsafeRawPointer(source).loadUnaligned(fromByteOffset: count - 8, as: UInt64.self),
-                                   toByteOffset: count - 8, as: UInt64.self)
+            destination.storeBytes(
+                of: UnsafeRawPointer(source).loadUnaligned(fromByteOffset: count - 8, as: UInt64.self),
+                toByteOffset: count - 8, as: UInt64.self)
         } else if count < 8 {
             for index in 0..<count { base[position + index] = source[index] }
         } else {

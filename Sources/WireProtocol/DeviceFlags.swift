@@ -18,6 +18,8 @@ public struct DeviceFlags: OptionSet, Sendable, Hashable {
     public static let isWatchOnlyApp = DeviceFlags(rawValue: 1 << 4)
 
     /// Every flag this protocol version defines; other bits make a STATE frame malformed.
-    public static let all: DeviceFlags = [.isPaired, .isWatchAppInstalled, .isComplicationEnabled, .isCompanionAppInstalled,
-                                         .isWatchOnlyApp]
+    public static let all: DeviceFlags = [
+        .isPaired, .isWatchAppInstalled, .isComplicationEnabled, .isCompanionAppInstalled,
+        .isWatchOnlyApp,
+    ]
 }

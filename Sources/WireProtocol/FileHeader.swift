@@ -41,7 +41,8 @@ public struct FileHeader: Hashable, Sendable {
     public func encoded() -> [UInt8] {
         precondition(sha256.count == SHA256Digest.byteCount, "a file header's sha256 is 32 bytes, not \(sha256.count)")
         precondition(totalBytes <= Self.maximumTotalBytes, "file of \(totalBytes) bytes")
-        precondition(Self.isValid(transferId: transferId), "transferId '\(transferId)' is not 1...\(Self.maximumTransferIdLength) letters, digits, '-', '_' or '.'")
+        precondition(
+            Self.isValid(transferId: transferId), "transferId '\(transferId)' is not 1...\(Self.maximumTransferIdLength) letters, digits, '-', '_' or '.'")
         precondition(Self.isValid(name: name), "file name '\(name)' is not one path component of 1...\(Self.maximumNameLength) bytes")
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8 + 32 + 4 + transferId.utf8.count + name.utf8.count + metadata.count)
@@ -68,17 +69,20 @@ public struct FileHeader: Hashable, Sendable {
                     throw reader.malformed("file header totalBytes is \(total), above \(Self.maximumTotalBytes)")
                 }
                 let digest = try reader.readBytes(SHA256Digest.byteCount, field: "file header sha256")
-                let transferId = try reader.readString(field: "file header transferId",
-                                                       allowedLengths: 1...Self.maximumTransferIdLength)
+                let transferId = try reader.readString(
+                    field: "file header transferId",
+                    allowedLengths: 1...Self.maximumTransferIdLength)
                 guard Self.isValid(transferId: transferId) else {
-                    throw reader.malformed("file header transferId '\(transferId)' has a character other than letters, digits, '-', '_' and '.', or starts with '.'")
+                    throw reader.malformed(
+                        "file header transferId '\(transferId)' has a character other than letters, digits, '-', '_' and '.', or starts with '.'")
                 }
                 let name = try reader.readString(field: "file header name", allowedLengths: 1...Self.maximumNameLength)
                 guard Self.isValid(name: name) else {
                     throw reader.malformed("file header name '\(name)' is not a plain file name (no '/', no NUL, not '.' or '..')")
                 }
-                return FileHeader(totalBytes: total, sha256: digest, transferId: transferId, name: name,
-                                  metadata: reader.readRest())
+                return FileHeader(
+                    totalBytes: total, sha256: digest, transferId: transferId, name: name,
+                    metadata: reader.readRest())
             }
         }
         self = try result.get()

@@ -105,7 +105,8 @@ enum FlatDictionaryWriter {
                 case .asciiString(let string):
                     let bit = fingerprint(string)
                     if (keyPrints | valuePrints) & bit != 0,
-                       let shared = sharedObject(of: string, in: entries, keyPrints: keyPrints, newValues: newValues, count: newValueCount) {
+                        let shared = sharedObject(of: string, in: entries, keyPrints: keyPrints, newValues: newValues, count: newValueCount)
+                    {
                         valueObjects[index] = shared
                         continue
                     }
@@ -170,9 +171,11 @@ enum FlatDictionaryWriter {
 
     /// The object of a key, or of an earlier value that made one, with the bytes of `string`.
     /// (A look at each: a handful, most of another length. A hashed table of them cost more.)
-    private static func sharedObject(of string: UnsafeBufferPointer<UInt8>,
-                                     in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>, keyPrints: UInt64,
-                                     newValues: UnsafeMutablePointer<Int>, count newValueCount: Int) -> Int? {
+    private static func sharedObject(
+        of string: UnsafeBufferPointer<UInt8>,
+        in entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>, keyPrints: UInt64,
+        newValues: UnsafeMutablePointer<Int>, count newValueCount: Int
+    ) -> Int? {
         if keyPrints & fingerprint(string) != 0 {
             for index in entries.indices where equal(entries[index].key, string) {
                 return 1 + index

@@ -148,8 +148,9 @@ public struct FrameDecoder: Sendable {
             let start = index + 4
             let frame: Frame
             do {
-                frame = try FrameParser.parse(type: rest[start],
-                                              body: UnsafeRawBufferPointer(rebasing: rest[(start + 1)..<(start + length)]))
+                frame = try FrameParser.parse(
+                    type: rest[start],
+                    body: UnsafeRawBufferPointer(rebasing: rest[(start + 1)..<(start + length)]))
             } catch {
                 throw fail(error)
             }
@@ -202,8 +203,10 @@ public struct FrameDecoder: Sendable {
     /// expected frame and the whole of it arrived, its payload is the array read into;
     /// otherwise the bytes are decoded in order like those of ``decode(_:_:)``, and the decoder
     /// expects nothing until the next large payload. Calls `body` as ``decode(_:_:)`` does.
-    public mutating func decode(expectedFrameRead count: Int, rest: UnsafeRawBufferPointer,
-                                _ body: (Frame) -> Bool) throws {
+    public mutating func decode(
+        expectedFrameRead count: Int, rest: UnsafeRawBufferPointer,
+        _ body: (Frame) -> Bool
+    ) throws {
         guard let expected, !hasBufferedFrame else { preconditionFailure("no frame is expected") }
         let head = expectedHead
         let payload = expectedPayload
@@ -234,9 +237,11 @@ public struct FrameDecoder: Sendable {
         try head.withUnsafeBytes { head in
             try payload.withUnsafeBytes { payload in
                 var stopped = false
-                let parts = [UnsafeRawBufferPointer(rebasing: head[..<headCount]),
-                             UnsafeRawBufferPointer(rebasing: payload[..<payloadCount]),
-                             UnsafeRawBufferPointer(rebasing: rest[..<max(0, restCount)])]
+                let parts = [
+                    UnsafeRawBufferPointer(rebasing: head[..<headCount]),
+                    UnsafeRawBufferPointer(rebasing: payload[..<payloadCount]),
+                    UnsafeRawBufferPointer(rebasing: rest[..<max(0, restCount)]),
+                ]
                 for part in parts {
                     if stopped {
                         append(part)
@@ -264,7 +269,8 @@ public struct FrameDecoder: Sendable {
     @inline(__always)
     private mutating func noteFrame(type: UInt8, length: Int) {
         guard length > Self.expectedPayloadThreshold, let fieldsLength = FrameParser.fixedFieldsLength(ofType: type),
-              length - 1 - fieldsLength >= Self.expectedPayloadThreshold else { return }
+            length - 1 - fieldsLength >= Self.expectedPayloadThreshold
+        else { return }
         expected = (type, length, fieldsLength)
     }
 

@@ -12,15 +12,17 @@ public struct FrameEncoder: Sendable {
     /// Appends the bytes of `frame` to `buffer`, except a trailing payload (of MESSAGE, REPLY
     /// ITEM or FILE_CHUNK) of at least `threshold` bytes, which is returned instead of copied: the frame
     /// is complete once the returned bytes are written right after `buffer`'s (`sendmsg`).
-    public static func encode(_ frame: Frame, into buffer: inout [UInt8],
-                              detachingPayloadOfAtLeast threshold: Int) -> [UInt8]? {
+    public static func encode(
+        _ frame: Frame, into buffer: inout [UInt8],
+        detachingPayloadOfAtLeast threshold: Int
+    ) -> [UInt8]? {
         let payload: [UInt8]
         switch frame {
         case .message(_, _, let body), .reply(_, let body): payload = body.bytes
         case .item(_, _, _, let body): payload = body
         case .fileChunk(_, _, let data): payload = data
         case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
-             .fileCancel, .itemError:
+            .fileCancel, .itemError:
             encode(frame, into: &buffer, includingPayload: true)
             return nil
         }
@@ -40,8 +42,9 @@ public struct FrameEncoder: Sendable {
         buffer.append(frame.type.rawValue)
         switch frame {
         case .hello(let hello):
-            precondition(hello.nonce.count == LinkProtocol.nonceLength,
-                         "HELLO nonce must be \(LinkProtocol.nonceLength) bytes, not \(hello.nonce.count)")
+            precondition(
+                hello.nonce.count == LinkProtocol.nonceLength,
+                "HELLO nonce must be \(LinkProtocol.nonceLength) bytes, not \(hello.nonce.count)")
             precondition(!hello.deviceId.isEmpty, "HELLO deviceId must not be empty")
             buffer.append(contentsOf: Hello.magic)
             buffer.appendBigEndian(hello.minVersion)
@@ -50,8 +53,9 @@ public struct FrameEncoder: Sendable {
             appendString(hello.deviceId, maximum: Hello.maximumDeviceIdLength, to: &buffer)
             buffer.append(contentsOf: hello.nonce)
         case .auth(let proof):
-            precondition(proof.count == LinkProtocol.proofLength,
-                         "AUTH proof must be \(LinkProtocol.proofLength) bytes, not \(proof.count)")
+            precondition(
+                proof.count == LinkProtocol.proofLength,
+                "AUTH proof must be \(LinkProtocol.proofLength) bytes, not \(proof.count)")
             buffer.append(contentsOf: proof)
         case .ready:
             break

@@ -19,7 +19,7 @@ enum FrameParser {
         case .item: return 1 + 8 + 1  // channel, seq, flags
         case .fileChunk: return 8 + 8  // seq, offset
         case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
-             .fileCancel, .itemError, nil:
+            .fileCancel, .itemError, nil:
             return nil
         }
     }
@@ -145,8 +145,9 @@ enum FrameParser {
                 throw reader.malformed("committedOffset \(committed) is above receivedOffset \(received)")
             }
             try reader.expectEnd(after: "committedOffset")
-            frame = .fileChunkAck(seq: seq, flags: FileChunkAckFlags(rawValue: rawFlags),
-                                  receivedOffset: received, committedOffset: committed)
+            frame = .fileChunkAck(
+                seq: seq, flags: FileChunkAckFlags(rawValue: rawFlags),
+                receivedOffset: received, committedOffset: committed)
         case .fileCancel:
             let seq = try reader.readInteger(UInt64.self, field: "seq")
             try reader.expectEnd(after: "seq")

@@ -47,7 +47,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         switch self {
         case .hello, .auth, .ready, .goAway: return true
         case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack,
-             .fileChunk, .fileChunkAck, .fileCancel, .itemError: return false
+            .fileChunk, .fileChunkAck, .fileCancel, .itemError:
+            return false
         }
     }
 

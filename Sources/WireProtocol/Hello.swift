@@ -13,8 +13,10 @@ public struct Hello: Sendable, Hashable {
     /// ``LinkProtocol/nonceLength`` random bytes, fresh for every connection.
     public var nonce: [UInt8]
 
-    public init(minVersion: UInt16 = LinkProtocol.minVersion, maxVersion: UInt16 = LinkProtocol.maxVersion,
-                role: Role, deviceId: String, nonce: [UInt8]) {
+    public init(
+        minVersion: UInt16 = LinkProtocol.minVersion, maxVersion: UInt16 = LinkProtocol.maxVersion,
+        role: Role, deviceId: String, nonce: [UInt8]
+    ) {
         self.minVersion = minVersion
         self.maxVersion = maxVersion
         self.role = role

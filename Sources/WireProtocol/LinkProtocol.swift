@@ -23,8 +23,10 @@ public enum LinkProtocol {
     ///
     /// - Returns: `min(maxA, maxB)` when that is at least `max(minA, minB)`, else `nil`
     ///   (the handshake fails with GOAWAY ``GoAwayCode/versionMismatch``).
-    public static func negotiateVersion(ownMin: UInt16 = minVersion, ownMax: UInt16 = maxVersion,
-                                        peerMin: UInt16, peerMax: UInt16) -> UInt16? {
+    public static func negotiateVersion(
+        ownMin: UInt16 = minVersion, ownMax: UInt16 = maxVersion,
+        peerMin: UInt16, peerMax: UInt16
+    ) -> UInt16? {
         let chosen = Swift.min(ownMax, peerMax)
         return chosen >= Swift.max(ownMin, peerMin) ? chosen : nil
     }

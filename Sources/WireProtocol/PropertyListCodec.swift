@@ -92,8 +92,10 @@ public enum PropertyListCodec {
     /// ``decodeEntries(_:)`` gives (keys by their bytes) and borrow `bytes`. Their count, or
     /// nil for any other dictionary and anything that is not one: the caller then walks or
     /// decodes the bytes.
-    public static func readFlatDictionary(_ bytes: UnsafeBufferPointer<UInt8>,
-                                          into entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>) -> Int? {
+    public static func readFlatDictionary(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        into entries: UnsafeMutableBufferPointer<FlatDictionaryEntry>
+    ) -> Int? {
         try? BinaryPropertyListReader.withReader(bytes) { reader in
             reader.readFlatTopDictionary(into: entries.baseAddress, capacity: entries.count)
         }

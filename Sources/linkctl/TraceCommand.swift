@@ -9,8 +9,10 @@ enum TraceCommand {
     static func sources(_ invocation: TraceInvocation) -> [String] {
         if !invocation.sources.isEmpty { return invocation.sources }
         let home = invocation.home ?? WatchLinkHome.defaultPath()
-        return [WatchLinkHome.path(WatchLinkHome.phoneControlSocketName, in: home),
-                WatchLinkHome.path(WatchLinkHome.watchControlSocketName, in: home)]
+        return [
+            WatchLinkHome.path(WatchLinkHome.phoneControlSocketName, in: home),
+            WatchLinkHome.path(WatchLinkHome.watchControlSocketName, in: home),
+        ]
     }
 
     static func run(_ invocation: TraceInvocation) -> Never {

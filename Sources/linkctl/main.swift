@@ -3,7 +3,7 @@ import LinkClient
 import LinkControl
 import LinkJSON
 
-let version = "0.1.0"
+let version = WatchLinkVersion.current
 
 enum ExitStatus: Int32 {
     case success = 0

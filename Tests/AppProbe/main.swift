@@ -32,7 +32,8 @@ func option(_ name: String) -> String? {
 
 let workMicroseconds: UInt32 = {
     guard let index = CommandLine.arguments.firstIndex(of: "--work-ms"), index + 1 < CommandLine.arguments.count,
-          let milliseconds = UInt32(CommandLine.arguments[index + 1]) else { return 0 }
+        let milliseconds = UInt32(CommandLine.arguments[index + 1])
+    else { return 0 }
     return milliseconds * 1_000
 }()
 
@@ -71,15 +72,19 @@ class ProbeDelegate: NSObject {
     }
 
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
-        emit(["cb": "activationDidComplete", "state": activationState.rawValue, "error": errorCode(error),
-              "isReachable": session.isReachable, "hasContentPending": session.hasContentPending])
+        emit([
+            "cb": "activationDidComplete", "state": activationState.rawValue, "error": errorCode(error),
+            "isReachable": session.isReachable, "hasContentPending": session.hasContentPending,
+        ])
     }
     func sessionDidBecomeInactive(_ session: WCSession) { emit(["cb": "didBecomeInactive"]) }
     func sessionDidDeactivate(_ session: WCSession) { emit(["cb": "didDeactivate"]) }
     func sessionReachabilityDidChange(_ session: WCSession) { emit(["cb": "reachabilityDidChange", "isReachable": session.isReachable]) }
     func sessionWatchStateDidChange(_ session: WCSession) {
-        emit(["cb": "watchStateDidChange", "isPaired": session.isPaired, "isWatchAppInstalled": session.isWatchAppInstalled,
-              "isComplicationEnabled": session.isComplicationEnabled])
+        emit([
+            "cb": "watchStateDidChange", "isPaired": session.isPaired, "isWatchAppInstalled": session.isWatchAppInstalled,
+            "isComplicationEnabled": session.isComplicationEnabled,
+        ])
     }
     func session(_ session: WCSession, didReceiveMessage message: [String: Any]) {
         emit(["cb": "didReceiveMessage", "message": message])
@@ -96,19 +101,23 @@ class ProbeDelegate: NSObject {
     }
     func session(_ session: WCSession, didReceiveUserInfo userInfo: [String: Any] = [:]) {
         emit(["cb": "didReceiveUserInfo", "userInfo": userInfo])
-        if workMicroseconds > 0 { usleep(workMicroseconds) }   // the app's work on the item
+        if workMicroseconds > 0 { usleep(workMicroseconds) }  // the app's work on the item
     }
     func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {
-        emit(["cb": "didFinishUserInfo", "userInfo": userInfoTransfer.userInfo, "error": errorCode(error),
-              "isCurrentComplicationInfo": userInfoTransfer.isCurrentComplicationInfo])
+        emit([
+            "cb": "didFinishUserInfo", "userInfo": userInfoTransfer.userInfo, "error": errorCode(error),
+            "isCurrentComplicationInfo": userInfoTransfer.isCurrentComplicationInfo,
+        ])
     }
     func session(_ session: WCSession, didReceive file: WCSessionFile) {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.fileURL.path)[.size] as? Int) ?? -1
         emit(["cb": "didReceiveFile", "name": file.fileURL.lastPathComponent, "size": size, "metadata": file.metadata ?? [:]])
     }
     func session(_ session: WCSession, didFinish fileTransfer: WCSessionFileTransfer, error: Error?) {
-        emit(["cb": "didFinishFile", "name": fileTransfer.file.fileURL.lastPathComponent, "error": errorCode(error),
-              "completed": fileTransfer.progress.completedUnitCount, "total": fileTransfer.progress.totalUnitCount])
+        emit([
+            "cb": "didFinishFile", "name": fileTransfer.file.fileURL.lastPathComponent, "error": errorCode(error),
+            "completed": fileTransfer.progress.completedUnitCount, "total": fileTransfer.progress.totalUnitCount,
+        ])
     }
 }
 
@@ -151,15 +160,17 @@ func run(_ command: [String: Any]) {
     case "sendMessage":
         let message = command["message"] as? [String: Any] ?? [:]
         if command["wantsReply"] as? Bool == true {
-            session.sendMessage(message, replyHandler: { emit(["cb": "replyHandler", "reply": $0]) },
-                                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+            session.sendMessage(
+                message, replyHandler: { emit(["cb": "replyHandler", "reply": $0]) },
+                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
         } else {
             session.sendMessage(message, replyHandler: nil, errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
         }
     case "sendMessageData":
         let data = Data(base64Encoded: command["data"] as? String ?? "") ?? Data()
-        session.sendMessageData(data, replyHandler: { emit(["cb": "replyDataHandler", "data": $0]) },
-                                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+        session.sendMessageData(
+            data, replyHandler: { emit(["cb": "replyDataHandler", "data": $0]) },
+            errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
     case "updateApplicationContext":
         do {
             try session.updateApplicationContext(command["context"] as? [String: Any] ?? [:])
@@ -176,8 +187,9 @@ func run(_ command: [String: Any]) {
         let transfer = session.transferCurrentComplicationUserInfo(command["userInfo"] as? [String: Any] ?? [:])
         emit(["cb": "complicationQueued", "isCurrentComplicationInfo": transfer.isCurrentComplicationInfo])
     case "transferFile":
-        lastFileTransfer = session.transferFile(URL(fileURLWithPath: command["path"] as? String ?? ""),
-                                                metadata: command["metadata"] as? [String: Any])
+        lastFileTransfer = session.transferFile(
+            URL(fileURLWithPath: command["path"] as? String ?? ""),
+            metadata: command["metadata"] as? [String: Any])
     case "cancelFile":
         lastFileTransfer?.cancel()
         emit(["cb": "cancelled", "outstanding": session.outstandingFileTransfers.count])
@@ -185,20 +197,26 @@ func run(_ command: [String: Any]) {
         delegate.reply = (command["reply"] as? [String: Any] ?? [:], command["delaySeconds"] as? Double ?? 0)
         emit(["cb": "replySet"])
     case "status":
-        emit(["cb": "status", "activationState": session.activationState.rawValue, "isReachable": session.isReachable,
-              "hasContentPending": session.hasContentPending,
-              "remainingComplicationUserInfoTransfers": session.remainingComplicationUserInfoTransfers,
-              "applicationContext": session.applicationContext, "receivedApplicationContext": session.receivedApplicationContext,
-              "outstandingUserInfoTransfers": session.outstandingUserInfoTransfers.count])
+        emit([
+            "cb": "status", "activationState": session.activationState.rawValue, "isReachable": session.isReachable,
+            "hasContentPending": session.hasContentPending,
+            "remainingComplicationUserInfoTransfers": session.remainingComplicationUserInfoTransfers,
+            "applicationContext": session.applicationContext, "receivedApplicationContext": session.receivedApplicationContext,
+            "outstandingUserInfoTransfers": session.outstandingUserInfoTransfers.count,
+        ])
     case "observe":
         // Key-value observing as apps do it: each change a line, with its old and new value.
-        observations.append(session.observe(\.hasContentPending, options: [.initial, .old, .new]) { session, change in
-            emit(["cb": "kvo", "key": "hasContentPending", "old": change.oldValue ?? NSNull(), "new": change.newValue ?? NSNull(),
-                  "value": session.hasContentPending])
-        })
-        observations.append(session.observe(\.activationState, options: [.new]) { _, change in
-            emit(["cb": "kvo", "key": "activationState", "new": change.newValue?.rawValue ?? NSNull()])
-        })
+        observations.append(
+            session.observe(\.hasContentPending, options: [.initial, .old, .new]) { session, change in
+                emit([
+                    "cb": "kvo", "key": "hasContentPending", "old": change.oldValue ?? NSNull(), "new": change.newValue ?? NSNull(),
+                    "value": session.hasContentPending,
+                ])
+            })
+        observations.append(
+            session.observe(\.activationState, options: [.new]) { _, change in
+                emit(["cb": "kvo", "key": "activationState", "new": change.newValue?.rawValue ?? NSNull()])
+            })
         emit(["cb": "observing"])
     case "stopObserving":
         for observation in observations { observation.invalidate() }
@@ -232,8 +250,10 @@ final class PushProbe: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
         emit(["cb": "didUpdatePushCredentials", "type": type.rawValue, "token": pushCredentials.token.map { String(format: "%02x", $0) }.joined()])
     }
 
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                      completion: @escaping @Sendable () -> Void) {
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping @Sendable () -> Void
+    ) {
         emit(["cb": "didReceiveIncomingPush", "type": type.rawValue, "payload": payload.dictionaryPayload as? [String: Any] ?? [:]])
         guard type == .voIP, reportsCalls else { return completion() }
         let update = CXCallUpdate()
@@ -253,15 +273,19 @@ extension PushProbe: CXProviderDelegate {
 final class ExtensionProbe: NSObject, WatchLinkSignalReceiver, @unchecked Sendable {
     let error = option("--signal-error").flatMap(Int.init).flatMap(NSFileProviderError.Code.init(rawValue:))
 
-    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
-                             completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    func didSignalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         emit(["cb": "didSignalEnumerator", "container": containerItemIdentifier.rawValue, "domain": domain?.rawValue ?? NSNull()])
         completionHandler(error.map { NSFileProviderError($0) })
     }
 }
 
-emit(["cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier),
-      "reason": ProcessInfo.processInfo.environment["WATCHLINK_LAUNCH_REASON"] ?? NSNull()])
+emit([
+    "cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier),
+    "reason": ProcessInfo.processInfo.environment["WATCHLINK_LAUNCH_REASON"] ?? NSNull(),
+])
 if CommandLine.arguments.contains("--crash-at-start") {
     emit(["cb": "crashing"])
     exit(3)
@@ -288,7 +312,8 @@ if let delay = option("--activate-after-ms").flatMap(UInt32.init) {
 }
 while let line = readLine() {
     guard let data = line.data(using: .utf8),
-          let command = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        let command = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    else {
         emit(["cb": "badCommand", "line": line])
         continue
     }

@@ -16,8 +16,10 @@ final class AppLaunchTests: LaunchedAppTestCase {
     /// Installs the probe as `daemon`'s app with `arguments`; its output goes to the returned log.
     @discardableResult
     private func install(on daemon: WatchLinkDaemon, _ arguments: [String], extension kind: String? = nil) throws -> String {
-        var args: JSONObject = ["command": .array(([DaemonBinaries.path("WatchLinkAppProbe")] + arguments).map(JSONValue.string)),
-                                "environment": ["LSAN_OPTIONS": "detect_leaks=0"]]
+        var args: JSONObject = [
+            "command": .array(([DaemonBinaries.path("WatchLinkAppProbe")] + arguments).map(JSONValue.string)),
+            "environment": ["LSAN_OPTIONS": "detect_leaks=0"],
+        ]
         if let kind { args["extension"] = .string(kind) }
         return try XCTUnwrap(try client(daemon).call("app.install", args)["log"]?.stringValue)
     }
@@ -139,8 +141,10 @@ final class AppLaunchTests: LaunchedAppTestCase {
         let phone = try client(pair.phone)
         let plain = pair.phone.home + "/not-a-program"
         XCTAssertTrue(FileManager.default.createFile(atPath: plain, contents: Data("text".utf8), attributes: [.posixPermissions: 0o644]))
-        for (command, expected) in [("/nonexistent/app", "/nonexistent/app does not exist"), (plain, "\(plain) is not an executable file"),
-                                    ("relative/app", "must be an absolute path, not 'relative/app'")] {
+        for (command, expected) in [
+            ("/nonexistent/app", "/nonexistent/app does not exist"), (plain, "\(plain) is not an executable file"),
+            ("relative/app", "must be an absolute path, not 'relative/app'"),
+        ] {
             XCTAssertThrowsError(try phone.call("app.install", ["command": [.string(command)]])) {
                 XCTAssertEqual(($0 as? ControlError)?.name, "invalidArgument")
                 XCTAssertTrue(($0 as? ControlError)?.message.contains(expected) == true, "\($0)")

@@ -19,8 +19,10 @@ final class AppProcess {
     private let arguments: [String]
     private let environment: [String: String]
 
-    init(_ name: String, program: String = "WatchLinkAppProbe", environment: [String: String], directory: String,
-         arguments: [String] = []) {
+    init(
+        _ name: String, program: String = "WatchLinkAppProbe", environment: [String: String], directory: String,
+        arguments: [String] = []
+    ) {
         self.name = name
         self.program = program
         self.environment = environment
@@ -65,7 +67,8 @@ final class AppProcess {
     /// Waits until `count` callbacks named `name` have come; returns them.
     @discardableResult
     func waitFor(_ name: String, count: Int = 1, timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line)
-        throws -> [[String: Any]] {
+        throws -> [[String: Any]]
+    {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let matching = callbacks.filter { $0["cb"] as? String == name }

@@ -33,13 +33,16 @@ class AppSideTestCase: XCTestCase {
     }
 
     /// Launches an app process (the probe, unless `program` names another) on `daemon`'s side.
-    func launch(_ name: String, program: String = "WatchLinkAppProbe", on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
-                arguments: [String] = []) throws -> AppProcess {
+    func launch(
+        _ name: String, program: String = "WatchLinkAppProbe", on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
+        arguments: [String] = []
+    ) throws -> AppProcess {
         var environment = pair.environment(for: daemon)
         // An app exits with its session's singletons alive, as apps do: no leak report for it.
         environment["LSAN_OPTIONS"] = "detect_leaks=0"
-        let app = AppProcess(name, program: program, environment: environment, directory: outputDirectory,
-                             arguments: arguments)
+        let app = AppProcess(
+            name, program: program, environment: environment, directory: outputDirectory,
+            arguments: arguments)
         try app.start()
         apps.append(app)
         if program == "WatchLinkAppProbe" { try app.waitFor("launched") }
@@ -97,8 +100,9 @@ final class AppSideTests: AppSideTestCase {
         XCTAssertEqual(reachability, [true, false, true, false, true, false])
         let fromWatch = watch.callbacks.filter { $0["cb"] as? String == "reachabilityDidChange" }.map { $0["isReachable"] as? Bool }
         XCTAssertEqual(fromWatch, [true, false, true])
-        XCTAssertEqual(phone.names.filter { $0 != "launched" }.prefix(2), ["activationDidComplete", "reachabilityDidChange"],
-                       "activation completes before the first reachability change")
+        XCTAssertEqual(
+            phone.names.filter { $0 != "launched" }.prefix(2), ["activationDidComplete", "reachabilityDidChange"],
+            "activation completes before the first reachability change")
     }
 
     /// sendMessage with a reply handler: the counterpart's `session(_:didReceiveMessage:replyHandler:)`
@@ -123,13 +127,15 @@ final class AppSideTests: AppSideTestCase {
         phone.send(["cmd": "sendMessage", "message": ["fire": "and forget"]])
         XCTAssertEqual(try watch.waitFor("didReceiveMessage")[0]["message"] as? [String: String], ["fire": "and forget"])
         phone.send(["cmd": "sendMessageData", "data": Data([1, 2, 3]).base64EncodedString()])
-        XCTAssertEqual(try watch.waitFor("didReceiveMessageDataWithReply")[0]["data"] as? [String: String],
-                       ["$data": Data([1, 2, 3]).base64EncodedString()])
-        XCTAssertEqual(try phone.waitFor("replyDataHandler")[0]["data"] as? [String: String],
-                       ["$data": Data([3, 2, 1]).base64EncodedString()])
+        XCTAssertEqual(
+            try watch.waitFor("didReceiveMessageDataWithReply")[0]["data"] as? [String: String],
+            ["$data": Data([1, 2, 3]).base64EncodedString()])
+        XCTAssertEqual(
+            try phone.waitFor("replyDataHandler")[0]["data"] as? [String: String],
+            ["$data": Data([3, 2, 1]).base64EncodedString()])
 
         watch.send(["cmd": "setReply", "reply": ["late": true], "delaySeconds": 3.0])
-        try watch.waitFor("replySet") // the commands and the link are two paths into the app
+        try watch.waitFor("replySet")  // the commands and the link are two paths into the app
         phone.send(["cmd": "sendMessage", "message": ["slow": 1], "wantsReply": true])
         XCTAssertEqual(try phone.waitFor("errorHandler", count: 2)[1]["code"] as? Int, 7012, "messageReplyTimedOut")
 
@@ -184,8 +190,9 @@ final class AppSideTests: AppSideTestCase {
         XCTAssertEqual(pending.last?["old"] as? Bool, true)
         XCTAssertEqual(pending.last?["value"] as? Bool, false, "the property reads the new value in the handler")
         let names = watch.names
-        XCTAssertLessThan(try XCTUnwrap(names.lastIndex(of: "didReceiveUserInfo")), try XCTUnwrap(names.lastIndex(of: "kvo")),
-                          "false only once the delegate has taken the last item")
+        XCTAssertLessThan(
+            try XCTUnwrap(names.lastIndex(of: "didReceiveUserInfo")), try XCTUnwrap(names.lastIndex(of: "kvo")),
+            "false only once the delegate has taken the last item")
         let activation = watch.callbacks.filter { $0["cb"] as? String == "kvo" && $0["key"] as? String == "activationState" }
         XCTAssertEqual(activation.map { $0["new"] as? Int }, [2], "activated")
 

@@ -11,8 +11,9 @@ final class ExamplesTests: AppSideTestCase {
         let slow = ["--ms-per-todo", "10"]
         let firstWatch = try launch("watch-example-1", program: "WatchLinkExampleWatch", on: pair.watch, of: pair, arguments: slow)
         try firstWatch.waitForLine("activated") { $0.hasPrefix("watch: activated") }
-        let phone = try launch("phone-example", program: "WatchLinkExamplePhone", on: pair.phone, of: pair,
-                               arguments: ["--counter", "5", "--todos", "200"])
+        let phone = try launch(
+            "phone-example", program: "WatchLinkExamplePhone", on: pair.phone, of: pair,
+            arguments: ["--counter", "5", "--todos", "200"])
         try firstWatch.waitForLine("a todo") { $0.hasPrefix("watch: todo") }
         firstWatch.kill9()
         XCTAssertFalse(firstWatch.output.contains("watch: todo 200"), "killed while the todos streamed")
@@ -42,8 +43,12 @@ final class ExamplesTests: AppSideTestCase {
         let events = try pair.phone.client()
         defer { events.close() }
         try events.subscribe()
-        _ = try control(pair.phone, "app.install", ["command": [.string(DaemonBinaries.path("WatchLinkExamplePhone")), "--counter", "1", "--todos", "1"],
-                                                     "environment": ["LSAN_OPTIONS": "detect_leaks=0"]])
+        _ = try control(
+            pair.phone, "app.install",
+            [
+                "command": [.string(DaemonBinaries.path("WatchLinkExamplePhone")), "--counter", "1", "--todos", "1"],
+                "environment": ["LSAN_OPTIONS": "detect_leaks=0"],
+            ])
         let watch = try launch("watch-example", program: "WatchLinkExampleWatch", on: pair.watch, of: pair, arguments: ["--ping-phone"])
         try watch.waitForLine("the phone's answer") { $0 == "watch: phone replied pong" }
         let launched = try events.waitForEvent("app.launched", timeoutSeconds: 10)
@@ -69,9 +74,12 @@ final class ExamplesTests: AppSideTestCase {
         for (name, factors) in [("MyToken", "POSSESSION"), ("Balance", "POSSESSION_KNOWLEDGE")] {
             let prefix = "watch: \(name) X-PowerAuth-Token: "
             let header = try XCTUnwrap(watch.output.split(separator: "\n").first { $0.hasPrefix(prefix) }?.dropFirst(prefix.count), watch.output)
-            XCTAssertEqual(try control(pair.phone, "pa.server.validateToken", ["header": .string(String(header))]),
-                           ["tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE",
-                            "signatureType": .string(factors)])
+            XCTAssertEqual(
+                try control(pair.phone, "pa.server.validateToken", ["header": .string(String(header))]),
+                [
+                    "tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE",
+                    "signatureType": .string(factors),
+                ])
         }
     }
 }

@@ -11,8 +11,9 @@ final class FileProviderExampleTests: AppSideTestCase {
     static let workingSet = "NSFileProviderWorkingSetContainerItemIdentifier"
 
     private func launchApp(_ pair: WatchLinkPair, _ arguments: [String], domains: [String]) throws -> AppProcess {
-        let app = try launch("file-provider-app", program: "WatchLinkExampleFileProviderApp", on: pair.phone, of: pair,
-                             arguments: arguments + ["--domains", domains.joined(separator: ",")])
+        let app = try launch(
+            "file-provider-app", program: "WatchLinkExampleFileProviderApp", on: pair.phone, of: pair,
+            arguments: arguments + ["--domains", domains.joined(separator: ",")])
         for domain in domains { try app.waitForLine("extension \(domain) attached") { $0 == "extension \(domain): attached" } }
         return app
     }
@@ -37,8 +38,9 @@ final class FileProviderExampleTests: AppSideTestCase {
         let inbox = TemporaryHome()
         defer { inbox.remove() }
         let app = try launchApp(pair, ["--server-inbox", inbox.path], domains: ["main"])
-        let server = try launch("file-provider-server", program: "WatchLinkExampleFileProviderServer", on: pair.phone, of: pair,
-                                arguments: ["--control", pair.phone.controlPath, "--inbox", inbox.path, "--domain", "main"])
+        let server = try launch(
+            "file-provider-server", program: "WatchLinkExampleFileProviderServer", on: pair.phone, of: pair,
+            arguments: ["--control", pair.phone.controlPath, "--inbox", inbox.path, "--domain", "main"])
         XCTAssertEqual(try server.waitForExit(timeout: 30), 0, server.output)
 
         let appToken = try XCTUnwrap(lines(app, "app: token ").first)
@@ -65,8 +67,10 @@ final class FileProviderExampleTests: AppSideTestCase {
         XCTAssertEqual(lines(app, "extension main: token "), [token], "every registry of the process gets the token")
         XCTAssertEqual(lines(app, "extension shared: token "), [token])
 
-        let sent = [("main", Self.root), ("main", Self.workingSet), ("main", "doc-17"),
-                    ("shared", Self.root), ("shared", Self.workingSet), ("shared", "doc-42")]
+        let sent = [
+            ("main", Self.root), ("main", Self.workingSet), ("main", "doc-17"),
+            ("shared", Self.root), ("shared", Self.workingSet), ("shared", "doc-42"),
+        ]
         for (domain, container) in sent {
             let response = try provider.sendFileProviderChange(container: container, domain: domain, to: token)
             XCTAssertEqual(response.status, 200, "\(container) in \(domain): \(response)")

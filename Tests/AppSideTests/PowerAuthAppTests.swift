@@ -15,8 +15,10 @@ final class PowerAuthAppTests: AppSideTestCase {
     private static let watchProbe = "WatchLinkPowerAuthWatchProbe"
 
     /// A probe attached to `daemon`, its SDK object made and its session activated.
-    private func app(_ name: String, _ program: String, on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
-                     arguments: [String] = []) throws -> AppProcess {
+    private func app(
+        _ name: String, _ program: String, on daemon: WatchLinkDaemon, of pair: WatchLinkPair,
+        arguments: [String] = []
+    ) throws -> AppProcess {
         let app = try launch(name, program: program, on: daemon, of: pair, arguments: arguments)
         try app.waitFor("launched")
         app.send(["cmd": "sdk"])
@@ -36,8 +38,10 @@ final class PowerAuthAppTests: AppSideTestCase {
 
     /// Asks the app for its `state` until `condition` holds.
     @discardableResult
-    private func eventuallyState(_ app: AppProcess, _ what: String, timeout: Double = 20,
-                                 _ condition: ([String: Any]) -> Bool) throws -> [String: Any] {
+    private func eventuallyState(
+        _ app: AppProcess, _ what: String, timeout: Double = 20,
+        _ condition: ([String: Any]) -> Bool
+    ) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let state = try ask(app, ["cmd": "state"], "state")
@@ -97,16 +101,19 @@ final class PowerAuthAppTests: AppSideTestCase {
         // A token to the watch, and a header made there that the server accepts.
         let token = try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestToken")
         XCTAssertNil(error(token), "\(token)")
-        XCTAssertEqual(phone.callbacks.last { $0["cb"] as? String == "requestTokenReturned" }?["synchronous"] as? Bool, false,
-                       "the server creates it: asynchronous")
-        XCTAssertEqual(try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestTokenReturned")["synchronous"] as? Bool, true,
-                       "then it is local")
+        XCTAssertEqual(
+            phone.callbacks.last { $0["cb"] as? String == "requestTokenReturned" }?["synchronous"] as? Bool, false,
+            "the server creates it: asynchronous")
+        XCTAssertEqual(
+            try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestTokenReturned")["synchronous"] as? Bool, true,
+            "then it is local")
         XCTAssertEqual(try ask(phone, ["cmd": "sendToken", "name": "MyToken"], "sendToken")["issued"] as? Bool, true)
         try eventuallyState(watch, "holding MyToken") { ($0["localTokens"] as? [String])?.contains("MyToken") == true }
         let header = try XCTUnwrap(try ask(watch, ["cmd": "header", "name": "MyToken"], "header")["value"] as? String)
         XCTAssertTrue(header.contains("token_id=\"\(try XCTUnwrap(token["tokenIdentifier"] as? String))\""), header)
-        XCTAssertEqual(try control(pair.phone, "pa.server.validateToken", ["header": .string(header)]),
-                       ["tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE", "signatureType": "POSSESSION"])
+        XCTAssertEqual(
+            try control(pair.phone, "pa.server.validateToken", ["header": .string(header)]),
+            ["tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE", "signatureType": "POSSESSION"])
 
         // The watch asks for a token: the phone app's delegate forwards the request.
         let missing = try ask(watch, ["cmd": "requestToken", "name": "Balance"], "requestToken")
@@ -116,8 +123,9 @@ final class PowerAuthAppTests: AppSideTestCase {
         let fromPhone = try ask(watch, ["cmd": "requestToken", "name": "Balance"], "requestToken")
         XCTAssertEqual(fromPhone["tokenIdentifier"] as? String, balance["tokenIdentifier"] as? String, "\(fromPhone)")
         let balanceHeader = try XCTUnwrap(try ask(watch, ["cmd": "header", "name": "Balance"], "header")["value"] as? String)
-        XCTAssertEqual(try control(pair.phone, "pa.server.validateToken", ["header": .string(balanceHeader)])["signatureType"],
-                       "POSSESSION_KNOWLEDGE")
+        XCTAssertEqual(
+            try control(pair.phone, "pa.server.validateToken", ["header": .string(balanceHeader)])["signatureType"],
+            "POSSESSION_KNOWLEDGE")
 
         // Removal of a token from the watch, of one from the server, and of the activation.
         XCTAssertNil(error(try ask(phone, ["cmd": "removeTokenFromWatch", "name": "MyToken", "mode": "completion"], "removeTokenFromWatch")))
@@ -129,8 +137,9 @@ final class PowerAuthAppTests: AppSideTestCase {
         XCTAssertEqual(try ask(watch, ["cmd": "removeAccessToken", "name": "Balance"], "removeAccessToken")["removed"] as? Bool, false)
 
         XCTAssertEqual(try ask(phone, ["cmd": "removeActivationLocal"], "removedLocally")["hasValidActivation"] as? Bool, false)
-        XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, true,
-                       "removeActivationLocal tells the watch nothing, as the SDK")
+        XCTAssertEqual(
+            try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, true,
+            "removeActivationLocal tells the watch nothing, as the SDK")
         XCTAssertEqual(try ask(watch, ["cmd": "updateStatus"], "updateStatus")["issued"] as? Bool, true)
         let gone = try eventuallyState(watch, "without the activation") { $0["hasValidActivation"] as? Bool == false }
         XCTAssertEqual(gone["localTokens"] as? [String], [], "no activation: the watch drops the instance's tokens")
@@ -207,8 +216,10 @@ final class PowerAuthAppTests: AppSideTestCase {
 
     /// Installs the phone probe as phoned's app, launched with `arguments`; its log.
     private func installPhoneApp(_ pair: WatchLinkPair, _ arguments: [String]) throws -> String {
-        let args: JSONObject = ["command": .array(([DaemonBinaries.path(Self.phoneProbe)] + arguments).map(JSONValue.string)),
-                                "environment": ["LSAN_OPTIONS": "detect_leaks=0"]]
+        let args: JSONObject = [
+            "command": .array(([DaemonBinaries.path(Self.phoneProbe)] + arguments).map(JSONValue.string)),
+            "environment": ["LSAN_OPTIONS": "detect_leaks=0"],
+        ]
         return try XCTUnwrap(try control(pair.phone, "app.install", args)["log"]?.stringValue)
     }
 

@@ -19,8 +19,12 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
     @discardableResult
     private func installExample(on pair: WatchLinkPair, _ arguments: [String] = []) throws -> String {
         let command = [DaemonBinaries.path("WatchLinkExampleBackgroundWatch")] + arguments
-        let answer = try client(pair.watch).call("app.install", ["command": .array(command.map(JSONValue.string)),
-                                                                 "environment": ["LSAN_OPTIONS": "detect_leaks=0"]])
+        let answer = try client(pair.watch).call(
+            "app.install",
+            [
+                "command": .array(command.map(JSONValue.string)),
+                "environment": ["LSAN_OPTIONS": "detect_leaks=0"],
+            ])
         return try XCTUnwrap(answer["log"]?.stringValue)
     }
 
@@ -47,13 +51,15 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
             if found.count >= count { return found }
             usleep(10_000)
         }
-        throw WatchLinkTestingError("\(count) '\(text)' lines did not come within \(timeout) s; \(log):\n\(exampleLines(log).map(\.text).joined(separator: "\n"))")
+        throw WatchLinkTestingError(
+            "\(count) '\(text)' lines did not come within \(timeout) s; \(log):\n\(exampleLines(log).map(\.text).joined(separator: "\n"))")
     }
 
     /// Whether the process is stopped (`T` in /proc/PID/stat), as a suspended app is.
     private func isStopped(_ pid: Int64) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(close, offsetBy: 2)] == "T"
     }
 
@@ -103,8 +109,10 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         let texts = exampleLines(log).map(\.text)
         // The delegate's calls run on the main queue and the session's on its own, as on a watch:
         // each in its order, and the task completed only once it is handed and nothing is pending.
-        for order in [["launched in the background", "task watchConnectivity", "completed 1 task(s)"],
-                      ["userInfo n=1", "hasContentPending false", "completed 1 task(s)"]] {
+        for order in [
+            ["launched in the background", "task watchConnectivity", "completed 1 task(s)"],
+            ["userInfo n=1", "hasContentPending false", "completed 1 task(s)"],
+        ] {
             let positions = order.map { texts.firstIndex(of: $0) }
             XCTAssertFalse(positions.contains(nil), "\(texts)")
             XCTAssertEqual(positions.compactMap { $0 }, positions.compactMap { $0 }.sorted(), "in this order: \(texts)")
@@ -152,8 +160,11 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         try waitForLine(log, "task expiring")
         try waitForLine(log, "stalls on n=2")
         let daemonLog = try String(contentsOfFile: pair.watch.logPath, encoding: .utf8)
-        XCTAssertTrue(daemonLog.contains("the watchdog ends the app (pid \(launched.data["pid"]?.intValue ?? 0)): watchConnectivity task 1 not completed within the background budget of 2000 ms"),
-                      daemonLog)
+        XCTAssertTrue(
+            daemonLog.contains(
+                "the watchdog ends the app (pid \(launched.data["pid"]?.intValue ?? 0)): watchConnectivity task 1 not completed within the background budget of 2000 ms"
+            ),
+            daemonLog)
         let trace = try watch.call("trace.get", ["limit": 100_000])["entries"]?.arrayValue ?? []
         XCTAssertTrue(trace.contains { $0["kind"] == "app" && $0["name"] == "backgroundTask.expired" })
         XCTAssertTrue(trace.contains { $0["kind"] == "app" && $0["reason"] == "backgroundTaskWatchdog" })
@@ -163,8 +174,9 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         _ = try watch.call("app.launch")
         try waitForLine(log, "userInfo n=3")
         let received = exampleLines(log).map(\.text).filter { $0.hasPrefix("userInfo") }
-        XCTAssertEqual(received, ["userInfo n=1", "userInfo n=2", "userInfo n=2", "userInfo n=3"],
-                       "n=1 was taken before the watchdog; n=2 and n=3 come at the next launch")
+        XCTAssertEqual(
+            received, ["userInfo n=1", "userInfo n=2", "userInfo n=2", "userInfo n=3"],
+            "n=1 was taken before the watchdog; n=2 and n=3 come at the next launch")
     }
 
     // MARK: The launch policy

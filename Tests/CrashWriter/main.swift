@@ -22,10 +22,13 @@ do {
     let store = try DeliveryStore(path: arguments[1])
     var seq = first
     while true {
-        let group = seq ..< seq + seq % 3 + 1
+        let group = seq..<seq + seq % 3 + 1
         for item in group {
-            try store.apply(.enqueue(OutboundItem(channel: .userInfo, seq: item, transferId: "t\(item)",
-                                                  payload: payload(item), flags: [], createdAt: 0)))
+            try store.apply(
+                .enqueue(
+                    OutboundItem(
+                        channel: .userInfo, seq: item, transferId: "t\(item)",
+                        payload: payload(item), flags: [], createdAt: 0)))
         }
         try store.commit()
         FileHandle.standardOutput.write(Data(group.map { "\($0)\n" }.joined().utf8))

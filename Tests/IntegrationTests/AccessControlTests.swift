@@ -28,7 +28,8 @@ final class AccessControlTests: DaemonTestCase {
     /// modes are loosened by hand it is still refused by the peer-uid check of each socket.
     func testAnotherUserIsRefusedOnEverySocket() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-              getpwnam("nobody") != nil else {
+            getpwnam("nobody") != nil
+        else {
             throw XCTSkip("needs root, setpriv and a 'nobody' user to act as another uid")
         }
         let (phone, watch) = try startPair()
@@ -118,24 +119,24 @@ final class AccessControlTests: DaemonTestCase {
     /// what arrived within 3 s before EOF, or "eof" when nothing did.
     private func connectAsNobody(_ paths: [String]) throws -> [String] {
         let script = """
-        import socket, sys
-        for path in sys.argv[1:]:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(3)
-            try:
-                s.connect(path)
-            except OSError as e:
-                print("error", e.errno); continue
-            data = b""
-            try:
-                while True:
-                    chunk = s.recv(4096)
-                    if not chunk: break
-                    data += chunk
-            except OSError as e:
-                if data: data += b" (" + str(e).encode() + b")"
-            print("data " + data.decode("utf-8", "replace").strip() if data else "eof")
-        """
+            import socket, sys
+            for path in sys.argv[1:]:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(3)
+                try:
+                    s.connect(path)
+                except OSError as e:
+                    print("error", e.errno); continue
+                data = b""
+                try:
+                    while True:
+                        chunk = s.recv(4096)
+                        if not chunk: break
+                        data += chunk
+                except OSError as e:
+                    if data: data += b" (" + str(e).encode() + b")"
+                print("data " + data.decode("utf-8", "replace").strip() if data else "eof")
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script] + paths

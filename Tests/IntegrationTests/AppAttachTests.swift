@@ -134,8 +134,12 @@ final class AppAttachTests: DurableTestCase {
             answer.set(Result { try second.call("message.send", ["message": ["from": "watch-2"], "wantsReply": true], timeoutSeconds: 20) })
         }
         let received = try app.waitForEvent("message.received", timeoutSeconds: 10) { $0.data["message"] == ["from": "watch-2"] }
-        _ = try app.call("message.reply", ["replyId": try XCTUnwrap(received.data["replyId"], "the app's reply handler answers"),
-                                           "reply": ["to": "watch-2"]])
+        _ = try app.call(
+            "message.reply",
+            [
+                "replyId": try XCTUnwrap(received.data["replyId"], "the app's reply handler answers"),
+                "reply": ["to": "watch-2"],
+            ])
         XCTAssertEqual(try answer.wait(timeout: 10)["reply"], ["to": "watch-2"])
     }
 

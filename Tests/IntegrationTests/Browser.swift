@@ -27,14 +27,19 @@ enum Browser {
     }
 
     /// Runs Chromium headless on `file` with `arguments` (e.g. `--dump-dom`); its standard output.
-    static func run(_ file: String, _ arguments: [String], budgetMilliseconds: Int = 10_000, timeout: Double = 120,
-                    fragment: String? = nil) throws -> String {
+    static func run(
+        _ file: String, _ arguments: [String], budgetMilliseconds: Int = 10_000, timeout: Double = 120,
+        fragment: String? = nil
+    ) throws -> String {
         let profile = TemporaryHome()
         defer { profile.remove() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try chromium())
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--user-data-dir=\(profile.path)", "--virtual-time-budget=\(budgetMilliseconds)"]
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--user-data-dir=\(profile.path)", "--virtual-time-budget=\(budgetMilliseconds)",
+            ]
             + arguments + [URL(fileURLWithPath: file).absoluteString + (fragment.map { "#" + $0 } ?? "")]
         let output = profile.path + "/out"
         FileManager.default.createFile(atPath: output, contents: nil)

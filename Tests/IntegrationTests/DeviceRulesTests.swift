@@ -65,8 +65,9 @@ final class DeviceRulesTests: DurableTestCase {
         let answer = try w.call("message.send", ["message": ["wake": true], "wantsReply": true])
         XCTAssertEqual(answer["reply"], [:])
         let seen = try events.events(until: "message.received", timeoutSeconds: 5)
-        XCTAssertEqual(seen.map(\.name).filter { ["app.stateDidChange", "message.received"].contains($0) },
-                       ["app.stateDidChange", "message.received"], "the app is launched, then gets the message")
+        XCTAssertEqual(
+            seen.map(\.name).filter { ["app.stateDidChange", "message.received"].contains($0) },
+            ["app.stateDidChange", "message.received"], "the app is launched, then gets the message")
         XCTAssertEqual(seen.first { $0.name == "app.stateDidChange" }?.data["appState"], "background")
         XCTAssertEqual(try p.call("status")["appState"], "background")
 
@@ -124,9 +125,10 @@ final class DeviceRulesTests: DurableTestCase {
         var generator = SeededGenerator(seed: 17)
         var ids: [JSONValue] = []
         for n in 1...40 {
-            ids.append(try XCTUnwrap(p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n)), "b": randomData(60_000, using: &generator)]])["transferId"]))
+            ids.append(
+                try XCTUnwrap(p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n)), "b": randomData(60_000, using: &generator)]])["transferId"]))
         }
-        var finished: [JSONValue: JSONValue] = [:]   // the error, or null
+        var finished: [JSONValue: JSONValue] = [:]  // the error, or null
         while finished.count < ids.count {
             let event = try events.waitForEvent("userInfo.didFinish", timeoutSeconds: 30)
             finished[event.data["transferId"] ?? .null] = event.data["error"] ?? .null
@@ -178,7 +180,7 @@ final class DeviceRulesTests: DurableTestCase {
         let events = try subscribed(watch)
         _ = try p.call("file.transfer", ["path": .string(source)])
         let path = try XCTUnwrap(events.waitForEvent("file.received", timeoutSeconds: 10).data["path"]?.stringValue)
-        _ = try p.call("message.send", ["message": ["barrier": true]])   // later turns of the watch ran
+        _ = try p.call("message.send", ["message": ["barrier": true]])  // later turns of the watch ran
         _ = try w.call("status")
         XCTAssertTrue(FileManager.default.fileExists(atPath: path), "kept after delivery")
         XCTAssertEqual(try sha256(of: path), expected)

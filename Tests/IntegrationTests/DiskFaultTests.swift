@@ -54,7 +54,8 @@ final class DiskFaultTests: PowerLossTestCase {
                     if event.name == "store.failed" {
                         acknowledged.storeFailures.append(event.data)
                     } else if ["userInfo.didFinish", "file.didFinish"].contains(event.name), let id = event.data["transferId"]?.stringValue,
-                              let code = event.data["error"]?["code"]?.intValue {
+                        let code = event.data["error"]?["code"]?.intValue
+                    {
                         acknowledged.endedWithError[id] = Int(code)
                     }
                 }
@@ -94,8 +95,9 @@ final class DiskFaultTests: PowerLossTestCase {
             // Settled: the queues empty (or what a fault held back is on its way again).
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
-                let settled = (try? p.status("outstandingUserInfoTransfers") == 0 && w.status("outstandingUserInfoTransfers") == 0
-                    && p.call("file.outstanding")["transfers"] == []) ?? false
+                let settled =
+                    (try? p.status("outstandingUserInfoTransfers") == 0 && w.status("outstandingUserInfoTransfers") == 0
+                        && p.call("file.outstanding")["transfers"] == []) ?? false
                 if settled { break }
                 usleep(20_000)
             }
@@ -139,7 +141,8 @@ final class DiskFaultTests: PowerLossTestCase {
                         missed.append("\(step.daemon.name) \(step.op) #\(n) \(errno)")
                     }
                     for refusal in acknowledged.refusals[refusalsBefore...] {
-                        XCTAssertTrue(Self.namesAFault(refusal), "a refusal that does not name the fault (\(step.daemon.name) \(step.op) #\(n) \(errno)): \(refusal)")
+                        XCTAssertTrue(
+                            Self.namesAFault(refusal), "a refusal that does not name the fault (\(step.daemon.name) \(step.op) #\(n) \(errno)): \(refusal)")
                     }
                     for daemon in [phone, watch] where !daemon.isRunning {
                         restarts.append("\(daemon.name) after \(step.op) #\(n) \(errno)")
@@ -159,7 +162,7 @@ final class DiskFaultTests: PowerLossTestCase {
             try p2.status("outstandingUserInfoTransfers") == 0 && w2.status("outstandingUserInfoTransfers") == 0
                 && p2.call("file.outstanding")["transfers"] == []
         }
-        collectEvents() // the transfers that ended after the last run
+        collectEvents()  // the transfers that ended after the last run
         XCTAssertFalse(acknowledged.storeFailures.isEmpty, "the faults that rolled a turn back are events")
         for failure in acknowledged.storeFailures {
             XCTAssertTrue(Self.namesAFault(failure["message"]?.stringValue ?? ""), "a store.failed event that does not name the fault: \(failure)")
@@ -171,8 +174,9 @@ final class DiskFaultTests: PowerLossTestCase {
             }
             // A transfer the receiver had no room for ends with 7015 at the sender, as WatchConnectivity's does.
             let ended = acknowledged.userInfos[direction]!.filter { acknowledged.endedWithError[$0.transferId] != nil }
-            XCTAssertEqual(Set(ended.map { acknowledged.endedWithError[$0.transferId] }), ended.isEmpty ? [] : [7015],
-                           "\(direction): the error a transfer ended with")
+            XCTAssertEqual(
+                Set(ended.map { acknowledged.endedWithError[$0.transferId] }), ended.isEmpty ? [] : [7015],
+                "\(direction): the error a transfer ended with")
             let missing = Set(acknowledged.userInfos[direction]!.filter { acknowledged.endedWithError[$0.transferId] == nil }.map(\.n))
                 .subtracting(numbers)
             XCTAssertEqual(missing.sorted(), [], "\(direction): acknowledged userInfo never received, nor ended with an error")
@@ -206,17 +210,20 @@ final class DiskFaultTests: PowerLossTestCase {
         for (name, _) in acknowledged.tokensOnWatch where !onWatch.contains(name) {
             XCTFail("token \(name): the watch said it took it; it is gone")
         }
-        print("disk faults: \(run) runs, \(injected) faults injected, \(missed.count) armed and not reached: \(missed.prefix(12)), \(acknowledged.refusals.count) refusals, "
-            + "restarts \(restarts.count): \(restarts.prefix(10)); acknowledged userInfo \(acknowledged.userInfos.mapValues(\.count)), "
-            + "contexts \(acknowledged.contexts.count), files \(acknowledged.files.count), tokens \(acknowledged.tokensOnWatch.count), "
-            + "ended with an error \(acknowledged.endedWithError.count), store.failed events \(acknowledged.storeFailures.count)")
+        print(
+            "disk faults: \(run) runs, \(injected) faults injected, \(missed.count) armed and not reached: \(missed.prefix(12)), \(acknowledged.refusals.count) refusals, "
+                + "restarts \(restarts.count): \(restarts.prefix(10)); acknowledged userInfo \(acknowledged.userInfos.mapValues(\.count)), "
+                + "contexts \(acknowledged.contexts.count), files \(acknowledged.files.count), tokens \(acknowledged.tokensOnWatch.count), "
+                + "ended with an error \(acknowledged.endedWithError.count), store.failed events \(acknowledged.storeFailures.count)")
     }
 
     /// Whether a refusal names an I/O fault (the errno's text, SQLite's name of it), or is what
     /// follows one: a failed turn restarts the link, so a message in flight then is 7007 (the
     /// PowerAuth SDK's "not reachable"), and a daemon that stopped drops its connections.
     static func namesAFault(_ text: String) -> Bool {
-        ["Input/output error", "No space left on device", "disk I/O error", "database or disk is full",
-         "not enough space", "notReachable", "not reachable", "connection to"].contains { text.contains($0) }
+        [
+            "Input/output error", "No space left on device", "disk I/O error", "database or disk is full",
+            "not enough space", "notReachable", "not reachable", "connection to",
+        ].contains { text.contains($0) }
     }
 }

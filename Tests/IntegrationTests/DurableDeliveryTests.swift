@@ -79,23 +79,26 @@ final class DurableDeliveryTests: DurableTestCase {
             XCTAssertTrue(outOfOrder.isEmpty, "\(stream.direction): out of order (previous, next): \(outOfOrder.prefix(20))")
             XCTAssertEqual(unknown, [], "\(stream.direction): numbers never attempted")
             XCTAssertGreaterThanOrEqual(stream.attempts, minimumAttempts)
-            XCTAssertGreaterThan(acknowledged.count, stream.attempts / 2,
-                                 "\(stream.direction): most attempts should be acknowledged; errors \(stream.errors)")
+            XCTAssertGreaterThan(
+                acknowledged.count, stream.attempts / 2,
+                "\(stream.direction): most attempts should be acknowledged; errors \(stream.errors)")
             totalDuplicates += duplicates.count
             totalLost += lost.count
             totalOutOfOrder += outOfOrder.count
-            summary.append("\(stream.direction): attempts=\(stream.attempts) acknowledged=\(acknowledged.count) "
-                + "received=\(numbers.count) (unacknowledged but received=\(unacknowledgedReceived)) "
-                + "reconnects=\(stream.reconnects) errors=\(stream.errors.sorted { $0.key < $1.key })")
+            summary.append(
+                "\(stream.direction): attempts=\(stream.attempts) acknowledged=\(acknowledged.count) "
+                    + "received=\(numbers.count) (unacknowledged but received=\(unacknowledgedReceived)) "
+                    + "reconnects=\(stream.reconnects) errors=\(stream.errors.sorted { $0.key < $1.key })")
         }
         let kills = killer.kills
         XCTAssertGreaterThanOrEqual(kills[0] + kills[1], minimumKills)
         XCTAssertGreaterThanOrEqual(kills[0], minimumKillsEach)
         XCTAssertGreaterThanOrEqual(kills[1], minimumKillsEach)
         let total = Date().timeIntervalSince(started)
-        print("crash test seed=\(seed) | " + summary.joined(separator: " | ")
-            + " | kills phoned=\(kills[0]) watchd=\(kills[1]) | duplicates=\(totalDuplicates) lost=\(totalLost) "
-            + "outOfOrder=\(totalOutOfOrder) | streaming \(String(format: "%.1f", streaming)) s, total \(String(format: "%.1f", total)) s")
+        print(
+            "crash test seed=\(seed) | " + summary.joined(separator: " | ")
+                + " | kills phoned=\(kills[0]) watchd=\(kills[1]) | duplicates=\(totalDuplicates) lost=\(totalLost) "
+                + "outOfOrder=\(totalOutOfOrder) | streaming \(String(format: "%.1f", streaming)) s, total \(String(format: "%.1f", total)) s")
     }
 
     func testApplicationContextNeverGoesBackAcrossRandomSIGKILLs() throws {
@@ -105,8 +108,9 @@ final class DurableDeliveryTests: DurableTestCase {
         try phone.startAndWait()
         try watch.startAndWait()
         let stop = Locked(false)
-        let contexts = TransferStream(direction: "p2w", sender: phone, minimumAttempts: 1_000,
-                                      op: "context.update", argument: "context")
+        let contexts = TransferStream(
+            direction: "p2w", sender: phone, minimumAttempts: 1_000,
+            op: "context.update", argument: "context")
         let killer = Killer(daemons: [phone, watch], seed: seed)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { contexts.run { stop.current } }
@@ -131,9 +135,10 @@ final class DurableDeliveryTests: DurableTestCase {
         let backwards = zip(received, received.dropFirst()).filter { $0.0 >= $0.1 }
         XCTAssertTrue(backwards.isEmpty, "the received context went back or repeated (previous, next): \(backwards.prefix(20))")
         XCTAssertEqual(received.last, newest)
-        print("context crash test seed=\(seed) | attempts=\(contexts.attempts) acknowledged=\(contexts.acknowledged.count) "
-            + "received=\(received.count) newest=\(newest) | kills phoned=\(killer.kills[0]) watchd=\(killer.kills[1]) "
-            + "| backwards=\(backwards.count)")
+        print(
+            "context crash test seed=\(seed) | attempts=\(contexts.attempts) acknowledged=\(contexts.acknowledged.count) "
+                + "received=\(received.count) newest=\(newest) | kills phoned=\(killer.kills[0]) watchd=\(killer.kills[1]) "
+                + "| backwards=\(backwards.count)")
     }
 
     // MARK: Held until the app can take it
@@ -201,14 +206,16 @@ final class DurableDeliveryTests: DurableTestCase {
         XCTAssertEqual(try p.outstandingIds(), [cancelled, kept])
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(cancelled)])["cancelled"], true)
         XCTAssertEqual(try p.outstandingIds(), [kept])
-        XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(cancelled)])["cancelled"], false,
-                       "a transfer cancelled once is no longer outstanding")
+        XCTAssertEqual(
+            try p.call("userInfo.cancel", ["transferId": .string(cancelled)])["cancelled"], false,
+            "a transfer cancelled once is no longer outstanding")
         XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(UUID().uuidString)])["cancelled"], false)
 
         _ = try p.call("link.set", ["up": true])
         let seen = try watchEvents.events(until: "userInfo.received", timeoutSeconds: 10)
-        XCTAssertEqual(seen.filter { $0.name == "userInfo.received" }.map { $0.data["userInfo"] }, [["item": "kept"]],
-                       "the cancelled transfer never arrives, the later one does")
+        XCTAssertEqual(
+            seen.filter { $0.name == "userInfo.received" }.map { $0.data["userInfo"] }, [["item": "kept"]],
+            "the cancelled transfer never arrives, the later one does")
         let finishedKept = try phoneEvents.waitForEvent("userInfo.didFinish", timeoutSeconds: 10)
         XCTAssertEqual(finishedKept.data["transferId"]?.stringValue, kept)
         XCTAssertNil(finishedKept.data["error"])
@@ -217,8 +224,9 @@ final class DurableDeliveryTests: DurableTestCase {
         let finished = try phoneEvents.waitForEvent("userInfo.didFinish", timeoutSeconds: 10)
         XCTAssertEqual(finished.data["transferId"]?.stringValue, delivered)
         XCTAssertNil(finished.data["error"])
-        XCTAssertEqual(try p.call("userInfo.cancel", ["transferId": .string(delivered)])["cancelled"], false,
-                       "cancel has no effect once delivered")
+        XCTAssertEqual(
+            try p.call("userInfo.cancel", ["transferId": .string(delivered)])["cancelled"], false,
+            "cancel has no effect once delivered")
         XCTAssertEqual(try Received.userInfos(w), [["item": "kept"], ["item": "delivered"]])
         XCTAssertEqual(try p.outstandingIds(), [])
     }
@@ -262,7 +270,9 @@ final class DurableDeliveryTests: DurableTestCase {
         let events = try subscribed(watch)
         _ = try p.call("link.set", ["up": false])
         eventually("the link to drop") { try p.status("link")?["connected"] == false }
-        let contexts: [JSONValue] = [["v": 1, "mode": "first"], ["v": 2, "mode": "second"], ["v": 3, "mode": "newest", "at": ["$date": "2026-11-30T07:00:00.000Z"]]]
+        let contexts: [JSONValue] = [
+            ["v": 1, "mode": "first"], ["v": 2, "mode": "second"], ["v": 3, "mode": "newest", "at": ["$date": "2026-11-30T07:00:00.000Z"]],
+        ]
         for context in contexts { XCTAssertEqual(try p.call("context.update", ["context": context]), [:]) }
         XCTAssertEqual(try p.call("context.get")["applicationContext"], contexts[2])
         XCTAssertEqual(try w.call("context.get")["receivedApplicationContext"], .object([:]))
@@ -311,13 +321,15 @@ final class DurableDeliveryTests: DurableTestCase {
         watch.kill9()
         try watch.startAndWait()
         let w2 = try client(watch)
-        XCTAssertEqual(try w2.call("context.get")["receivedApplicationContext"], ["v": 2],
-                       "receivedApplicationContext survives kill -9 of the receiver")
+        XCTAssertEqual(
+            try w2.call("context.get")["receivedApplicationContext"], ["v": 2],
+            "receivedApplicationContext survives kill -9 of the receiver")
         let events2 = try subscribed(watch)
         eventually("the link to come back", timeout: 10) { try p2.status("link")?["connected"] == true }
         try assertNoContextReceived(events2, barrier: 2, p: p2)
-        XCTAssertEqual(try Received.items(w2, kind: "applicationContext").map { $0["applicationContext"] }, [["v": 2]],
-                       "delivered once")
+        XCTAssertEqual(
+            try Received.items(w2, kind: "applicationContext").map { $0["applicationContext"] }, [["v": 2]],
+            "delivered once")
     }
 
     // MARK: Complication budget
@@ -338,8 +350,9 @@ final class DurableDeliveryTests: DurableTestCase {
             XCTAssertEqual(result["remaining"]?.intValue, Int64(max(0, 49 - index)), "remaining after transfer \(index + 1)")
             let event = try events.waitForEvent("userInfo.received", timeoutSeconds: 10)
             XCTAssertEqual(event.data["userInfo"], info)
-            XCTAssertEqual(event.data["isCurrentComplicationInfo"], .bool(index < 50),
-                           "transfer \(index + 1) \(index < 50 ? "is" : "is no longer") complication info")
+            XCTAssertEqual(
+                event.data["isCurrentComplicationInfo"], .bool(index < 50),
+                "transfer \(index + 1) \(index < 50 ? "is" : "is no longer") complication info")
         }
         XCTAssertEqual(try p.status("remainingComplicationUserInfoTransfers"), 0)
         let flags = try Received.items(w, kind: "userInfo").compactMap { $0["isCurrentComplicationInfo"]?.boolValue }
@@ -465,8 +478,10 @@ final class DurableDeliveryTests: DurableTestCase {
     // MARK: Helpers
 
     /// Sends a userInfo marker and checks that no `context.received` event comes before it.
-    private func assertNoContextReceived(_ events: ControlClient, barrier: Int, p: ControlClient,
-                                         file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertNoContextReceived(
+        _ events: ControlClient, barrier: Int, p: ControlClient,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let marker: JSONValue = ["barrier": .int(Int64(barrier))]
         _ = try p.call("userInfo.transfer", ["userInfo": marker])
         let seen = try events.events(until: "userInfo.received", timeoutSeconds: 10) { $0.data["userInfo"] == marker }

@@ -159,8 +159,10 @@ final class DurableEdgeCaseTests: DurableTestCase {
             let home = makeDirectory()
             let name = Bool.random(using: &generator) ? "phoned" : "watchd"
             if name == "watchd" {
-                XCTAssertTrue(FileManager.default.createFile(atPath: home + "/pairing.key", contents: Data(repeating: 7, count: 32),
-                                                            attributes: [.posixPermissions: 0o600]))
+                XCTAssertTrue(
+                    FileManager.default.createFile(
+                        atPath: home + "/pairing.key", contents: Data(repeating: 7, count: 32),
+                        attributes: [.posixPermissions: 0o600]))
             }
             let daemon = restartable(name, home: home, logLevel: "info")
             try daemon.start()
@@ -186,8 +188,10 @@ final class DurableEdgeCaseTests: DurableTestCase {
         // What kill -9 leaves when it lands while the first start switches a new file to WAL:
         // page 1 written, and a hot journal that says the file was empty before.
         var page = [UInt8](repeating: 0, count: 4_096)
-        let header: [(Int, UInt8)] = [(16, 0x10), (18, 2), (19, 2), (21, 0x40), (22, 0x20), (23, 0x20), (27, 1), (31, 1),
-                                      (95, 1), (97, 0x2E), (98, 0x63), (99, 1), (100, 0x0D), (105, 0x10)]
+        let header: [(Int, UInt8)] = [
+            (16, 0x10), (18, 2), (19, 2), (21, 0x40), (22, 0x20), (23, 0x20), (27, 1), (31, 1),
+            (95, 1), (97, 0x2E), (98, 0x63), (99, 1), (100, 0x0D), (105, 0x10),
+        ]
         page.replaceSubrange(0..<16, with: Array("SQLite format 3\0".utf8))
         for (offset, byte) in header { page[offset] = byte }
         var journal = [UInt8](repeating: 0, count: 512)
@@ -224,7 +228,7 @@ final class DurableEdgeCaseTests: DurableTestCase {
         var generator = SeededGenerator(seed: 21)
         var phoneAccepted: [Int] = [], watchAccepted: [Int] = []
         var phoneErrors: [Int] = [], watchErrors: [Int] = []
-        var watchTransfers: [JSONValue: Int] = [:]   // transferId → n
+        var watchTransfers: [JSONValue: Int] = [:]  // transferId → n
         for n in 1...150 {
             do {
                 _ = try p.call("userInfo.transfer", ["userInfo": ["n": .int(Int64(n)), "b": randomData(30_000, using: &generator)]])
@@ -263,7 +267,8 @@ final class DurableEdgeCaseTests: DurableTestCase {
             XCTAssertEqual(error["code"], 7015, "\(event.data)")
             refusedByThePhone.insert(try XCTUnwrap(event.data["transferId"].flatMap { watchTransfers[$0] }))
         }
-        XCTAssertEqual(try Received.userInfos(p2).compactMap { $0["n"]?.intValue.map(Int.init) },
-                       watchAccepted.filter { !refusedByThePhone.contains($0) })
+        XCTAssertEqual(
+            try Received.userInfos(p2).compactMap { $0["n"]?.intValue.map(Int.init) },
+            watchAccepted.filter { !refusedByThePhone.contains($0) })
     }
 }

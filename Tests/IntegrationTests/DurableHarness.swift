@@ -72,8 +72,10 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
     }
 
     /// Starts the daemon and waits until its control socket answers `status`.
-    func startAndWait(activate: Bool = true, fileSizeLimitBlocks: Int? = nil, extra: [String] = [],
-                      timeout: Double = 15) throws {
+    func startAndWait(
+        activate: Bool = true, fileSizeLimitBlocks: Int? = nil, extra: [String] = [],
+        timeout: Double = 15
+    ) throws {
         try start(activate: activate, fileSizeLimitBlocks: fileSizeLimitBlocks, extra: extra)
         try waitUntilReady(timeout: timeout)
     }
@@ -85,7 +87,8 @@ final class RestartableDaemon: ControlEndpoint, @unchecked Sendable {
         while Date() < deadline {
             let current = lock.withLock { process }
             if let current, !current.isRunning {
-                throw HarnessError("\(name) (pid \(current.processIdentifier)) exited with \(current.terminationStatus) before it was ready; log tail:\n\(logTail())")
+                throw HarnessError(
+                    "\(name) (pid \(current.processIdentifier)) exited with \(current.terminationStatus) before it was ready; log tail:\n\(logTail())")
             }
             if let client = try? ControlClient(socketPath: controlPath, timeoutSeconds: 2) {
                 defer { client.close() }
@@ -198,9 +201,12 @@ class DurableTestCase: DaemonTestCase {
     /// link is up, and until both sides are reachable when both are activated.
     /// - Parameter watchFileSizeLimitBlocks: a file-size limit for watchd (512-byte blocks):
     ///   a receiving side whose disk fills up.
-    func startDurablePair(activatePhone: Bool = true, activateWatch: Bool = true, watchFileSizeLimitBlocks: Int? = nil,
-                          logLevel: String = "debug")
-        throws -> (phone: RestartableDaemon, watch: RestartableDaemon, p: ControlClient, w: ControlClient) {
+    func startDurablePair(
+        activatePhone: Bool = true, activateWatch: Bool = true, watchFileSizeLimitBlocks: Int? = nil,
+        logLevel: String = "debug"
+    )
+        throws -> (phone: RestartableDaemon, watch: RestartableDaemon, p: ControlClient, w: ControlClient)
+    {
         let phone = restartable("phoned", logLevel: logLevel)
         let watch = restartable("watchd", logLevel: logLevel)
         try phone.startAndWait(activate: activatePhone)
@@ -254,8 +260,10 @@ extension ControlClient {
     }
 
     /// Collects every event until one named `name` satisfies `predicate` (included, last).
-    func events(until name: String, timeoutSeconds: Double,
-                where predicate: (ControlEvent) -> Bool = { _ in true }) throws -> [ControlEvent] {
+    func events(
+        until name: String, timeoutSeconds: Double,
+        where predicate: (ControlEvent) -> Bool = { _ in true }
+    ) throws -> [ControlEvent] {
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         var seen: [ControlEvent] = []
         while let event = try nextEvent(timeoutSeconds: max(0, deadline.timeIntervalSinceNow)) {
@@ -317,8 +325,9 @@ extension ControlClient {
 
 extension DurableTestCase {
     func makeStateDirectory(_ daemon: RestartableDaemon) throws {
-        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: daemon.stateDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// Starts the daemon, expects it to exit non-zero on its own, and returns its log.
@@ -355,8 +364,10 @@ final class TransferStream: @unchecked Sendable {
     }
     private let state = Locked(State())
 
-    init(direction: String, sender: RestartableDaemon, minimumAttempts: Int, maximumAttempts: Int = 8_000,
-         op: String = "userInfo.transfer", argument: String = "userInfo") {
+    init(
+        direction: String, sender: RestartableDaemon, minimumAttempts: Int, maximumAttempts: Int = 8_000,
+        op: String = "userInfo.transfer", argument: String = "userInfo"
+    ) {
         self.maximumAttempts = max(minimumAttempts, maximumAttempts)
         self.op = op
         self.argument = argument
@@ -385,8 +396,9 @@ final class TransferStream: @unchecked Sendable {
             n += 1
             state.withValue { $0.attempts = n }
             do {
-                _ = try client!.call(op, [argument: ["dir": .string(direction), "n": .int(Int64(n))]],
-                                     timeoutSeconds: 15)
+                _ = try client!.call(
+                    op, [argument: ["dir": .string(direction), "n": .int(Int64(n))]],
+                    timeoutSeconds: 15)
                 state.withValue { $0.acknowledged.append(n) }
             } catch let error as ControlError {
                 state.withValue { $0.errors[error.code, default: 0] += 1 }
@@ -439,9 +451,11 @@ final class Killer: @unchecked Sendable {
     ///   - pause: the random wait before each kill, in microseconds.
     ///   - fault: what ends the daemon; it must have exited when it returns.
     ///   - restarted: what to do once the daemon answers again.
-    init(daemons: [RestartableDaemon], seed: UInt64, extra: [String] = [], pause: ClosedRange<UInt32> = 10_000...250_000,
-         fault: @escaping (RestartableDaemon) throws -> Void = { $0.kill9() },
-         restarted: @escaping (RestartableDaemon) throws -> Void = { _ in }) {
+    init(
+        daemons: [RestartableDaemon], seed: UInt64, extra: [String] = [], pause: ClosedRange<UInt32> = 10_000...250_000,
+        fault: @escaping (RestartableDaemon) throws -> Void = { $0.kill9() },
+        restarted: @escaping (RestartableDaemon) throws -> Void = { _ in }
+    ) {
         self.daemons = daemons
         self.extra = extra
         self.pause = pause

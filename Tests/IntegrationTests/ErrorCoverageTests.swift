@@ -16,8 +16,12 @@ final class ErrorCoverageTests: DaemonTestCase {
         _ = try w.call("replies.set", ["mode": "manual"])
         let message = AsyncResult<JSONObject>()
         DispatchQueue.global().async {
-            message.set(Result { try p.call("message.send", ["message": ["wait": true], "wantsReply": true, "timeoutMs": 600_000],
-                                            timeoutSeconds: 120) })
+            message.set(
+                Result {
+                    try p.call(
+                        "message.send", ["message": ["wait": true], "wantsReply": true, "timeoutMs": 600_000],
+                        timeoutSeconds: 120)
+                })
         }
         _ = try watchEvents.waitForEvent("message.received", timeoutSeconds: 30)
 
@@ -79,8 +83,12 @@ final class ErrorCoverageTests: DaemonTestCase {
         _ = try w.call("replies.set", ["mode": "manual"])
         let sent = AsyncResult<JSONObject>()
         DispatchQueue.global().async {
-            sent.set(Result { try p.call("message.send", ["message": ["big": "reply"], "wantsReply": true, "timeoutMs": 600_000],
-                                         timeoutSeconds: 120) })
+            sent.set(
+                Result {
+                    try p.call(
+                        "message.send", ["message": ["big": "reply"], "wantsReply": true, "timeoutMs": 600_000],
+                        timeoutSeconds: 120)
+                })
         }
         let received = try watchEvents.waitForEvent("message.received", timeoutSeconds: 30)
         let replyId = try XCTUnwrap(received.data["replyId"], "\(received.data)")
@@ -104,8 +112,9 @@ final class ErrorCoverageTests: DaemonTestCase {
         }
         _ = try w.call("link.set", ["latencyMs": 0])
         eventually("both sides reachable again", timeout: 30) { try p.call("status")["isReachable"] == true }
-        XCTAssertEqual(try p.call("message.send", ["message": ["after": "late"], "wantsReply": true], timeoutSeconds: 60)["reply"],
-                       .object([:]), "the pair keeps working")
+        XCTAssertEqual(
+            try p.call("message.send", ["message": ["after": "late"], "wantsReply": true], timeoutSeconds: 60)["reply"],
+            .object([:]), "the pair keeps working")
     }
 }
 

@@ -96,14 +96,17 @@ final class FileProviderOpsTests: DaemonTestCase {
         let provider = try WatchLinkPushProvider.configure(phone)
         let otherPhone = try daemon("phoned", home: makeDirectory()).startAndWait()
         let otherCA = try XCTUnwrap(client(otherPhone).call("push.endpoint")["caFile"]?.stringValue)
-        let untrusting = WatchLinkPushProvider(endpoint: .init(host: provider.endpoint.host, port: provider.endpoint.port, caFile: otherCA),
-                                               bundleId: provider.bundleId, tokens: provider.tokens)
+        let untrusting = WatchLinkPushProvider(
+            endpoint: .init(host: provider.endpoint.host, port: provider.endpoint.port, caFile: otherCA),
+            bundleId: provider.bundleId, tokens: provider.tokens)
         XCTAssertThrowsError(try untrusting.sendFileProviderChange(container: Self.root, domain: nil, to: String(repeating: "ab", count: 32))) {
             XCTAssertTrue("\($0)".contains("TLS handshake"), "another phoned's CA does not vouch for this one: \($0)")
         }
-        let wrongName = WatchLinkPushProvider(endpoint: .init(host: provider.endpoint.host, port: provider.endpoint.port,
-                                                              caFile: provider.endpoint.caFile, serverName: "example.com"),
-                                              bundleId: provider.bundleId, tokens: provider.tokens)
+        let wrongName = WatchLinkPushProvider(
+            endpoint: .init(
+                host: provider.endpoint.host, port: provider.endpoint.port,
+                caFile: provider.endpoint.caFile, serverName: "example.com"),
+            bundleId: provider.bundleId, tokens: provider.tokens)
         XCTAssertThrowsError(try wrongName.sendFileProviderChange(container: Self.root, domain: nil, to: String(repeating: "ab", count: 32))) {
             XCTAssertTrue("\($0)".contains("TLS handshake"), "\($0)")
         }

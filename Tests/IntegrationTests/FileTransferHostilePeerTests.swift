@@ -43,10 +43,11 @@ final class FileTransferHostilePeerTests: DaemonTestCase {
         let content = Array("hello".utf8)
         try peer.send(.item(channel: 3, seq: 1, flags: 0, payload: headerBytes(transferId: "t-1", name: "greeting.txt", content: content)))
         XCTAssertEqual(try peer.next(resume), .fileChunkAck(seq: 1, flags: .resume, receivedOffset: 0, committedOffset: 0))
-        try peer.send(.fileChunk(seq: 1, offset: 3, data: [0x21]))   // not where the file ends: dropped
+        try peer.send(.fileChunk(seq: 1, offset: 3, data: [0x21]))  // not where the file ends: dropped
         try peer.send(.fileChunk(seq: 1, offset: 0, data: Array("hellX".utf8)))
-        XCTAssertEqual(try peer.next(resume), .fileChunkAck(seq: 1, flags: .resume, receivedOffset: 0, committedOffset: 0),
-                       "a mismatch is asked for again from byte 0")
+        XCTAssertEqual(
+            try peer.next(resume), .fileChunkAck(seq: 1, flags: .resume, receivedOffset: 0, committedOffset: 0),
+            "a mismatch is asked for again from byte 0")
         let p = try client(phone)
         XCTAssertEqual(try Received.items(p, kind: "file"), [], "a corrupt file is never delivered")
 
@@ -60,8 +61,9 @@ final class FileTransferHostilePeerTests: DaemonTestCase {
         XCTAssertEqual(try contents("partial"), [])
 
         try peer.send(.item(channel: 3, seq: 1, flags: 0, payload: headerBytes(transferId: "t-1", name: "greeting.txt", content: content)))
-        XCTAssertEqual(try peer.next(fileChannelAck), .ack(channel: 3, seq: 1),
-                       "a file offered again after its delivery is only acknowledged")
+        XCTAssertEqual(
+            try peer.next(fileChannelAck), .ack(channel: 3, seq: 1),
+            "a file offered again after its delivery is only acknowledged")
         XCTAssertEqual(try Received.items(p, kind: "file").count, 1)
     }
 
@@ -79,7 +81,7 @@ final class FileTransferHostilePeerTests: DaemonTestCase {
     func testAMalformedFileFrameEndsTheLinkWithAReason() throws {
         try start()
         var body: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 1, 0]
-        body += [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2]   // committed 2 above received 1
+        body += [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 2]  // committed 2 above received 1
         try peer.sendRaw([0, 0, 0, UInt8(body.count + 1), FrameType.fileChunkAck.rawValue] + body)
         guard case .goAway(let code, let reason)? = try peer.next({ if case .goAway = $0 { return true } else { return false } }) else {
             return XCTFail("no GOAWAY")

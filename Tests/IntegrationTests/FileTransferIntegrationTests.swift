@@ -25,7 +25,7 @@ final class FileTransferIntegrationTests: DurableTestCase {
         var events = try subscribed(phone)
         let started = Date()
         let id = try transferFile(p, source)
-        try FileManager.default.removeItem(atPath: source)   // the outbox copy is what is sent
+        try FileManager.default.removeItem(atPath: source)  // the outbox copy is what is sent
 
         var last = try progress(events, id, above: 0)
         var faults: [String] = []
@@ -171,7 +171,9 @@ final class FileTransferIntegrationTests: DurableTestCase {
         let seconds = Date().timeIntervalSince(started)
         let peaks = sampler.stop()
         let phonePeak = Double(peaks[0]) / 1024, watchPeak = Double(peaks[1]) / 1024
-        print("file transfer 1 GiB: phoned max RSS \(String(format: "%.1f", phonePeak)) MiB, watchd max RSS \(String(format: "%.1f", watchPeak)) MiB, \(String(format: "%.1f", seconds)) s (copy into the outbox \(String(format: "%.1f", copied)) s, \(sampler.samples) samples)")
+        print(
+            "file transfer 1 GiB: phoned max RSS \(String(format: "%.1f", phonePeak)) MiB, watchd max RSS \(String(format: "%.1f", watchPeak)) MiB, \(String(format: "%.1f", seconds)) s (copy into the outbox \(String(format: "%.1f", copied)) s, \(sampler.samples) samples)"
+        )
         XCTAssertGreaterThan(sampler.samples, 10)
         XCTAssertEqual(sampler.failedReads, 0, "every sample read both daemons' /proc status")
         if memoryIsMeasurable {
@@ -283,8 +285,10 @@ final class FileTransferIntegrationTests: DurableTestCase {
 
     // MARK: - Helpers
 
-    private func transferFile(_ client: ControlClient, _ path: String, metadata: JSONValue? = nil,
-                              timeout: Double = 60) throws -> String {
+    private func transferFile(
+        _ client: ControlClient, _ path: String, metadata: JSONValue? = nil,
+        timeout: Double = 60
+    ) throws -> String {
         var args: JSONObject = ["path": .string(path)]
         if let metadata { args["metadata"] = metadata }
         let result = try client.call("file.transfer", args, timeoutSeconds: timeout)

@@ -44,8 +44,10 @@ let sanitizer = ProcessInfo.processInfo.environment["WATCHLINK_SANITIZER"] ?? ""
 var memoryIsMeasurable: Bool { sanitizer.isEmpty }
 
 /// Polls `condition` until it holds or the deadline passes.
-func eventually(_ what: String, timeout: Double = 5, file: StaticString = #filePath, line: UInt = #line,
-                _ condition: () throws -> Bool) {
+func eventually(
+    _ what: String, timeout: Double = 5, file: StaticString = #filePath, line: UInt = #line,
+    _ condition: () throws -> Bool
+) {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if (try? condition()) == true { return }
@@ -109,7 +111,8 @@ class DaemonTestCase: XCTestCase {
     /// a random one. Printed, and named in every failure message of the test.
     func randomSeed(_ name: String, test: String = #function) -> UInt64 {
         let environment = ProcessInfo.processInfo.environment
-        let seed = environment[name].flatMap { UInt64($0) } ?? environment["WATCHLINK_SEED"].flatMap { UInt64($0) }
+        let seed =
+            environment[name].flatMap { UInt64($0) } ?? environment["WATCHLINK_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64.max)
         print("\(test): seed \(seed) (\(name)=\(seed) replays it)")
         failureNote = "seed \(seed): \(name)=\(seed) replays it"
@@ -139,8 +142,9 @@ class DaemonTestCase: XCTestCase {
     }
 
     func daemon(_ name: String, home: String? = nil, _ extra: [String] = [], logPath: String? = nil) -> DaemonProcess {
-        let daemon = DaemonProcess(name, home: home ?? self.home, extraArguments: extra, logPath: logPath,
-                                   environment: daemonEnvironment())
+        let daemon = DaemonProcess(
+            name, home: home ?? self.home, extraArguments: extra, logPath: logPath,
+            environment: daemonEnvironment())
         daemons.append(daemon)
         return daemon
     }
@@ -171,7 +175,8 @@ class DaemonTestCase: XCTestCase {
 
     /// Starts both daemons, activates both sessions and waits until each side is reachable.
     func startActivatedPair(phoneArgs: [String] = [], watchArgs: [String] = []) throws
-        -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient) {
+        -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient)
+    {
         let (phone, watch) = try startPair(phoneArgs: phoneArgs, watchArgs: watchArgs)
         let p = try client(phone)
         let w = try client(watch)
@@ -193,8 +198,10 @@ extension JSONObject {
 }
 
 /// Asserts that `body` throws a ControlError with this domain and code.
-func assertControlError(_ domain: String, _ code: Int, file: StaticString = #filePath, line: UInt = #line,
-                        _ body: () throws -> Any) {
+func assertControlError(
+    _ domain: String, _ code: Int, file: StaticString = #filePath, line: UInt = #line,
+    _ body: () throws -> Any
+) {
     do {
         let value = try body()
         XCTFail("expected \(domain) \(code), got \(value)", file: file, line: line)

@@ -61,8 +61,9 @@ final class HostilePeerTests: DaemonTestCase {
             if index % 2 == 0 { try? UnixSocket.writeAll(fd, [0, 0, 0, 80, 0x01, 0x57, 0x4C, 0x4E, 0x4B]) }
         }
         XCTAssertGreaterThan(fds.count, 400, "most connections are accepted by the kernel")
-        XCTAssertEqual(try p.call("status", timeoutSeconds: 60)["link"]?["connected"]?.boolValue, true,
-                       "the phone answers while 500 peers hang")
+        XCTAssertEqual(
+            try p.call("status", timeoutSeconds: 60)["link"]?["connected"]?.boolValue, true,
+            "the phone answers while 500 peers hang")
         let rssDuring = try XCTUnwrap(residentKilobytes(phone.pid))
         if memoryIsMeasurable {
             XCTAssertLessThan(rssDuring - rssBefore, 64 * 1024, "500 idle connections cost less than 64 MiB (before \(rssBefore) kB, during \(rssDuring) kB)")

@@ -35,10 +35,15 @@ final class LinkIntegrationTests: DaemonTestCase {
         let phone = try daemon("phoned").startAndWait()
         let fd = try UnixSocket.connectBlocking(path: home + "/link.sock")
         defer { close(fd) }
-        let hello = Hello(minVersion: 1, maxVersion: 1, role: .phone, deviceId: "rogue-phone",
-                          nonce: [UInt8](repeating: 1, count: 32))
+        let hello = Hello(
+            minVersion: 1, maxVersion: 1, role: .phone, deviceId: "rogue-phone",
+            nonce: [UInt8](repeating: 1, count: 32))
         try UnixSocket.writeAll(fd, FrameEncoder.encode(.hello(hello)))
-        let frames = try UnixSocket.readFrames(fd, until: { if case .goAway = $0 { return true }; return false })
+        let frames = try UnixSocket.readFrames(
+            fd,
+            until: {
+                if case .goAway = $0 { return true }; return false
+            })
         guard case .goAway(let code, let reason)? = frames.last else { return XCTFail("\(frames)") }
         XCTAssertEqual(code, GoAwayCode.roleConflict.rawValue)
         XCTAssertTrue(reason.contains("phone"), reason)
@@ -51,7 +56,11 @@ final class LinkIntegrationTests: DaemonTestCase {
         let fd = try UnixSocket.connectBlocking(path: home + "/link.sock")
         defer { close(fd) }
         try UnixSocket.writeAll(fd, [0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3])
-        let frames = try UnixSocket.readFrames(fd, until: { if case .goAway = $0 { return true }; return false })
+        let frames = try UnixSocket.readFrames(
+            fd,
+            until: {
+                if case .goAway = $0 { return true }; return false
+            })
         guard case .goAway(let code, _)? = frames.last else { return XCTFail("\(frames)") }
         XCTAssertEqual(code, GoAwayCode.frameTooLarge.rawValue)
         XCTAssertEqual(try client(phone).call("status")["role"], "phone")

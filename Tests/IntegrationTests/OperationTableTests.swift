@@ -77,14 +77,16 @@ final class OperationTableTests: DaemonTestCase {
             XCTAssertEqual((error as? ControlError)?.message, "device.switchWatch is an op of the phone, not the watch")
         }
         XCTAssertThrowsError(try p.call("message.send", ["message": [:], "wantReply": true])) { error in
-            XCTAssertEqual((error as? ControlError)?.message,
-                           "message.send: unknown argument 'wantReply' (expected one of: message, timeoutMs, wantsReply)")
+            XCTAssertEqual(
+                (error as? ControlError)?.message,
+                "message.send: unknown argument 'wantReply' (expected one of: message, timeoutMs, wantsReply)")
         }
         XCTAssertThrowsError(try p.call("link.set", ["latencyMs": 70_000])) { error in
             XCTAssertEqual((error as? ControlError)?.message, "link.set: argument 'latencyMs' must be in 0...60000, got 70000")
         }
         XCTAssertThrowsError(try w.call("device.set", ["isPaired": true])) { error in
-            XCTAssertEqual((error as? ControlError)?.message, "device.set: unknown argument 'isPaired' (expected one of: isCompanionAppInstalled, isWatchOnlyApp)")
+            XCTAssertEqual(
+                (error as? ControlError)?.message, "device.set: unknown argument 'isPaired' (expected one of: isCompanionAppInstalled, isWatchOnlyApp)")
         }
         XCTAssertThrowsError(try p.call("message.send", [:])) { error in
             XCTAssertEqual((error as? ControlError)?.message, "message.send: missing required argument 'message'")

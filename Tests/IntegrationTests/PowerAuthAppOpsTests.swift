@@ -45,8 +45,10 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         // No SDK object yet: the SDK answers error 15, and the drop shows.
         let refused = try app.call("pa.packet.process", ["data": .string(packet), "wantsReply": true])
         XCTAssertEqual(refused["processed"], true)
-        XCTAssertEqual(text(try data(refused, "reply")),
-                       #"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Unable to handle request for target 'session:main'."}"#)
+        XCTAssertEqual(
+            text(try data(refused, "reply")),
+            #"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Unable to handle request for target 'session:main'."}"#
+        )
         let dropped = try events.waitForEvent("pa.messageDropped", timeoutSeconds: 10)
         XCTAssertEqual(dropped.data["reason"], "instanceNotRegistered")
         XCTAssertEqual(dropped.data["target"], "session:main")
@@ -77,8 +79,9 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         let lazy = try app.call("pa.packet.process", ["data": .string(packet)])
         XCTAssertNil(lazy["reply"])
         XCTAssertEqual(text(try data(lazy, "send")), #"PAwc1{"target":"session:main","activationCmd":"put_session","activationId":"\#(activationId)"}"#)
-        XCTAssertEqual(try app.call("pa.packet.process", ["data": .string(Data("hello, not a packet".utf8).base64EncodedString())]),
-                       ["processed": false])
+        XCTAssertEqual(
+            try app.call("pa.packet.process", ["data": .string(Data("hello, not a packet".utf8).base64EncodedString())]),
+            ["processed": false])
 
         // A second SDK object's registration, released (its deinit): the first one's stays.
         let other = try client(phone)
@@ -92,8 +95,9 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
             try p.call("pa.instance.list")["instances"] == []
         }
         XCTAssertEqual(try p.call("pa.instance.add", instance)["added"], true, "a script registers it again")
-        XCTAssertEqual(try p.call("pa.activation.get", instance)["activationIdentifier"], .string(activationId),
-                       "the activation is the device's, not the process's")
+        XCTAssertEqual(
+            try p.call("pa.activation.get", instance)["activationIdentifier"], .string(activationId),
+            "the activation is the device's, not the process's")
     }
 
     /// The packets an app sends and the answers it gets back, without the link: the phone
@@ -109,8 +113,9 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         let statusAnswer = try w.call("pa.packet.process", ["data": .string(status), "wantsReply": true])
         XCTAssertEqual(text(try data(statusAnswer, "reply")), #"PAwc1{"target":"*","successCode":1}"#)
         XCTAssertEqual(try w.call("pa.activation.get", instance)["activationIdentifier"], .string(activationId))
-        XCTAssertEqual(try p.call("pa.packet.response", args(["command": "put_session", "data": .string(try data(statusAnswer, "reply"))])),
-                       ["delivered": true])
+        XCTAssertEqual(
+            try p.call("pa.packet.response", args(["command": "put_session", "data": .string(try data(statusAnswer, "reply"))])),
+            ["delivered": true])
 
         let token = try data(try p.call("pa.packet.make", args(["command": "put_token", "name": "MyToken"])))
         _ = try w.call("pa.packet.process", ["data": .string(token)])
@@ -134,10 +139,14 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         for (command, bytes, message) in [
             ("get_session", notAPacket, "PA2WCSessionManager: Received response is in unknown data format."),
             ("get_session", Data(#"PAwc1{"target":12345678}"#.utf8).base64EncodedString(), "PA2WCSessionManager: Cannot process received response."),
-            ("get_session", Data(#"PAwc1{"target":"*","successCode":1}"#.utf8).base64EncodedString(),
-             "PA2WCSessionManager: Invalid payload. PA2WCSessionPacket_ActivationStatus class is expected."),
-            ("get_session", Data(#"PAwc1{"target":"*","activationCmd":"get_session"}"#.utf8).base64EncodedString(),
-             "PowerAuthWatchSDK: Wrong status object received from iPhone."),
+            (
+                "get_session", Data(#"PAwc1{"target":"*","successCode":1}"#.utf8).base64EncodedString(),
+                "PA2WCSessionManager: Invalid payload. PA2WCSessionPacket_ActivationStatus class is expected."
+            ),
+            (
+                "get_session", Data(#"PAwc1{"target":"*","activationCmd":"get_session"}"#.utf8).base64EncodedString(),
+                "PowerAuthWatchSDK: Wrong status object received from iPhone."
+            ),
         ] {
             do {
                 _ = try w.call("pa.packet.response", args(["command": .string(command), "data": .string(bytes)]))
@@ -164,9 +173,12 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         XCTAssertEqual(created["pending"], true)
         XCTAssertEqual(created["activationFingerprint"]?.stringValue?.count, 8)
         let pendingId = try XCTUnwrap(created["activationId"]?.stringValue)
-        XCTAssertEqual(try app.call("pa.activation.get", instance),
-                       ["hasValidActivation": false, "activationIdentifier": .null, "hasPendingActivation": true,
-                        "activationFingerprint": .null])
+        XCTAssertEqual(
+            try app.call("pa.activation.get", instance),
+            [
+                "hasValidActivation": false, "activationIdentifier": .null, "hasPendingActivation": true,
+                "activationFingerprint": .null,
+            ])
         assertControlError("PowerAuthErrorDomain", 3) { try app.call("pa.activation.create", self.args(["pending": true])) }
         assertControlError("PowerAuthErrorDomain", 7) { try app.call("pa.status.fetch", self.instance) }
         XCTAssertEqual(try p.call("pa.server.get", ["activationId": .string(pendingId)])["state"], "pendingCommit")
@@ -209,8 +221,12 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
 
         let header = try XCTUnwrap(p.call("pa.token.header", args(["name": "MyToken"]))["value"]?.stringValue)
         let valid = try p.call("pa.server.validateToken", ["header": .string(header)])
-        XCTAssertEqual(valid, ["tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE",
-                               "signatureType": "POSSESSION_KNOWLEDGE"])
+        XCTAssertEqual(
+            valid,
+            [
+                "tokenValid": true, "activationId": .string(activationId), "activationStatus": "ACTIVE",
+                "signatureType": "POSSESSION_KNOWLEDGE",
+            ])
         assertControlError("PowerAuthServer", 24) { try p.call("pa.server.validateToken", ["header": .string(header)]) }
 
         // A header made on the watch from the token the phone sent.
@@ -225,9 +241,11 @@ final class PowerAuthAppOpsTests: DaemonTestCase {
         var tampered = fresh
         tampered.replaceSubrange(digest...digest, with: fresh[digest] == "A" ? "B" : "A")
         XCTAssertEqual(try p.call("pa.server.validateToken", ["header": .string(tampered)])["tokenValid"], false)
-        for (broken, field) in [("PowerAuth version=\"3.3\"", "POWER_AUTH_TOKEN_ID_EMPTY"),
-                                (header.replacingOccurrences(of: "version=\"3.3\"", with: "version=\"4.0\""), "POWER_AUTH_TOKEN_VERSION_INVALID"),
-                                (header.replacingOccurrences(of: "PowerAuth ", with: "Bearer "), "POWER_AUTH_TOKEN_ID_EMPTY")] {
+        for (broken, field) in [
+            ("PowerAuth version=\"3.3\"", "POWER_AUTH_TOKEN_ID_EMPTY"),
+            (header.replacingOccurrences(of: "version=\"3.3\"", with: "version=\"4.0\""), "POWER_AUTH_TOKEN_VERSION_INVALID"),
+            (header.replacingOccurrences(of: "PowerAuth ", with: "Bearer "), "POWER_AUTH_TOKEN_ID_EMPTY"),
+        ] {
             do {
                 _ = try p.call("pa.server.validateToken", ["header": .string(broken)])
                 XCTFail("\(broken) is refused")

@@ -125,8 +125,12 @@ final class PowerAuthIntegrationTests: DaemonTestCase {
         // however late the test's threads run.
         let phoneEvents = try subscribed(phone)
         _ = try p.call("link.set", ["latencyMs": 300])
-        let answers = try Self.pipelined(w.socketPath, [("pa.token.request", args(["name": "possession"])),
-                                                        ("pa.token.request", args(["name": "possession"]))])
+        let answers = try Self.pipelined(
+            w.socketPath,
+            [
+                ("pa.token.request", args(["name": "possession"])),
+                ("pa.token.request", args(["name": "possession"])),
+            ])
         for answer in answers {
             XCTAssertEqual(answer["tokenIdentifier"], created["tokenIdentifier"])
             XCTAssertEqual(answer["source"], "phone")

@@ -23,9 +23,11 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
 
     private func fetch(_ p: ControlClient) throws -> JSONObject { try p.call("pa.status.fetch", instance) }
 
-    private func assertStatus(_ status: JSONObject, _ state: String, fail: Int64, max: Int64 = 5, remaining: Int64,
-                              upgrade: Bool = false, custom: JSONValue? = nil, blocked: Bool = false,
-                              file: StaticString = #filePath, line: UInt = #line) {
+    private func assertStatus(
+        _ status: JSONObject, _ state: String, fail: Int64, max: Int64 = 5, remaining: Int64,
+        upgrade: Bool = false, custom: JSONValue? = nil, blocked: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(status["state"], .string(state), "\(status)", file: file, line: line)
         XCTAssertEqual(status["failCount"], .int(fail), "\(status)", file: file, line: line)
         XCTAssertEqual(status["maxFailCount"], .int(max), "\(status)", file: file, line: line)
@@ -50,7 +52,7 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         XCTAssertEqual(created["state"], "pendingCommit")
         let id = try XCTUnwrap(created["activationId"]?.stringValue)
         XCTAssertEqual(try p.call("pa.status.sendToWatch", args(["mode": "completion"]))["delivered"], true)
-        assertControlError("PowerAuthErrorDomain", 1) { // a token needs a signature the server accepts: an active activation's
+        assertControlError("PowerAuthErrorDomain", 1) {  // a token needs a signature the server accepts: an active activation's
             try p.call("pa.token.create", self.args(["name": "possession"]))
         }
 
@@ -149,8 +151,9 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         let (twenty, twentyId) = try instance(p, "twenty", offline: 20)
         // The synchronising signature falls past the server's window: HTTP 401, a network error.
         assertControlError("PowerAuthErrorDomain", 1) { try p.call("pa.status.fetch", twenty) }
-        XCTAssertEqual(try p.call("pa.server.get", ["activationId": .string(twentyId)])["failCount"], 0,
-                       "a possession-only signature adds no failed attempt")
+        XCTAssertEqual(
+            try p.call("pa.server.get", ["activationId": .string(twentyId)])["failCount"], 0,
+            "a possession-only signature adds no failed attempt")
         XCTAssertEqual(try p.call("pa.status.fetch", twenty)["state"], "deadlock", "now 21 ahead")
 
         let (twentyOne, _) = try instance(p, "twentyOne", offline: 21)
@@ -230,8 +233,9 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         XCTAssertEqual(Set(secrets.keys), ["transportKey", "signaturePossessionKey", "signatureKnowledgeKey", "signatureBiometryKey"])
         func bytes(_ value: JSONValue?) throws -> [UInt8] { Array(try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(value?.stringValue)))) }
         let transportKey = try bytes(secrets["transportKey"])
-        let blob = try StatusBlobCipher.decrypt(try bytes(status["encryptedStatusBlob"]), transportKey: transportKey,
-                                                challenge: try bytes(status["challenge"]), nonce: try bytes(status["nonce"]))
+        let blob = try StatusBlobCipher.decrypt(
+            try bytes(status["encryptedStatusBlob"]), transportKey: transportKey,
+            challenge: try bytes(status["challenge"]), nonce: try bytes(status["nonce"]))
         XCTAssertEqual(.string(blob.state.name), status["state"])
         XCTAssertEqual(.int(Int64(blob.failCount)), status["failCount"])
         XCTAssertEqual(.int(Int64(blob.maxFailCount)), status["maxFailCount"])
@@ -242,9 +246,12 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         XCTAssertEqual(status["counterSynchronization"], "clientAhead")
         let server = try p.call("pa.server.get", ["activationId": .string(id)])
         let serverCounterData = try bytes(server["ctrData"])
-        XCTAssertEqual(CounterSynchronization.hashDistance(from: serverCounterData, to: blob.counterDataHash,
-                                                           transportKey: transportKey, maximumIterations: 1).distance, 0,
-                       "the blob's CTR_DATA hash is the server's counter data under the revealed transport key")
+        XCTAssertEqual(
+            CounterSynchronization.hashDistance(
+                from: serverCounterData, to: blob.counterDataHash,
+                transportKey: transportKey, maximumIterations: 1
+            ).distance, 0,
+            "the blob's CTR_DATA hash is the server's counter data under the revealed transport key")
         XCTAssertNil(try p.call("pa.status.fetch", raw)["encryptedStatusBlob"], "only with raw")
         for key in secrets.values {
             XCTAssertFalse(phone.log.contains(try XCTUnwrap(key.stringValue)), "a key is in phoned's log")

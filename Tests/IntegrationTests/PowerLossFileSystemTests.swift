@@ -144,8 +144,9 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         try write(root + "/log", "+third", flags: O_WRONLY | O_APPEND, sync: true)
         XCTAssertEqual(read(root + "/log"), "first+second+third")
         try disk.cut()
-        XCTAssertEqual(read(root + "/log"), "first\0\0\0\0\0\0\0+third",
-                       "what the failed fsync covered never reached the disk; what came after did")
+        XCTAssertEqual(
+            read(root + "/log"), "first\0\0\0\0\0\0\0+third",
+            "what the failed fsync covered never reached the disk; what came after did")
     }
 
     func testTheNthCallOfAnOpFailsOnceWithTheErrnoAsked() throws {

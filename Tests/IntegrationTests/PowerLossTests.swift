@@ -45,17 +45,26 @@ final class PowerLossTests: PowerLossTestCase {
         }
 
         let stop = Locked(false)
-        let userInfos = [TransferStream(direction: "p2w", sender: phone, minimumAttempts: 150, maximumAttempts: 600),
-                         TransferStream(direction: "w2p", sender: watch, minimumAttempts: 150, maximumAttempts: 600)]
-        let contexts = [TransferStream(direction: "p2w", sender: phone, minimumAttempts: 60, maximumAttempts: 300,
-                                       op: "context.update", argument: "context"),
-                        TransferStream(direction: "w2p", sender: watch, minimumAttempts: 60, maximumAttempts: 300,
-                                       op: "context.update", argument: "context")]
-        let files = [FileStream(direction: "p2w", sender: phone, sources: makeDirectory(), minimumAttempts: 8, maximumAttempts: 40),
-                     FileStream(direction: "w2p", sender: watch, sources: makeDirectory(), minimumAttempts: 8, maximumAttempts: 40)]
+        let userInfos = [
+            TransferStream(direction: "p2w", sender: phone, minimumAttempts: 150, maximumAttempts: 600),
+            TransferStream(direction: "w2p", sender: watch, minimumAttempts: 150, maximumAttempts: 600),
+        ]
+        let contexts = [
+            TransferStream(
+                direction: "p2w", sender: phone, minimumAttempts: 60, maximumAttempts: 300,
+                op: "context.update", argument: "context"),
+            TransferStream(
+                direction: "w2p", sender: watch, minimumAttempts: 60, maximumAttempts: 300,
+                op: "context.update", argument: "context"),
+        ]
+        let files = [
+            FileStream(direction: "p2w", sender: phone, sources: makeDirectory(), minimumAttempts: 8, maximumAttempts: 40),
+            FileStream(direction: "w2p", sender: watch, sources: makeDirectory(), minimumAttempts: 8, maximumAttempts: 40),
+        ]
         let tokens = TokenStream(phone: phone, watch: watch, instance: instance, minimumAttempts: 12, maximumAttempts: 80)
-        let cutter = Killer(daemons: [phone, watch], seed: seed, pause: 50_000...600_000, fault: { try self.cutPower($0) },
-                            restarted: register)
+        let cutter = Killer(
+            daemons: [phone, watch], seed: seed, pause: 50_000...600_000, fault: { try self.cutPower($0) },
+            restarted: register)
         let group = DispatchGroup()
         for stream in userInfos + contexts {
             DispatchQueue.global().async(group: group) { stream.run { stop.current } }
@@ -162,11 +171,13 @@ final class PowerLossTests: PowerLossTestCase {
         XCTAssertEqual(tally.lost, 0, "nothing acknowledged is lost")
 
         let cuts = cutter.kills
-        print("power loss seed=\(seed) | \(cuts[0]) cuts of phoned, \(cuts[1]) of watchd | userInfo attempts \(userInfos.map(\.attempts)), "
-            + "contexts \(contexts.map(\.attempts)), files \(files.map(\.attempts)), token steps \(tokens.attempts) | "
-            + "streaming \(String(format: "%.1f", streaming)) s")
-        print("cuts \(cuts.reduce(0, +)), acknowledged \(tally.acknowledged), delivered \(tally.acknowledged - tally.lost), "
-            + "lost \(tally.lost), duplicated \(tally.duplicated)")
+        print(
+            "power loss seed=\(seed) | \(cuts[0]) cuts of phoned, \(cuts[1]) of watchd | userInfo attempts \(userInfos.map(\.attempts)), "
+                + "contexts \(contexts.map(\.attempts)), files \(files.map(\.attempts)), token steps \(tokens.attempts) | "
+                + "streaming \(String(format: "%.1f", streaming)) s")
+        print(
+            "cuts \(cuts.reduce(0, +)), acknowledged \(tally.acknowledged), delivered \(tally.acknowledged - tally.lost), "
+                + "lost \(tally.lost), duplicated \(tally.duplicated)")
     }
 }
 

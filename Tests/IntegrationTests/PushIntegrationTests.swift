@@ -69,8 +69,10 @@ final class PushIntegrationTests: DaemonTestCase {
     func testAPNsOptionsAreChecked() throws {
         // A bad value is a startup error (exit 1); an option no feature declares is a usage
         // error at parse time (exit 2), like any other unknown option.
-        for (arguments, fragment, code) in [(["--apns-port", "70000"], "--apns-port must be an integer from 0 to 65535", Int32(1)),
-                                            (["--apns-bogus", "1"], "unknown option '--apns-bogus'", Int32(2))] {
+        for (arguments, fragment, code) in [
+            (["--apns-port", "70000"], "--apns-port must be an integer from 0 to 65535", Int32(1)),
+            (["--apns-bogus", "1"], "unknown option '--apns-bogus'", Int32(2)),
+        ] {
             let phone = daemon("phoned", home: makeDirectory(), arguments)
             try phone.start()
             XCTAssertEqual(phone.waitForExit(timeout: 10), code)

@@ -71,12 +71,14 @@ final class SessionIntegrationTests: DaemonTestCase {
         assertControlError("WCErrorDomain", 7006) { try p.call("message.send", ["message": [:]]) }
         _ = try p.call("device.set", ["isWatchAppInstalled": true])
         _ = try w.call("device.set", ["isCompanionAppInstalled": false])
-        XCTAssertEqual(try watchEvents.waitForEvent("session.companionAppInstalledDidChange", timeoutSeconds: 10).data,
-                       ["isCompanionAppInstalled": false])
+        XCTAssertEqual(
+            try watchEvents.waitForEvent("session.companionAppInstalledDidChange", timeoutSeconds: 10).data,
+            ["isCompanionAppInstalled": false])
         assertControlError("WCErrorDomain", 7018) { try w.call("message.send", ["message": [:]]) }
         _ = try w.call("device.set", ["isCompanionAppInstalled": true])
-        XCTAssertEqual(try watchEvents.waitForEvent("session.companionAppInstalledDidChange", timeoutSeconds: 10).data,
-                       ["isCompanionAppInstalled": true])
+        XCTAssertEqual(
+            try watchEvents.waitForEvent("session.companionAppInstalledDidChange", timeoutSeconds: 10).data,
+            ["isCompanionAppInstalled": true])
         eventually("reachable again") { try phoneReachable() }
 
         let down = try p.call("link.set", ["up": false])
@@ -106,8 +108,10 @@ final class SessionIntegrationTests: DaemonTestCase {
         let (_, watch, p, w) = try startActivatedPair()
         let watchEvents = try subscribed(watch)
         _ = try w.call("replies.set", ["mode": "echo"])
-        let message: JSONValue = ["cmd": "hello", "n": 42, "ok": true, "pi": 3.5, "list": [1, "two"],
-                                  "blob": ["$data": "AAEC"], "when": ["$date": "2026-11-30T07:00:00.000Z"]]
+        let message: JSONValue = [
+            "cmd": "hello", "n": 42, "ok": true, "pi": 3.5, "list": [1, "two"],
+            "blob": ["$data": "AAEC"], "when": ["$date": "2026-11-30T07:00:00.000Z"],
+        ]
         let result = try p.call("message.send", ["message": message, "wantsReply": true])
         XCTAssertEqual(result["reply"], message)
         let received = try watchEvents.waitForEvent("message.received", timeoutSeconds: 5)

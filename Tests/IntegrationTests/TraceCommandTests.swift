@@ -109,9 +109,11 @@ enum MermaidGrammar {
         var ids = Set<String>()
         var problems: [String] = []
         // Words of the sequence diagram's grammar, which a participant id must not be.
-        let keywords: Set<String> = ["link", "links", "note", "end", "loop", "alt", "else", "opt", "par", "and", "rect", "critical",
-                                     "break", "box", "participant", "actor", "activate", "deactivate", "autonumber", "title",
-                                     "properties", "details", "create", "destroy", "over", "left", "right", "of", "as"]
+        let keywords: Set<String> = [
+            "link", "links", "note", "end", "loop", "alt", "else", "opt", "par", "and", "rect", "critical",
+            "break", "box", "participant", "actor", "activate", "deactivate", "autonumber", "title",
+            "properties", "details", "create", "destroy", "over", "left", "right", "of", "as",
+        ]
         let participant = #/^    participant ([A-Za-z][A-Za-z0-9_]*) as ([^;#<>\n%]+)$/#
         let arrow = #/^    ([A-Za-z][A-Za-z0-9_]*)(->>|-->>|-x)([A-Za-z][A-Za-z0-9_]*): ([^;#<>\n]*)$/#
         let note = #/^    Note over ([A-Za-z][A-Za-z0-9_]*)(,([A-Za-z][A-Za-z0-9_]*))?: ([^;#<>\n]*)$/#

@@ -14,8 +14,9 @@ final class TraceHTMLTests: DaemonTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let html = try String(contentsOfFile: page, encoding: .utf8)
         XCTAssertFalse(html.contains(" src=") || html.contains(" href=") || html.contains("url("), "nothing is loaded from elsewhere")
-        XCTAssertEqual(html.components(separatedBy: "http").count - 1, html.components(separatedBy: "http://www.w3.org/2000/svg").count - 1,
-                       "no address but the SVG namespace")
+        XCTAssertEqual(
+            html.components(separatedBy: "http").count - 1, html.components(separatedBy: "http://www.w3.org/2000/svg").count - 1,
+            "no address but the SVG namespace")
 
         let dom = try Browser.run(page, ["--dump-dom", "--window-size=1400,4000"])
         XCTAssertTrue(dom.contains("<div class=\"lane-head phone\" data-lane=\"phone\""), "the phone's lane")
@@ -75,7 +76,9 @@ final class TraceHTMLTests: DaemonTestCase {
         let rows = middle.components(separatedBy: "data-step=\"").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
         XCTAssertTrue(rows.contains { abs($0 - steps / 2) < 100 }, "rows near the middle are drawn: \(rows.prefix(5))")
         _ = try Browser.run(page, ["--screenshot=\(Browser.pictures)/trace-100000.png", "--window-size=1400,1000"])
-        print("100,000 entries: linkctl wrote \(pageSize) bytes in \(String(format: "%.1f", writing)) s; \(steps) steps; Chromium loaded and drew it in \(String(format: "%.1f", rendering)) s (draw \(Self.attribute("data-draw-ms", in: dom) ?? "?") ms)")
+        print(
+            "100,000 entries: linkctl wrote \(pageSize) bytes in \(String(format: "%.1f", writing)) s; \(steps) steps; Chromium loaded and drew it in \(String(format: "%.1f", rendering)) s (draw \(Self.attribute("data-draw-ms", in: dom) ?? "?") ms)"
+        )
     }
 
     static func attribute(_ name: String, in dom: String) -> String? {
@@ -105,7 +108,9 @@ final class TraceHTMLTests: DaemonTestCase {
         func frame(_ from: String, _ type: String, _ extra: JSONObject) {
             let to = from == "phone" ? "watch" : "phone"
             var out: JSONObject = ["kind": "frame", "dir": "out", "peer": .string(to == "phone" ? "phone-1" : "watch-1"), "type": .string(type), "size": 40]
-            var arrival: JSONObject = ["kind": "frame", "dir": "in", "peer": .string(from == "phone" ? "phone-1" : "watch-1"), "type": .string(type), "size": 40]
+            var arrival: JSONObject = [
+                "kind": "frame", "dir": "in", "peer": .string(from == "phone" ? "phone-1" : "watch-1"), "type": .string(type), "size": 40,
+            ]
             for (key, value) in extra { out[key] = value; arrival[key] = value }
             add(from, out)
             add(to, arrival)
@@ -129,8 +134,12 @@ final class TraceHTMLTests: DaemonTestCase {
             frame("phone", "ITEM", ["channel": 3, "seq": .int(fileSeq), "preview": "file header"])
             for chunk in 0..<12 {
                 frame("phone", "FILE_CHUNK", ["channel": 3, "seq": .int(fileSeq), "offset": .int(Int64(chunk) * 262_144)])
-                frame("watch", "FILE_CHUNK_ACK", ["channel": 3, "seq": .int(fileSeq), "receivedOffset": .int(Int64(chunk + 1) * 262_144),
-                                                  "committedOffset": .int(Int64(chunk + 1) * 262_144)])
+                frame(
+                    "watch", "FILE_CHUNK_ACK",
+                    [
+                        "channel": 3, "seq": .int(fileSeq), "receivedOffset": .int(Int64(chunk + 1) * 262_144),
+                        "committedOffset": .int(Int64(chunk + 1) * 262_144),
+                    ])
                 add("phone", ["kind": "note", "name": "file.progress", "completedBytes": .int(Int64(chunk + 1)), "totalBytes": 12])
             }
             if round % 5 == 0 {
@@ -138,7 +147,9 @@ final class TraceHTMLTests: DaemonTestCase {
                 add("phone", ["kind": "link", "name": "disabled", "cause": .int(Int64(pn))])
                 add("phone", ["kind": "link", "name": "down", "by": "phone", "reason": "linkDisabled"])
                 add("watch", ["kind": "link", "name": "down", "by": "phone", "reason": "linkDisabled"])
-                add("phone", ["kind": "error", "op": "message.send", "domain": "WCErrorDomain", "code": 7007, "name": "notReachable", "message": "the link is down"])
+                add(
+                    "phone",
+                    ["kind": "error", "op": "message.send", "domain": "WCErrorDomain", "code": 7007, "name": "notReachable", "message": "the link is down"])
                 add("phone", ["kind": "link", "name": "up", "peer": "watch-1"])
                 add("watch", ["kind": "link", "name": "up", "peer": "phone-1"])
                 add("watch", ["kind": "state", "name": "app.stateDidChange", "appState": "foreground"])

@@ -137,12 +137,14 @@ final class TraceTests: DaemonTestCase {
         XCTAssertEqual(entries[goAway].string("preview")?.hasPrefix("linkDisabled"), true)
         // Each side learns of it in its own time: either may come first.
         for side in ["phone", "watch"] {
-            XCTAssertTrue(entries[goAway...].contains {
-                $0.side == side && $0.kind == .link && $0.string("name") == "down" && $0.string("by") == "phone"
-            }, "the \(side)'s link down, by the phone")
+            XCTAssertTrue(
+                entries[goAway...].contains {
+                    $0.side == side && $0.kind == .link && $0.string("name") == "down" && $0.string("by") == "phone"
+                }, "the \(side)'s link down, by the phone")
         }
-        XCTAssertEqual(entries[goAway...].first { $0.side == "watch" && $0.kind == .link }?.string("reason")?.contains("linkDisabled"), true,
-                       "the watch says why the link went down")
+        XCTAssertEqual(
+            entries[goAway...].first { $0.side == "watch" && $0.kind == .link }?.string("reason")?.contains("linkDisabled"), true,
+            "the watch says why the link went down")
         let transfer = checker.expect("userInfo.transfer while down") { $0.side == "phone" && $0.kind == .op && $0.string("op") == "userInfo.transfer" }
 
         // watchd killed and started again: a new run.
@@ -165,11 +167,14 @@ final class TraceTests: DaemonTestCase {
         let ack = checker.expect("its ACK") {
             $0.side == "watch" && $0.isFrame("out", "ACK") && $0.int("channel") == 1 && $0.int("seq") == entries[item].int("seq")
         }
-        let ackIn = checker.expect("the ACK received") { $0.side == "phone" && $0.isFrame("in", "ACK") && $0.int("channel") == 1 && $0.int("seq") == entries[item].int("seq") }
+        let ackIn = checker.expect("the ACK received") {
+            $0.side == "phone" && $0.isFrame("in", "ACK") && $0.int("channel") == 1 && $0.int("seq") == entries[item].int("seq")
+        }
         XCTAssertEqual(merged.sent[ackIn], ack)
         checker.expect("didFinish, caused by the ACK", cause: ackIn) { $0.side == "phone" && $0.kind == .note && $0.string("name") == "userInfo.didFinish" }
-        XCTAssertTrue(entries.contains { $0.side == "watch" && $0.kind == .note && $0.string("name") == "userInfo.received" },
-                      "the watch app got it once its session was activated")
+        XCTAssertTrue(
+            entries.contains { $0.side == "watch" && $0.kind == .note && $0.string("name") == "userInfo.received" },
+            "the watch app got it once its session was activated")
 
         // The context.
         let update = checker.expect("context.update") { $0.side == "phone" && $0.kind == .op && $0.string("op") == "context.update" }
@@ -190,8 +195,13 @@ final class TraceTests: DaemonTestCase {
         let fileAck = checker.expect("the file's ACK received") { $0.side == "phone" && $0.isFrame("in", "ACK") && $0.int("channel") == 3 }
         checker.expect("the file's didFinish", cause: fileAck) { $0.side == "phone" && $0.kind == .note && $0.string("name") == "file.didFinish" }
         XCTAssertEqual(entries.filter { $0.side == "phone" && $0.isFrame("out", "FILE_CHUNK") }.count, 2, "300,000 bytes in chunks of 256 KiB")
-        let quiet = entries.indices.filter { entries[$0].kind == .op && ["status", "received.list", "context.get", "file.outstanding"].contains(entries[$0].string("op")) }
-        XCTAssertEqual(quiet.map { JSON.serialize(entries[$0].json) }, [], "ops that cause nothing leave no entry; caused: \(quiet.flatMap { q in entries.indices.filter { merged.causeIndex(of: $0) == q }.map { JSON.serialize(entries[$0].json) } })")
+        let quiet = entries.indices.filter {
+            entries[$0].kind == .op && ["status", "received.list", "context.get", "file.outstanding"].contains(entries[$0].string("op"))
+        }
+        XCTAssertEqual(
+            quiet.map { JSON.serialize(entries[$0].json) }, [],
+            "ops that cause nothing leave no entry; caused: \(quiet.flatMap { q in entries.indices.filter { merged.causeIndex(of: $0) == q }.map { JSON.serialize(entries[$0].json) } })"
+        )
 
         // The watch app leaves the foreground; the phone's message fails with 7007.
         let background = checker.expect("app.setState") { $0.side == "watch" && $0.kind == .op && $0.string("op") == "app.setState" }
@@ -241,8 +251,10 @@ final class TraceTests: DaemonTestCase {
             let watchText = try String(contentsOfFile: home + "/watch.trace", encoding: .utf8)
             return phoneText.contains("pa.token.sendToWatch") && watchText.contains("\"MESSAGE\"") || watchText.contains("\"ITEM\"")
         }
-        let texts = try [String(contentsOfFile: home + "/phone.trace", encoding: .utf8), String(contentsOfFile: home + "/watch.trace", encoding: .utf8),
-                         JSON.serialize(.object(p.call("trace.get", ["limit": 100_000])))]
+        let texts = try [
+            String(contentsOfFile: home + "/phone.trace", encoding: .utf8), String(contentsOfFile: home + "/watch.trace", encoding: .utf8),
+            JSON.serialize(.object(p.call("trace.get", ["limit": 100_000]))),
+        ]
         for text in texts {
             for secret in forbidden { XCTAssertFalse(text.contains(secret), "a secret in the trace") }
         }
@@ -319,8 +331,10 @@ struct TraceChecker {
     var position = 0
 
     @discardableResult
-    mutating func expect(_ what: String, cause: Int? = nil, file: StaticString = #filePath, line: UInt = #line,
-                         _ matches: (TraceEntry) -> Bool) -> Int {
+    mutating func expect(
+        _ what: String, cause: Int? = nil, file: StaticString = #filePath, line: UInt = #line,
+        _ matches: (TraceEntry) -> Bool
+    ) -> Int {
         let entries = merged.entries
         guard let index = entries[position...].firstIndex(where: matches) else {
             let context = entries[max(0, position - 3)..<min(entries.count, position + 12)].map { JSON.serialize($0.json) }

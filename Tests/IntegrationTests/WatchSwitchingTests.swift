@@ -17,16 +17,23 @@ final class WatchSwitchingTests: DaemonTestCase {
     /// watchd `deviceId` in a home of its own, or in the test's home.
     private func startWatch(_ deviceId: String, inTestHome: Bool = false) throws -> DaemonProcess {
         if inTestHome { return try daemon("watchd", ["--device-id", deviceId]).startAndWait() }
-        return try daemon("watchd", home: makeDirectory(), ["--link", home + "/link.sock", "--pairing-key", home + "/pairing.key",
-                                                            "--device-id", deviceId]).startAndWait()
+        return try daemon(
+            "watchd", home: makeDirectory(),
+            [
+                "--link", home + "/link.sock", "--pairing-key", home + "/pairing.key",
+                "--device-id", deviceId,
+            ]
+        ).startAndWait()
     }
 
     private func watchStatus(_ p: ControlClient, _ deviceId: String) throws -> JSONValue? {
         try p.call("status")["pairedWatches"]?.arrayValue?.first { $0["deviceId"]?.stringValue == deviceId }
     }
 
-    private func waitConnected(_ p: ControlClient, _ deviceId: String, _ connected: Bool = true,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func waitConnected(
+        _ p: ControlClient, _ deviceId: String, _ connected: Bool = true,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         eventually("watch \(deviceId) \(connected ? "linked" : "unlinked")", timeout: 10, file: file, line: line) {
             try self.watchStatus(p, deviceId)?["isConnected"]?.boolValue == connected
         }
@@ -34,7 +41,8 @@ final class WatchSwitchingTests: DaemonTestCase {
 
     /// phoned, then watch A (linked first, so it is the active watch), then watch B.
     private func startPhoneWithTwoWatches(phoneArguments: [String] = [])
-        throws -> (phone: DaemonProcess, a: DaemonProcess, b: DaemonProcess, p: ControlClient) {
+        throws -> (phone: DaemonProcess, a: DaemonProcess, b: DaemonProcess, p: ControlClient)
+    {
         let (phone, p) = try startPhone(phoneArguments)
         let a = try startWatch("watch-a", inTestHome: true)
         waitConnected(p, "watch-a")
@@ -253,8 +261,9 @@ final class WatchSwitchingTests: DaemonTestCase {
     func testAWatchWithoutTheKeyIsStillRefusedWhileTwoWatchesAreLinked() throws {
         let (phone, _, _, p) = try startPhoneWithTwoWatches()
         let otherHome = makeDirectory()
-        _ = FileManager.default.createFile(atPath: otherHome + "/pairing.key", contents: Data(repeating: 0xAB, count: 32),
-                                       attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: otherHome + "/pairing.key", contents: Data(repeating: 0xAB, count: 32),
+            attributes: [.posixPermissions: 0o600])
         let intruder = try daemon("watchd", home: otherHome, ["--link", home + "/link.sock", "--device-id", "intruder"])
             .startAndWait()
         eventually("phoned to log the refusal") { phone.log.contains("did not prove the pairing key") }

@@ -3,12 +3,16 @@ import XCTest
 
 final class ArgumentsTests: XCTestCase {
     private let arguments = Arguments(
-        ["message": ["a": 1], "timeoutMs": "soon", "count": 5, "ratio": 0.5, "whole": 3.0, "flag": true,
-         "name": "x", "list": [1], "nothing": nil],
+        [
+            "message": ["a": 1], "timeoutMs": "soon", "count": 5, "ratio": 0.5, "whole": 3.0, "flag": true,
+            "name": "x", "list": [1], "nothing": nil,
+        ],
         op: "message.send")
 
-    private func assertInvalid<T>(_ expression: @autoclosure () throws -> T, _ message: String,
-                                  file: StaticString = #filePath, line: UInt = #line) {
+    private func assertInvalid<T>(
+        _ expression: @autoclosure () throws -> T, _ message: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try expression(), file: file, line: line) { error in
             guard let error = error as? ControlError else { return XCTFail("\(error)", file: file, line: line) }
             XCTAssertEqual(error.domain, "control", file: file, line: line)
@@ -59,10 +63,12 @@ final class ArgumentsTests: XCTestCase {
 
     func testRejectUnknownKeys() throws {
         let args = Arguments(["message": [:], "wantReply": true], op: "message.send")
-        assertInvalid(try args.rejectUnknownKeys(allowed: ["message", "wantsReply", "timeoutMs"]),
-                      "message.send: unknown argument 'wantReply' (expected one of: message, timeoutMs, wantsReply)")
-        assertInvalid(try Arguments(["x": 1], op: "status").rejectUnknownKeys(allowed: []),
-                      "status: unknown argument 'x' (this operation takes no arguments)")
+        assertInvalid(
+            try args.rejectUnknownKeys(allowed: ["message", "wantsReply", "timeoutMs"]),
+            "message.send: unknown argument 'wantReply' (expected one of: message, timeoutMs, wantsReply)")
+        assertInvalid(
+            try Arguments(["x": 1], op: "status").rejectUnknownKeys(allowed: []),
+            "status: unknown argument 'x' (this operation takes no arguments)")
         XCTAssertNoThrow(try args.rejectUnknownKeys(allowed: ["message", "wantReply"]))
     }
 }
@@ -71,7 +77,8 @@ extension ArgumentsTests {
     /// Objects in a request's arguments are kept as their text; the type checks leave them so,
     /// and the readers of objects and arrays hand them out read.
     func testObjectsKeptAsTextAreCheckedAndRead() throws {
-        guard case .success(let request) = ControlCodec.parseRequest(line: Array(#"{"id":1,"op":"x","args":{"m":{"a":[{"b":1}]},"l":[{"c":2}],"n":3}}"#.utf8)) else {
+        guard case .success(let request) = ControlCodec.parseRequest(line: Array(#"{"id":1,"op":"x","args":{"m":{"a":[{"b":1}]},"l":[{"c":2}],"n":3}}"#.utf8))
+        else {
             return XCTFail("the request does not parse")
         }
         let args = Arguments(request.args, op: "x")

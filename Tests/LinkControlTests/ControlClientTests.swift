@@ -39,8 +39,9 @@ final class ControlClientTests: XCTestCase {
         let client = try ControlClient(socketPath: server.socketPath)
         defer { client.close() }
         XCTAssertThrowsError(try client.call("fail")) { error in
-            XCTAssertEqual(error as? ControlError,
-                           ControlError(domain: "WCErrorDomain", code: 7007, name: "notReachable", message: "counterpart not reachable"))
+            XCTAssertEqual(
+                error as? ControlError,
+                ControlError(domain: "WCErrorDomain", code: 7007, name: "notReachable", message: "counterpart not reachable"))
         }
         XCTAssertThrowsError(try client.call("nope")) { error in
             XCTAssertEqual((error as? ControlError)?.name, "unknownOp")

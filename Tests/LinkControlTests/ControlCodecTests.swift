@@ -8,8 +8,10 @@ final class ControlCodecTests: XCTestCase {
         ControlCodec.parseRequest(line: Array(text.utf8))
     }
 
-    private func assertBadRequest(_ text: String, id: JSONValue?, _ fragment: String,
-                                  file: StaticString = #filePath, line: UInt = #line) {
+    private func assertBadRequest(
+        _ text: String, id: JSONValue?, _ fragment: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         switch parse(text) {
         case .success(let request):
             XCTFail("accepted \(request)", file: file, line: line)
@@ -95,14 +97,17 @@ final class ControlCodecTests: XCTestCase {
 
         let error = ControlError(domain: "WCErrorDomain", code: 7007, name: "notReachable", message: "counterpart is not reachable")
         let failure = ControlCodec.failure(id: "q", error: error)
-        XCTAssertEqual(String(decoding: failure, as: UTF8.self),
-                       "{\"id\":\"q\",\"ok\":false,\"error\":{\"domain\":\"WCErrorDomain\",\"code\":7007,\"name\":\"notReachable\",\"message\":\"counterpart is not reachable\"}}\n")
+        XCTAssertEqual(
+            String(decoding: failure, as: UTF8.self),
+            "{\"id\":\"q\",\"ok\":false,\"error\":{\"domain\":\"WCErrorDomain\",\"code\":7007,\"name\":\"notReachable\",\"message\":\"counterpart is not reachable\"}}\n"
+        )
         let anonymous = ControlCodec.failure(id: nil, error: .control(.badRequest, "x"))
         XCTAssertEqual(try JSON.parse(anonymous.dropLast())["id"], .null)
 
         let event = ControlCodec.event(name: "session.reachabilityDidChange", at: Date(timeIntervalSince1970: 1_700_000_000.5), data: ["isReachable": true])
-        XCTAssertEqual(String(decoding: event, as: UTF8.self),
-                       "{\"event\":\"session.reachabilityDidChange\",\"at\":\"2023-11-14T22:13:20.500Z\",\"data\":{\"isReachable\":true}}\n")
+        XCTAssertEqual(
+            String(decoding: event, as: UTF8.self),
+            "{\"event\":\"session.reachabilityDidChange\",\"at\":\"2023-11-14T22:13:20.500Z\",\"data\":{\"isReachable\":true}}\n")
         XCTAssertEqual(event.filter { $0 == UInt8(ascii: "\n") }.count, 1)
     }
 
@@ -122,8 +127,9 @@ final class ControlCodecTests: XCTestCase {
     }
 
     func testControlErrors() {
-        XCTAssertEqual(ControlErrorName.allCases.map { "\($0.rawValue) \($0.name)" },
-                       ["1 badRequest", "2 unknownOp", "3 invalidArgument", "4 lineTooLong", "5 internalError", "6 shuttingDown", "7 busy"])
+        XCTAssertEqual(
+            ControlErrorName.allCases.map { "\($0.rawValue) \($0.name)" },
+            ["1 badRequest", "2 unknownOp", "3 invalidArgument", "4 lineTooLong", "5 internalError", "6 shuttingDown", "7 busy"])
         let error = ControlError.control(.unknownOp, "no operation 'x'")
         XCTAssertEqual(error, ControlError(domain: "control", code: 2, name: "unknownOp", message: "no operation 'x'"))
         XCTAssertEqual(error.description, "control 2 unknownOp: no operation 'x'")

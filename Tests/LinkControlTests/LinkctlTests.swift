@@ -83,8 +83,9 @@ final class LinkctlTests: XCTestCase {
     func testCannotConnectExitsThree() throws {
         let outcome = try run(["watch", "status"])
         XCTAssertEqual(outcome.status, 3)
-        XCTAssertEqual(outcome.standardError,
-                       "linkctl: cannot connect to \(server.directory)/watch.ctl: No such file or directory — is watchd running?\n")
+        XCTAssertEqual(
+            outcome.standardError,
+            "linkctl: cannot connect to \(server.directory)/watch.ctl: No such file or directory — is watchd running?\n")
     }
 
     func testUsageErrorsExitTwo() throws {
@@ -110,7 +111,7 @@ final class LinkctlTests: XCTestCase {
     func testHelpAndVersion() throws {
         let version = try run(["--version"])
         XCTAssertEqual(version.status, 0)
-        XCTAssertEqual(version.standardOutput, "linkctl 0.1.0\n")
+        XCTAssertEqual(version.standardOutput, "linkctl \(WatchLinkVersion.current)\n")
         let help = try run(["--help"])
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.standardOutput.hasPrefix("Usage:\n  linkctl [--home DIR]"), help.standardOutput)

@@ -14,11 +14,13 @@ final class PlistJSONTests: XCTestCase {
             "a": [1, "two", ["$data": ""]], "o": ["inner": false],
         ]
         let plist = try PlistJSON.propertyList(from: json)
-        XCTAssertEqual(plist, .dictionary([
-            "s": .string("text"), "i": .integer(42), "r": .real(2.5), "b": .boolean(true),
-            "d": .data([0, 1, 2, 255]), "t": .date(date),
-            "a": .array([.integer(1), .string("two"), .data([])]), "o": .dictionary(["inner": .boolean(false)]),
-        ]))
+        XCTAssertEqual(
+            plist,
+            .dictionary([
+                "s": .string("text"), "i": .integer(42), "r": .real(2.5), "b": .boolean(true),
+                "d": .data([0, 1, 2, 255]), "t": .date(date),
+                "a": .array([.integer(1), .string("two"), .data([])]), "o": .dictionary(["inner": .boolean(false)]),
+            ]))
     }
 
     func testEveryKindToJSON() {
@@ -27,8 +29,9 @@ final class PlistJSONTests: XCTestCase {
             "d": .data(Array("hi".utf8)), "t": .date(date), "a": .array([.integer(1), .dictionary([:])]),
         ]
         let json = PlistJSON.json(from: plist)
-        XCTAssertEqual(JSON.serialize(json),
-                       #"{"a":[1,{}],"b":false,"d":{"$data":"aGk="},"i":-3,"r":0.5,"s":"text","t":{"$date":"2023-11-14T22:13:20.250Z"}}"#)
+        XCTAssertEqual(
+            JSON.serialize(json),
+            #"{"a":[1,{}],"b":false,"d":{"$data":"aGk="},"i":-3,"r":0.5,"s":"text","t":{"$date":"2023-11-14T22:13:20.250Z"}}"#)
     }
 
     func testRoundTrip() throws {
@@ -48,29 +51,39 @@ final class PlistJSONTests: XCTestCase {
     }
 
     func testSpecialKeysOnlyWhenAlone() throws {
-        XCTAssertEqual(try PlistJSON.propertyList(from: ["$data": "AA==", "x": 1]),
-                       .dictionary(["$data": .string("AA=="), "x": .integer(1)]))
+        XCTAssertEqual(
+            try PlistJSON.propertyList(from: ["$data": "AA==", "x": 1]),
+            .dictionary(["$data": .string("AA=="), "x": .integer(1)]))
     }
 
     func testErrorsNameThePath() {
-        assertError(try PlistJSON.propertyList(from: ["key": nil], path: "message"),
-                    path: "message.key", message: "null at message.key is not a property-list type")
-        assertError(try PlistJSON.propertyList(from: nil),
-                    path: "", message: "null at the top level is not a property-list type")
-        assertError(try PlistJSON.propertyList(from: ["list": [1, ["x": nil]]], path: "message"),
-                    path: "message.list[1].x", message: "null at message.list[1].x is not a property-list type")
-        assertError(try PlistJSON.propertyList(from: ["blob": ["$data": "not base64!"]], path: "message"),
-                    path: "message.blob", message: "$data at message.blob is not valid base64")
-        assertError(try PlistJSON.propertyList(from: ["blob": ["$data": 5]], path: "message"),
-                    path: "message.blob", message: "$data at message.blob must be a base64 string, got integer")
-        assertError(try PlistJSON.propertyList(from: ["when": ["$date": "yesterday"]], path: "context"),
-                    path: "context.when", message: "$date at context.when is not an ISO 8601 date-time with a time zone: \"yesterday\"")
-        assertError(try PlistJSON.propertyList(from: ["when": ["$date": true]], path: "context"),
-                    path: "context.when", message: "$date at context.when must be an ISO 8601 string, got boolean")
-        assertError(try PlistJSON.dictionary(from: [1, 2], path: "userInfo"),
-                    path: "userInfo", message: "userInfo must be an object (a property-list dictionary), got array")
-        assertError(try PlistJSON.dictionary(from: ["a": ["b": [nil]]], path: "userInfo"),
-                    path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
+        assertError(
+            try PlistJSON.propertyList(from: ["key": nil], path: "message"),
+            path: "message.key", message: "null at message.key is not a property-list type")
+        assertError(
+            try PlistJSON.propertyList(from: nil),
+            path: "", message: "null at the top level is not a property-list type")
+        assertError(
+            try PlistJSON.propertyList(from: ["list": [1, ["x": nil]]], path: "message"),
+            path: "message.list[1].x", message: "null at message.list[1].x is not a property-list type")
+        assertError(
+            try PlistJSON.propertyList(from: ["blob": ["$data": "not base64!"]], path: "message"),
+            path: "message.blob", message: "$data at message.blob is not valid base64")
+        assertError(
+            try PlistJSON.propertyList(from: ["blob": ["$data": 5]], path: "message"),
+            path: "message.blob", message: "$data at message.blob must be a base64 string, got integer")
+        assertError(
+            try PlistJSON.propertyList(from: ["when": ["$date": "yesterday"]], path: "context"),
+            path: "context.when", message: "$date at context.when is not an ISO 8601 date-time with a time zone: \"yesterday\"")
+        assertError(
+            try PlistJSON.propertyList(from: ["when": ["$date": true]], path: "context"),
+            path: "context.when", message: "$date at context.when must be an ISO 8601 string, got boolean")
+        assertError(
+            try PlistJSON.dictionary(from: [1, 2], path: "userInfo"),
+            path: "userInfo", message: "userInfo must be an object (a property-list dictionary), got array")
+        assertError(
+            try PlistJSON.dictionary(from: ["a": ["b": [nil]]], path: "userInfo"),
+            path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
     }
 
     /// The entries (the control path's way to a property list) are the dictionary's, and
@@ -84,13 +97,16 @@ final class PlistJSONTests: XCTestCase {
         let bytes = try PropertyListCodec.encode(entries: entries)
         XCTAssertEqual(bytes, try PropertyListCodec.encode(dictionary))
         XCTAssertEqual(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes)), PlistJSON.json(from: dictionary))
-        XCTAssertEqual(JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes))),
-                       #"{"alpha":{"x":[true,2.5,"s"]},"caf\#u{E9}":{"$data":"AAEC"},"mid":"m","zeta":1}"#,
-                       "keys by their UTF-8 bytes")
-        assertError(try PlistJSON.entries(from: ["a": ["b": [nil]]], path: "userInfo"),
-                    path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
-        assertError(try PlistJSON.entries(from: "text", path: "message"),
-                    path: "message", message: "message must be an object (a property-list dictionary), got string")
+        XCTAssertEqual(
+            JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes))),
+            #"{"alpha":{"x":[true,2.5,"s"]},"caf\#u{E9}":{"$data":"AAEC"},"mid":"m","zeta":1}"#,
+            "keys by their UTF-8 bytes")
+        assertError(
+            try PlistJSON.entries(from: ["a": ["b": [nil]]], path: "userInfo"),
+            path: "userInfo.a.b[0]", message: "null at userInfo.a.b[0] is not a property-list type")
+        assertError(
+            try PlistJSON.entries(from: "text", path: "message"),
+            path: "message", message: "message must be an object (a property-list dictionary), got string")
     }
 
     /// Lists written by Python's `plistlib` (`FMT_BINARY`): the JSON of an encoded dictionary.
@@ -99,14 +115,20 @@ final class PlistJSONTests: XCTestCase {
     /// decoded first. All three give the keys by their UTF-8 bytes.
     func testEncodedDictionaryFromPlistlib() throws {
         let vectors: [(hex: String, walked: Bool, json: String)] = [
-            ("62706c6973743030d60102030405060708090a1112516151625164516e517251745378220a10014200ffa20b0c09d20d0e0f10517951"
-                + "7a13fffffffffffffff951762340040000000000003341c5821440000000081517191b1d1f2125272a2d2e33353740424b0000000000"
-                + "000101000000000000001300000000000000000000000000000054",
-             true, #"{"a":"x\"\n","b":1,"d":{"$data":"AP8="},"n":[true,{"y":-7,"z":"v"}],"r":2.5,"t":{"$date":"2023-11-14T22:13:20.000Z"}}"#),
-            ("62706c6973743030d2010203045162516110015178080d0f11130000000000000101000000000000000500000000000000000000000000000015",
-             false, #"{"a":"x","b":1}"#),
-            ("62706c6973743030d2010203045161516b51786100e9080d0f11130000000000000101000000000000000500000000000000000000000000000016",
-             false, #"{"a":"x","k":"\#u{E9}"}"#),
+            (
+                "62706c6973743030d60102030405060708090a1112516151625164516e517251745378220a10014200ffa20b0c09d20d0e0f10517951"
+                    + "7a13fffffffffffffff951762340040000000000003341c5821440000000081517191b1d1f2125272a2d2e33353740424b0000000000"
+                    + "000101000000000000001300000000000000000000000000000054",
+                true, #"{"a":"x\"\n","b":1,"d":{"$data":"AP8="},"n":[true,{"y":-7,"z":"v"}],"r":2.5,"t":{"$date":"2023-11-14T22:13:20.000Z"}}"#
+            ),
+            (
+                "62706c6973743030d2010203045162516110015178080d0f11130000000000000101000000000000000500000000000000000000000000000015",
+                false, #"{"a":"x","b":1}"#
+            ),
+            (
+                "62706c6973743030d2010203045161516b51786100e9080d0f11130000000000000101000000000000000500000000000000000000000000000016",
+                false, #"{"a":"x","k":"\#u{E9}"}"#
+            ),
         ]
         for vector in vectors {
             let bytes = try XCTUnwrap(hexBytes(vector.hex))
@@ -124,22 +146,25 @@ final class PlistJSONTests: XCTestCase {
     /// "s": "a string longer than fifteen bytes", "big": 2**40}`. It is checked and read by the
     /// check's loop and written as JSON in one pass; the expected text is that dictionary's.
     func testSmallFlatDictionaryFromPlistlib() throws {
-        let bytes = try XCTUnwrap(hexBytes(
-            "62706c6973743030d70102030405060708090a0b0c0d0e56616374696f6e5362696755636f756e74536e6567536f6666526f6e5173"
-                + "5470696e6713000001000000000011012c13fffffffffffffffb08095f10226120737472696e67206c6f6e676572207468616e20"
-                + "6669667465656e20627974657308171e22282c3033353a43464f50510000000000000101000000000000000f00000000000000000000"
-                + "000000000076"))
+        let bytes = try XCTUnwrap(
+            hexBytes(
+                "62706c6973743030d70102030405060708090a0b0c0d0e56616374696f6e5362696755636f756e74536e6567536f6666526f6e5173"
+                    + "5470696e6713000001000000000011012c13fffffffffffffffb08095f10226120737472696e67206c6f6e676572207468616e20"
+                    + "6669667465656e20627974657308171e22282c3033353a43464f50510000000000000101000000000000000f00000000000000000000"
+                    + "000000000076"))
         let read = bytes.withUnsafeBufferPointer { buffer in
             withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: 16) { PropertyListCodec.readFlatDictionary(buffer, into: $0) }
         }
         XCTAssertEqual(read, 7, "read by the loop")
         XCTAssertNoThrow(try PropertyListCodec.checkDictionary(bytes))
         let json = try XCTUnwrap(PlistJSON.json(fromEncodedDictionary: bytes))
-        XCTAssertEqual(JSON.serialize(json),
-                       #"{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}"#)
+        XCTAssertEqual(
+            JSON.serialize(json),
+            #"{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}"#)
         let reply = try XCTUnwrap(PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: bytes))
-        XCTAssertEqual(JSON.serialize(.object(reply)),
-                       #"{"reply":{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}}"#)
+        XCTAssertEqual(
+            JSON.serialize(.object(reply)),
+            #"{"reply":{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}}"#)
     }
 
     /// The JSON of an encoded dictionary, written from its bytes or decoded first, is what its
@@ -148,13 +173,17 @@ final class PlistJSONTests: XCTestCase {
     func testEncodedDictionaryAgreesWithItsEntries() throws {
         let valid: [[String: PropertyListValue]] = [
             [:], ["a": .string("x\"\\\n\u{1}")], ["k": .array([.integer(1), .real(2.5), .real(-0.0), .boolean(true), .data([1, 2]), .string("plain")])],
-            ["nested": .dictionary(["x": .date(date), "y": .integer(Int64.min), "z": .array([.dictionary([:]), .array([])])]),
-             "long key of more than fifteen": .string("a value of more than fifteen bytes")],
+            [
+                "nested": .dictionary(["x": .date(date), "y": .integer(Int64.min), "z": .array([.dictionary([:]), .array([])])]),
+                "long key of more than fifteen": .string("a value of more than fifteen bytes"),
+            ],
             ["utf16": .string("\u{E9}\u{1F642}"), "ascii": .string("x")],
             Dictionary(uniqueKeysWithValues: (0..<40).map { ("key\($0)", PropertyListValue.string("value \($0 % 7)")) }),
             // Flat, nothing to escape: read in the check's loop and written in one pass.
-            ["on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
-             "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"), "t": .string("on")],
+            [
+                "on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
+                "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"), "t": .string("on"),
+            ],
         ]
         var walked = 0
         for dictionary in valid {
@@ -166,8 +195,9 @@ final class PlistJSONTests: XCTestCase {
                     var bytes = encoded
                     if index >= 0 { bytes[index] = replacement }
                     let expected = (try? PropertyListCodec.decodeEntries(bytes)).map { JSON.serialize(PlistJSON.json(fromEntries: $0)) }
-                    XCTAssertEqual(PlistJSON.json(fromEncodedDictionary: bytes).map { JSON.serialize($0) }, expected,
-                                   "byte \(index) = \(replacement) of \(dictionary)")
+                    XCTAssertEqual(
+                        PlistJSON.json(fromEncodedDictionary: bytes).map { JSON.serialize($0) }, expected,
+                        "byte \(index) = \(replacement) of \(dictionary)")
                 }
             }
         }
@@ -218,8 +248,10 @@ final class PlistJSONTests: XCTestCase {
         let key: [UInt8] = Array("key".utf8), string: [UInt8] = Array("a string".utf8)
         key.withUnsafeBufferPointer { key in
             string.withUnsafeBufferPointer { string in
-                let values: [FlatDictionaryEntry.Value] = [.asciiString(string), .asciiString(UnsafeBufferPointer(start: nil, count: 0)),
-                                                           .integer(.min), .integer(-1), .integer(.max), .boolean(true), .boolean(false)]
+                let values: [FlatDictionaryEntry.Value] = [
+                    .asciiString(string), .asciiString(UnsafeBufferPointer(start: nil, count: 0)),
+                    .integer(.min), .integer(-1), .integer(.max), .boolean(true), .boolean(false),
+                ]
                 for value in values {
                     let entry = FlatDictionaryEntry(key: key, value: value)
                     XCTAssertEqual(entry.key.baseAddress, key.baseAddress)
@@ -335,8 +367,10 @@ final class PlistJSONTests: XCTestCase {
             // path writes the member with it or the object is made around it.
             for member in ["reply", "a \"quoted\" key"] {
                 let object = try XCTUnwrap(PlistJSON.jsonObject(member: member, fromEncodedDictionary: bytes))
-                XCTAssertEqual(JSON.serialize(.object(object)), JSON.serialize(.object([member: .string("")]))
-                    .replacingOccurrences(of: #":"""#, with: ":" + expected), "\(member): \(dictionary)")
+                XCTAssertEqual(
+                    JSON.serialize(.object(object)),
+                    JSON.serialize(.object([member: .string("")]))
+                        .replacingOccurrences(of: #":"""#, with: ":" + expected), "\(member): \(dictionary)")
             }
         }
         XCTAssertNil(PlistJSON.jsonObject(member: "reply", fromEncodedDictionary: Array("not a property list".utf8)))
@@ -385,8 +419,10 @@ final class PlistJSONTests: XCTestCase {
         XCTAssertEqual(try PlistJSON.dictionary(from: [:], path: "message"), [:])
     }
 
-    private func assertError<T>(_ expression: @autoclosure () throws -> T, path: String, message: String,
-                                file: StaticString = #filePath, line: UInt = #line) {
+    private func assertError<T>(
+        _ expression: @autoclosure () throws -> T, path: String, message: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try expression(), file: file, line: line) { error in
             guard let error = error as? PlistJSONError else {
                 return XCTFail("unexpected \(error)", file: file, line: line)

@@ -101,8 +101,10 @@ final class TestControlServer: @unchecked Sendable {
 
     private func acceptLoop() {
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, -1)
             if ready < 0 && errno == EINTR { continue }
             if ready < 0 || fds[1].revents != 0 { return }
@@ -246,7 +248,9 @@ final class TestControlServer: @unchecked Sendable {
                     group.leave()
                 }.start()
             case "fail":
-                send(ControlCodec.failure(id: request.id, error: ControlError(domain: "WCErrorDomain", code: 7007, name: "notReachable", message: "counterpart not reachable")))
+                send(
+                    ControlCodec.failure(
+                        id: request.id, error: ControlError(domain: "WCErrorDomain", code: 7007, name: "notReachable", message: "counterpart not reachable")))
             case "events.subscribe":
                 lock.lock()
                 subscribed = true

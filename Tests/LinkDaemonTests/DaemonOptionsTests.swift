@@ -6,30 +6,45 @@ final class DaemonOptionsTests: XCTestCase {
     private let declared = [FeatureOption("apns-port", "N", "the port"), FeatureOption("apns-host", "ADDR", "the address")]
 
     func testDeclaredFeatureOptionsReachTheFeature() {
-        guard case .run(let options) = DaemonOptions.parse(["--home", "/tmp/x", "--apns-port", "0", "--apns-host=::1"], role: .phone,
-                                                           featureOptions: declared, environment: [:]) else { return XCTFail() }
+        guard
+            case .run(let options) = DaemonOptions.parse(
+                ["--home", "/tmp/x", "--apns-port", "0", "--apns-host=::1"], role: .phone,
+                featureOptions: declared, environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(options.featureOptions, ["apns-port": "0", "apns-host": "::1"])
     }
 
     func testAnOptionNoFeatureDeclaresIsUnknown() {
-        guard case .exit(let code, let output) = DaemonOptions.parse(["--apns-ports", "0"], role: .phone, featureOptions: declared,
-                                                                     environment: [:]) else { return XCTFail() }
+        guard
+            case .exit(let code, let output) = DaemonOptions.parse(
+                ["--apns-ports", "0"], role: .phone, featureOptions: declared,
+                environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(code, 2)
         XCTAssertEqual(output, "phoned: unknown option '--apns-ports'\nTry 'phoned --help'.")
-        guard case .exit(let missing, let text) = DaemonOptions.parse(["--apns-port"], role: .phone, featureOptions: declared,
-                                                                      environment: [:]) else { return XCTFail() }
+        guard
+            case .exit(let missing, let text) = DaemonOptions.parse(
+                ["--apns-port"], role: .phone, featureOptions: declared,
+                environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(missing, 2)
         XCTAssertTrue(text.hasPrefix("phoned: --apns-port needs a value"), text)
     }
 
     func testTheInactiveDeliveryTimeIsReadAndChecked() {
-        guard case .run(let options) = DaemonOptions.parse(["--inactive-delivery-ms", "5000"], role: .phone, featureOptions: [],
-                                                           environment: [:]) else { return XCTFail() }
+        guard
+            case .run(let options) = DaemonOptions.parse(
+                ["--inactive-delivery-ms", "5000"], role: .phone, featureOptions: [],
+                environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(options.inactiveDeliveryMilliseconds, 5_000)
         guard case .run(let defaults) = DaemonOptions.parse([], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
         XCTAssertEqual(defaults.inactiveDeliveryMilliseconds, 2_000)
-        guard case .exit(2, let output) = DaemonOptions.parse(["--inactive-delivery-ms", "-1"], role: .phone, featureOptions: [],
-                                                              environment: [:]) else { return XCTFail() }
+        guard
+            case .exit(2, let output) = DaemonOptions.parse(
+                ["--inactive-delivery-ms", "-1"], role: .phone, featureOptions: [],
+                environment: [:])
+        else { return XCTFail() }
         XCTAssertTrue(output.hasPrefix("phoned: --inactive-delivery-ms must be an integer from 0 to 600000, got '-1'"), output)
     }
 
@@ -42,8 +57,10 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertEqual(defaults.receivedListBytes, 262_144)
         XCTAssertEqual(defaults.traceEntries, 10_000)
         guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
-        for line in ["default reply timeout of message.send (default: 10000)", "after device.switchWatch at most (default: 2000)",
-                     "keeps, newest first (default: 262144)", "newest (default: 10000; 0: none)"] {
+        for line in [
+            "default reply timeout of message.send (default: 10000)", "after device.switchWatch at most (default: 2000)",
+            "keeps, newest first (default: 262144)", "newest (default: 10000; 0: none)",
+        ] {
             XCTAssertTrue(help.contains(line), "--help says \(line)")
         }
     }
@@ -60,9 +77,14 @@ final class DaemonOptionsTests: XCTestCase {
         for line in ["as a watch does (default) or at once", "(default: 900000)", "whose tasks are open (default: 15000)"] {
             XCTAssertTrue(help.contains(line), "--help says \(line)")
         }
-        guard case .run(let options) = DaemonOptions.parse(["--launch-policy", "immediate", "--launch-seed", "9223372036854775807",
-                                                            "--launch-window-ms", "0", "--background-task-ms=100"],
-                                                           role: .watch, environment: [:]) else { return XCTFail() }
+        guard
+            case .run(let options) = DaemonOptions.parse(
+                [
+                    "--launch-policy", "immediate", "--launch-seed", "9223372036854775807",
+                    "--launch-window-ms", "0", "--background-task-ms=100",
+                ],
+                role: .watch, environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(options.launchPolicy, .immediate)
         XCTAssertEqual(options.launchSeed, UInt64(Int64.max))
         XCTAssertEqual(options.launchWindowMilliseconds, 0)
@@ -87,8 +109,11 @@ final class DaemonOptionsTests: XCTestCase {
         guard case .run(let defaults) = DaemonOptions.parse(["--home", "/h"], role: .watch, environment: [:]) else { return XCTFail() }
         XCTAssertEqual(defaults.traceEntries, 10_000)
         XCTAssertNil(defaults.traceFile)
-        guard case .run(let options) = DaemonOptions.parse(["--home", "/h", "--trace-entries", "0", "--trace-file", "watch.trace"], role: .watch,
-                                                           environment: [:]) else { return XCTFail() }
+        guard
+            case .run(let options) = DaemonOptions.parse(
+                ["--home", "/h", "--trace-entries", "0", "--trace-file", "watch.trace"], role: .watch,
+                environment: [:])
+        else { return XCTFail() }
         XCTAssertEqual(options.traceEntries, 0)
         XCTAssertEqual(options.traceFile, "/h/watch.trace", "a relative trace file is in the home")
         guard case .run(let absolute) = DaemonOptions.parse(["--trace-file=/tmp/t"], role: .watch, environment: [:]) else { return XCTFail() }

@@ -21,11 +21,13 @@ final class LinkAdmissionTests: XCTestCase {
     func testPhonedLinksEachWatchOnceAndPairsWhileThereIsRoom() {
         let sixteen = Set((1...PairedWatches.maximumCount).map { "w\($0)" })
         let situation = LinkAdmission.Situation(role: .phone, linkedPhone: nil, linkedWatches: ["w1"], pairedWatches: sixteen)
-        XCTAssertEqual(LinkAdmission.refusal(of: hello(.watch, "w1"), in: situation)?.1,
-                       "the phone is linked with watch 'w1' already; refused a second link from it")
+        XCTAssertEqual(
+            LinkAdmission.refusal(of: hello(.watch, "w1"), in: situation)?.1,
+            "the phone is linked with watch 'w1' already; refused a second link from it")
         XCTAssertNil(LinkAdmission.refusal(of: hello(.watch, "w2"), in: situation), "a paired watch links again")
-        XCTAssertEqual(LinkAdmission.refusal(of: hello(.watch, "new"), in: situation)?.1,
-                       "the phone has 16 watches paired, as many as it keeps; refused watch 'new'")
+        XCTAssertEqual(
+            LinkAdmission.refusal(of: hello(.watch, "new"), in: situation)?.1,
+            "the phone has 16 watches paired, as many as it keeps; refused watch 'new'")
         var room = situation
         room.pairedWatches.remove("w16")
         XCTAssertNil(LinkAdmission.refusal(of: hello(.watch, "new"), in: room))

@@ -11,8 +11,10 @@ private final class GreetingFeature: DaemonFeature {
 
     var operations: [ControlOperation] {
         [
-            ControlOperation("test.greet", sides: .phone, summary: "greets someone",
-                      arguments: [.required("name", .string, "who"), .optional("times", .integer(1...3))]) { [unowned self] call in
+            ControlOperation(
+                "test.greet", sides: .phone, summary: "greets someone",
+                arguments: [.required("name", .string, "who"), .optional("times", .integer(1...3))]
+            ) { [unowned self] call in
                 let name = try call.args.string("name")
                 self.greeted.append(name)
                 call.succeed(["greeting": .string(String(repeating: "hello \(name) ", count: Int(try call.args.optionalInt("times") ?? 1)))])
@@ -74,8 +76,12 @@ final class OperationTableTests: XCTestCase {
         let listed = try XCTUnwrap(table.listing["ops"]?.arrayValue?.first?.objectValue)
         XCTAssertEqual(listed["name"], "test.greet")
         XCTAssertEqual(listed["sides"], ["phone"])
-        XCTAssertEqual(listed["arguments"], [["name": "name", "type": "string", "required": true, "summary": "who"],
-                                             ["name": "times", "type": "integer 1...3", "required": false]])
+        XCTAssertEqual(
+            listed["arguments"],
+            [
+                ["name": "name", "type": "string", "required": true, "summary": "who"],
+                ["name": "times", "type": "integer 1...3", "required": false],
+            ])
     }
 
     func testArgumentsAreCheckedBeforeTheHandler() {
@@ -83,8 +89,9 @@ final class OperationTableTests: XCTestCase {
         XCTAssertEqual(message(call(table, "test.greet")), "test.greet: missing required argument 'name'")
         XCTAssertEqual(message(call(table, "test.greet", ["name": 7])), "test.greet: argument 'name' must be a string, got integer")
         XCTAssertEqual(message(call(table, "test.greet", ["name": "a", "times": 4])), "test.greet: argument 'times' must be in 1...3, got 4")
-        XCTAssertEqual(message(call(table, "test.greet", ["name": "a", "loud": true])),
-                       "test.greet: unknown argument 'loud' (expected one of: name, times)")
+        XCTAssertEqual(
+            message(call(table, "test.greet", ["name": "a", "loud": true])),
+            "test.greet: unknown argument 'loud' (expected one of: name, times)")
         XCTAssertEqual(message(call(table, "test.fail", ["x": 1])), "test.fail: unknown argument 'x' (this operation takes no arguments)")
         XCTAssertEqual(feature.greeted, [], "no handler ran")
     }
@@ -100,9 +107,12 @@ final class OperationTableTests: XCTestCase {
             (.objectOrNull, [.null, [:]]),
         ]
         let operations = [false, true].map { others in
-            ControlOperation("test.kinds", summary: "every kind", arguments: kinds.enumerated().map { index, entry in
-                index % 2 == 0 ? .required("a\(index)", entry.0) : .optional("a\(index)", entry.0)
-            }, takesOtherArguments: others) { _ in }
+            ControlOperation(
+                "test.kinds", summary: "every kind",
+                arguments: kinds.enumerated().map { index, entry in
+                    index % 2 == 0 ? .required("a\(index)", entry.0) : .optional("a\(index)", entry.0)
+                }, takesOtherArguments: others
+            ) { _ in }
         }
         let values: [JSONValue] = [.null, true, 0, 2, 7, -1, 2.0, 0.5, 1e300, "s", "", [], [1], [:], ["$data": "AA=="], ["k": 1]]
         var generator = SystemRandomNumberGenerator()
@@ -124,8 +134,13 @@ final class OperationTableTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(plain, 100)
-        let send = ControlOperation("message.send", summary: "", arguments: [.required("message", .object), .optional("wantsReply", .bool),
-                                                                        .optional("timeoutMs", .integer(1...600_000))]) { _ in }
+        let send = ControlOperation(
+            "message.send", summary: "",
+            arguments: [
+                .required("message", .object), .optional("wantsReply", .bool),
+                .optional("timeoutMs", .integer(1...600_000)),
+            ]
+        ) { _ in }
         XCTAssertTrue(send.plainlyAccepts(["message": ["k": "v"], "wantsReply": true, "timeoutMs": 5_000]))
         XCTAssertFalse(send.plainlyAccepts(["message": ["k": "v"], "timeoutMs": 0]))
         XCTAssertFalse(send.plainlyAccepts(["wantsReply": true]))

@@ -33,8 +33,10 @@ final class TracerTests: XCTestCase {
         for index in 0..<1_500 {
             let value = String(repeating: Character(Unicode.Scalar(UInt8(97 + index % 26))), count: 150)
             let payload = try PropertyListCodec.encode(["i": .integer(Int64(index)), "v": .string(value)])
-            let n = try XCTUnwrap(tracer.frame(.message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
-                                               outgoing: index % 2 == 0, peer: "watch-\(index % 3)"))
+            let n = try XCTUnwrap(
+                tracer.frame(
+                    .message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
+                    outgoing: index % 2 == 0, peer: "watch-\(index % 3)"))
             expected[n] = TracePreview.text(payload, isData: false)
             // Each one read back at once: every split by the wrap is checked.
             XCTAssertEqual(tracer.entries(after: n - 1, limit: 1).first?.string("preview"), expected[n], "entry \(n)")
@@ -44,8 +46,10 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(tracer.entries(after: 0, limit: 100).last?.int("latencyMs"), 9, "a rare entry's members")
         for index in 1_500..<1_504 {
             let payload = try PropertyListCodec.encode(["i": .integer(Int64(index)), "v": .string(String(repeating: "z", count: 150))])
-            let n = try XCTUnwrap(tracer.frame(.message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
-                                               outgoing: true, peer: "watch-\(index % 3)"))
+            let n = try XCTUnwrap(
+                tracer.frame(
+                    .message(id: UInt64(index), wantsReply: false, payload: .dictionary(payload)),
+                    outgoing: true, peer: "watch-\(index % 3)"))
             expected[n] = TracePreview.text(payload, isData: false)
         }
         tracer.note(.userInfoDidFinish, transferId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", peer: "watch-1")
@@ -136,8 +140,9 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(ops.count, 4 + Tracer.opNameLimit + 2)
         XCTAssertEqual(ops.prefix(4).map { $0.string("op") }, ["message.send", "status", "message.send", long])
         XCTAssertEqual(ops.prefix(4).map { $0.int("client") }, [1, 2, 3, 7])
-        XCTAssertEqual(ops[4 + Tracer.opNameLimit - 3].string("op"), "op\(Tracer.opNameLimit - 3)",
-                       "the last name the table takes (two were there before; the long one is not kept there)")
+        XCTAssertEqual(
+            ops[4 + Tracer.opNameLimit - 3].string("op"), "op\(Tracer.opNameLimit - 3)",
+            "the last name the table takes (two were there before; the long one is not kept there)")
         XCTAssertEqual(ops.suffix(2).map { $0.string("op") }, ["one.more", "status"], "past the table, and a name in it")
         XCTAssertEqual(ops.suffix(2).map { $0.int("client") }, [5, 6])
     }
@@ -192,8 +197,11 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(try shown(String(repeating: "s", count: 25)), "{k: \"" + String(repeating: "s", count: 23) + "…\"}")
         let x24 = String(repeating: "x", count: 24)
         func rendering(_ count: Int) throws -> String {
-            TracePreview.text(try PropertyListCodec.encode(["a": .string(x24), "b": .string(x24),
-                                                             "c": .string(String(repeating: "y", count: count))]), isData: false)
+            TracePreview.text(
+                try PropertyListCodec.encode([
+                    "a": .string(x24), "b": .string(x24),
+                    "c": .string(String(repeating: "y", count: count)),
+                ]), isData: false)
         }
         let eighty = "{a: \"\(x24)\", b: \"\(x24)\", c: \"" + String(repeating: "y", count: 11) + "\"}"
         XCTAssertEqual(eighty.count, 80)

@@ -65,8 +65,11 @@ final class TurnCommitterTests: XCTestCase {
                 self.committer.perform([.persist(.setApplicationContext([7])), .respond(RequestToken(3), .success(.contextUpdated))], from: peer)
             }
         }
-        committer.perform([.persist(.setApplicationContext([1])), .respond(RequestToken(1), .success(.contextUpdated)),
-                           .respond(RequestToken(2), .success(.empty))], from: peer)
+        committer.perform(
+            [
+                .persist(.setApplicationContext([1])), .respond(RequestToken(1), .success(.contextUpdated)),
+                .respond(RequestToken(2), .success(.empty)),
+            ], from: peer)
         committer.endOfTurn()
         XCTAssertEqual(answeredTokens, [1, 2])
         XCTAssertTrue(peer.store!.inTransaction, "the write made at the commit waits for the next one")
@@ -87,8 +90,11 @@ final class TurnCommitterTests: XCTestCase {
 
     func testAFailedTurnFailsWhatPromisedDurabilityAndKeepsNothing() throws {
         struct Broken: Error {}
-        committer.perform([.persist(.setApplicationContext([9])), .respond(RequestToken(1), .success(.contextUpdated)),
-                           .respond(RequestToken(2), .success(.empty))], from: peer)
+        committer.perform(
+            [
+                .persist(.setApplicationContext([9])), .respond(RequestToken(1), .success(.contextUpdated)),
+                .respond(RequestToken(2), .success(.empty)),
+            ], from: peer)
         committer.failTurn(Broken(), of: peer)
         committer.endOfTurn()
         XCTAssertEqual(answers.count, 2)

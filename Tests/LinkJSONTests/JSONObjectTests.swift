@@ -47,8 +47,10 @@ final class JSONObjectTests: XCTestCase {
         XCTAssertEqual(literal.keys, ["b", "a", "c"])
         XCTAssertEqual(literal["b"], 3)
         XCTAssertEqual(JSON.serialize(.object(literal)), #"{"b":3,"a":2,"c":4}"#)
-        let long: JSONObject = ["k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9,
-                                "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17]
+        let long: JSONObject = [
+            "k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8, "k9": 9,
+            "k10": 10, "k11": 11, "k12": 12, "k13": 13, "k14": 14, "k15": 15, "k16": 16, "k17": 17,
+        ]
         XCTAssertGreaterThan(long.count, JSONObject.indexedCount)
         XCTAssertEqual(long, JSONObject((0..<18).map { ("k\($0)", JSONValue.int(Int64($0))) }))
         XCTAssertEqual(JSONObject(member: "k", "v"), ["k": "v"])

@@ -27,8 +27,9 @@ final class JSONParserTests: XCTestCase {
         }
         let request = try JSON.parse(Array(documents[0].utf8), keepingObjectsAsTextFrom: 3)
         let message = try XCTUnwrap(request["args"]?["message"]?.objectValue)
-        XCTAssertEqual(message.jsonText.map { String(decoding: $0, as: UTF8.self) },
-                       #"{ "b" : [1, 2.5e1, {"x": null}], "a":"\u00e9\n" , "a":"last"}"#, "the input's text")
+        XCTAssertEqual(
+            message.jsonText.map { String(decoding: $0, as: UTF8.self) },
+            #"{ "b" : [1, 2.5e1, {"x": null}], "a":"\u00e9\n" , "a":"last"}"#, "the input's text")
         XCTAssertNil(try XCTUnwrap(request["args"]?.objectValue).jsonText, "shallower objects are built")
         XCTAssertEqual(message["a"], "last")
         XCTAssertEqual(message.keys, ["b", "a"])
@@ -56,8 +57,10 @@ final class JSONParserTests: XCTestCase {
             let document = Array(#"{"m":"#.utf8) + Array(object.utf8) + Array("}".utf8)
             var variants = [document]
             for index in document.indices {
-                for replacement in [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "0"),
-                                    UInt8(ascii: "e"), 0x1F, 0xC3, 0xFF] {
+                for replacement in [
+                    UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "0"),
+                    UInt8(ascii: "e"), 0x1F, 0xC3, 0xFF,
+                ] {
                     var changed = document
                     changed[index] = replacement
                     variants.append(changed)
@@ -111,13 +114,17 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
-    private func assertFails(_ text: String, offset: Int, _ fragment: String,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertFails(
+        _ text: String, offset: Int, _ fragment: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertFails(Array(text.utf8), offset: offset, fragment, file: file, line: line)
     }
 
-    private func assertFails(_ bytes: [UInt8], offset: Int, _ fragment: String,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertFails(
+        _ bytes: [UInt8], offset: Int, _ fragment: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         do {
             let value = try JSON.parse(bytes)
             XCTFail("parsed \(value) from \(bytes)", file: file, line: line)
@@ -157,18 +164,25 @@ final class JSONParserTests: XCTestCase {
     func testReadMembersGivesEachMemberOfAPlainObjectOrDeclines() throws {
         var members: [String] = []
         let text = #" {"a" : 1, "b":{"c":{"d":[]}}, "a":"x"} "#
-        XCTAssertTrue(JSON.readMembers(Array(text.utf8), keepingObjectsAsTextFrom: 3) { key, value in
-            members.append("\(String(decoding: key, as: UTF8.self))=\(JSON.serialize(value))")
-            return true
-        })
+        XCTAssertTrue(
+            JSON.readMembers(Array(text.utf8), keepingObjectsAsTextFrom: 3) { key, value in
+                members.append("\(String(decoding: key, as: UTF8.self))=\(JSON.serialize(value))")
+                return true
+            })
         XCTAssertEqual(members, [#"a=1"#, #"b={"c":{"d":[]}}"#, #"a="x""#])
         for declined in [#"[1]"#, #"{"a":1} x"#, #"{"a":1"#, #"{"\u0061":1}"#, "{\"\u{e9}\":1}", #"{"a":tru}"#, ""] {
             XCTAssertFalse(JSON.readMembers(Array(declined.utf8), keepingObjectsAsTextFrom: 3) { _, _ in true }, declined)
         }
         var calls = 0
-        XCTAssertFalse(JSON.readMembers(Array(#"{"a":1,"b":2}"#.utf8), keepingObjectsAsTextFrom: 3) { _, _ in calls += 1; return false })
+        XCTAssertFalse(
+            JSON.readMembers(Array(#"{"a":1,"b":2}"#.utf8), keepingObjectsAsTextFrom: 3) { _, _ in
+                calls += 1; return false
+            })
         XCTAssertEqual(calls, 1)
-        XCTAssertTrue(JSON.readMembers(Array(" {} ".utf8), keepingObjectsAsTextFrom: 3) { _, _ in XCTFail("no member"); return true })
+        XCTAssertTrue(
+            JSON.readMembers(Array(" {} ".utf8), keepingObjectsAsTextFrom: 3) { _, _ in
+                XCTFail("no member"); return true
+            })
     }
 
     func testDuplicateKeysKeepLastValueAndFirstPosition() throws {
@@ -269,8 +283,9 @@ final class JSONParserTests: XCTestCase {
 
     func testErrorOffsetOfMissingColonExample() {
         assertFails(#"{"key_name_1" 1}"#, offset: 14, "expected ':' after object key")
-        XCTAssertEqual(JSONParseError(offset: 12, message: "expected ':' after object key").description,
-                       "expected ':' after object key at byte 12")
+        XCTAssertEqual(
+            JSONParseError(offset: 12, message: "expected ':' after object key").description,
+            "expected ':' after object key at byte 12")
     }
 
     func testDepthLimit() throws {

@@ -93,19 +93,21 @@ final class JSONPrettyPrintTests: XCTestCase {
     func testIndentsMembersAndElementsAndReadsBack() throws {
         let value: JSONValue = ["b": 1, "a": ["x", ["k": true]], "e": [:], "f": []]
         let text = JSON.prettyPrinted(value)
-        XCTAssertEqual(text, """
-        {
-          "b": 1,
-          "a": [
-            "x",
+        XCTAssertEqual(
+            text,
+            """
             {
-              "k": true
+              "b": 1,
+              "a": [
+                "x",
+                {
+                  "k": true
+                }
+              ],
+              "e": {},
+              "f": []
             }
-          ],
-          "e": {},
-          "f": []
-        }
-        """)
+            """)
         XCTAssertEqual(try JSON.parse(text), value)
         XCTAssertEqual(JSON.prettyPrinted("a/b"), #""a/b""#)
     }

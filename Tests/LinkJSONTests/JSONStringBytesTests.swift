@@ -23,8 +23,9 @@ final class JSONStringBytesTests: XCTestCase {
                                 // It stops at the byte, or leaves fewer than eight for the caller
                                 // to look at one by one, never past the byte.
                                 XCTAssertLessThanOrEqual(skipped, expected)
-                                XCTAssertTrue(skipped == expected || length - skipped < 8,
-                                              "\(special) at \(place) of \(length) from \(start): \(skipped), not \(expected)")
+                                XCTAssertTrue(
+                                    skipped == expected || length - skipped < 8,
+                                    "\(special) at \(place) of \(length) from \(start): \(skipped), not \(expected)")
                                 XCTAssertEqual(Self.firstStop(buffer, from: skipped, nonASCIIIsPlain: nonASCIIIsPlain), expected)
                                 checked += 1
                             }

@@ -42,8 +42,10 @@ final class JSONWriterTests: XCTestCase {
     func testTheTextIsTheSerializers() {
         let object = written()
         XCTAssertEqual(JSON.serialize(.object(object)), JSON.serialize(expected))
-        XCTAssertEqual(JSON.serialize(.object(object)),
-                       #"{"quote \" backslash \\ newline \n control \u0001":"café 🙂","numbers":[-9223372036854775808,2.5,1.0,null,[],{}],"flags":{"yes":true,"no":false,"none":null}}"#)
+        XCTAssertEqual(
+            JSON.serialize(.object(object)),
+            #"{"quote \" backslash \\ newline \n control \u0001":"café 🙂","numbers":[-9223372036854775808,2.5,1.0,null,[],{}],"flags":{"yes":true,"no":false,"none":null}}"#
+        )
         XCTAssertEqual(JSON.prettyPrinted(.object(object)), JSON.prettyPrinted(expected))
     }
 
@@ -64,8 +66,9 @@ final class JSONWriterTests: XCTestCase {
         var object = written()
         object["numbers"] = nil
         object["added"] = 1
-        XCTAssertEqual(JSON.serialize(.object(object)),
-                       #"{"quote \" backslash \\ newline \n control \u0001":"café 🙂","flags":{"yes":true,"no":false,"none":null},"added":1}"#)
+        XCTAssertEqual(
+            JSON.serialize(.object(object)),
+            #"{"quote \" backslash \\ newline \n control \u0001":"café 🙂","flags":{"yes":true,"no":false,"none":null},"added":1}"#)
         var empty = JSONWriter()
         empty.beginObject()
         empty.endObject()

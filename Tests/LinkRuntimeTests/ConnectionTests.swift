@@ -282,7 +282,9 @@ final class ConnectionTests: XCTestCase {
             XCTAssertLessThan(loop.turnCount - before, 10, "\(backend)")
             XCTAssertTrue(connection.isOpen)
             var reasons: [Connection.CloseReason] = []
-            connection.onClose = { reasons.append($0); loop.stop() }
+            connection.onClose = {
+                reasons.append($0); loop.stop()
+            }
             connection.resumeReading()
             try runLoop(loop, "\(backend)")
             XCTAssertEqual(reasons, [.eof])
@@ -301,7 +303,8 @@ final class ConnectionTests: XCTestCase {
                 guard length > 0 else { continue }
                 let target = String(decoding: buffer[0..<length], as: UTF8.self)
                 if target.hasPrefix("socket:") || target.hasPrefix("pipe:")
-                    || target.contains("[signalfd]") || target.contains("[eventfd]") {
+                    || target.contains("[signalfd]") || target.contains("[eventfd]")
+                {
                     result[name] = target
                 }
             }

@@ -263,9 +263,13 @@ final class EventLoopTests: XCTestCase {
     func testStopBeforeRunAndRunAgain() throws {
         let loop = try EventLoop()
         var ran = 0
-        loop.execute { ran += 1; loop.stop() }
+        loop.execute {
+            ran += 1; loop.stop()
+        }
         try runLoop(loop)
-        loop.execute { ran += 1; loop.stop() }
+        loop.execute {
+            ran += 1; loop.stop()
+        }
         try runLoop(loop)
         XCTAssertEqual(ran, 2)
         XCTAssertFalse(loop.isRunning)
@@ -298,8 +302,7 @@ final class EventLoopTests: XCTestCase {
     func testEnvironmentSelectsThePoller() {
         let saved = getenv(PollerBackend.environmentVariable).map { String(cString: $0) }
         defer {
-            if let saved { setenv(PollerBackend.environmentVariable, saved, 1) }
-            else { unsetenv(PollerBackend.environmentVariable) }
+            if let saved { setenv(PollerBackend.environmentVariable, saved, 1) } else { unsetenv(PollerBackend.environmentVariable) }
         }
         setenv(PollerBackend.environmentVariable, "poll", 1)
         XCTAssertEqual(PollerBackend.default, .poll)

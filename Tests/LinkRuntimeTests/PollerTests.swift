@@ -67,7 +67,11 @@ final class PollerTests: XCTestCase {
         let poller = PollPoller()
         var pairs: [(Int32, Int32)] = []
         for _ in 0..<20 { pairs.append(try UnixSocket.socketPair()) }
-        defer { pairs.forEach { UnixSocket.close($0.0); UnixSocket.close($0.1) } }
+        defer {
+            pairs.forEach {
+                UnixSocket.close($0.0); UnixSocket.close($0.1)
+            }
+        }
         for (fd, _) in pairs { try poller.add(fd, .readable) }
         for (index, (fd, _)) in pairs.enumerated() where index % 2 == 0 {
             try poller.remove(fd)

@@ -53,7 +53,9 @@ final class SignalTests: XCTestCase {
         let loop = try EventLoop()
         var log: [String] = []
         try loop.onSignals([SIGUSR2]) { _ in log.append("first") }
-        try loop.onSignals([SIGUSR2]) { _ in log.append("second"); loop.stop() }
+        try loop.onSignals([SIGUSR2]) { _ in
+            log.append("second"); loop.stop()
+        }
         loop.execute { raise(SIGUSR2) }
         try runLoop(loop)
         XCTAssertEqual(log, ["second"])

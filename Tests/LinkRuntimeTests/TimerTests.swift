@@ -17,7 +17,9 @@ final class TimerTests: XCTestCase {
             loop.schedule(afterMilliseconds: 10) { fired.append("10a") }
             loop.schedule(afterMilliseconds: 20) { fired.append("20") }
             loop.schedule(afterMilliseconds: 0) { fired.append("0") }
-            loop.schedule(afterMilliseconds: 40) { fired.append("40"); loop.stop() }
+            loop.schedule(afterMilliseconds: 40) {
+                fired.append("40"); loop.stop()
+            }
             try runLoop(loop, "\(backend)")
             XCTAssertEqual(fired, ["0", "10a", "20", "30", "40"], "\(backend)")
         }
@@ -51,7 +53,9 @@ final class TimerTests: XCTestCase {
             sameTurn = loop.schedule(afterMilliseconds: 10) { fired.append("sameTurn") }
             loop.cancel(cancelled)
             loop.cancel(cancelled)
-            loop.schedule(afterMilliseconds: 30) { fired.append("last"); loop.stop() }
+            loop.schedule(afterMilliseconds: 30) {
+                fired.append("last"); loop.stop()
+            }
             XCTAssertEqual(loop.pendingTimerCount, 3)
             try runLoop(loop, "\(backend)")
             XCTAssertEqual(fired, ["canceller", "last"], "\(backend)")
@@ -62,7 +66,9 @@ final class TimerTests: XCTestCase {
     func testCancellingAFiredTimerIsHarmless() throws {
         let loop = try EventLoop()
         var count = 0
-        let timer = loop.schedule(afterMilliseconds: 0) { count += 1; loop.stop() }
+        let timer = loop.schedule(afterMilliseconds: 0) {
+            count += 1; loop.stop()
+        }
         try runLoop(loop)
         loop.cancel(timer)
         XCTAssertEqual(count, 1)
@@ -202,10 +208,11 @@ final class TimerTests: XCTestCase {
         for _ in 0..<2_000 {
             let delay = Int64.random(in: 0...40, using: &generator)
             let due = loop.nowNanoseconds + UInt64(delay) * 1_000_000
-            ids.append(loop.schedule(afterMilliseconds: delay) {
-                fired += 1
-                if loop.nowNanoseconds < due { early += 1 }
-            })
+            ids.append(
+                loop.schedule(afterMilliseconds: delay) {
+                    fired += 1
+                    if loop.nowNanoseconds < due { early += 1 }
+                })
         }
         for (index, id) in ids.enumerated() where index % 3 == 0 {
             loop.cancel(id)

@@ -6,7 +6,9 @@ import WireProtocol
 /// The attached app on the session: items handed, acknowledged, handed again after a quit.
 final class AppAttachmentTests: XCTestCase {
     private func userInfoSeqs(_ notifications: [SessionNotification]) -> [UInt64] {
-        notifications.compactMap { if case .userInfoReceived(let seq, _, _) = $0 { return seq }; return nil }
+        notifications.compactMap {
+            if case .userInfoReceived(let seq, _, _) = $0 { return seq }; return nil
+        }
     }
 
     func testHandedItemsAreDeliveredOnlyOnceAcknowledged() {

@@ -103,8 +103,9 @@ final class AppLaunchTests: XCTestCase {
         pair.command(.phone, .updateApplicationContext(payload(["v": .integer(1)])))
         XCTAssertEqual(launches(pair, .watch), [.backgroundData], "one launch for what arrives meanwhile")
         pair.command(.watch, .attachApp(.background, .all))
-        XCTAssertTrue(pair.watchNotifications.contains { if case .userInfoReceived = $0 { return true } else { return false } },
-                      "the launched app is handed the complication userInfo")
+        XCTAssertTrue(
+            pair.watchNotifications.contains { if case .userInfoReceived = $0 { return true } else { return false } },
+            "the launched app is handed the complication userInfo")
         pair.command(.watch, .setAppInstalled(false))
         XCTAssertEqual(pair.watch.appState, .background, "an attached app stays as it is")
     }
@@ -115,7 +116,8 @@ final class AppLaunchTests: XCTestCase {
         pair.command(.phone, .setAppInstalled(false))
         assertError(pair.result(token), .deliveryFailed)
         XCTAssertEqual(pair.phone.appState, .foreground)
-        XCTAssertEqual(pair.result(pair.command(.watch, .sendMessage(.data([2]), wantsReply: true, timeoutMilliseconds: nil))),
-                       .success(.reply(.data([]))), "the daemon answers again (replies.set)")
+        XCTAssertEqual(
+            pair.result(pair.command(.watch, .sendMessage(.data([2]), wantsReply: true, timeoutMilliseconds: nil))),
+            .success(.reply(.data([]))), "the daemon answers again (replies.set)")
     }
 }

@@ -9,8 +9,10 @@ final class BackgroundTaskTests: XCTestCase {
     private let budget: Int64 = 15_000
 
     /// A linked, activated pair whose watch app is an installed program that is not running.
-    private func pair(policy: BackgroundLaunchPolicy = BackgroundLaunchPolicy(mode: .immediate, seed: 0),
-                      wallClock: @escaping @Sendable () -> Double = { 1_700_000_000 }) -> SessionPair {
+    private func pair(
+        policy: BackgroundLaunchPolicy = BackgroundLaunchPolicy(mode: .immediate, seed: 0),
+        wallClock: @escaping @Sendable () -> Double = { 1_700_000_000 }
+    ) -> SessionPair {
         let pair = SessionPair { configuration in
             configuration.launchPolicy = policy
             configuration.wallClock = wallClock
@@ -312,8 +314,10 @@ final class BackgroundTaskTests: XCTestCase {
 
     // MARK: Helpers
 
-    private func assertInvalid(_ result: Result<CommandResult, SessionError>?, containing text: String,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertInvalid(
+        _ result: Result<CommandResult, SessionError>?, containing text: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         guard case .failure(.invalidArgument(let message))? = result else {
             return XCTFail("expected invalidArgument, got \(String(describing: result))", file: file, line: line)
         }

@@ -46,8 +46,10 @@ final class DurablePair {
         }
     }
 
-    static func makeSession(role: Role, clock: @escaping @Sendable () -> Double,
-                            configure: (inout LinkSession.Configuration) -> Void = { _ in }) -> LinkSession {
+    static func makeSession(
+        role: Role, clock: @escaping @Sendable () -> Double,
+        configure: (inout LinkSession.Configuration) -> Void = { _ in }
+    ) -> LinkSession {
         var configuration = LinkSession.Configuration(role: role)
         configuration.wallClock = clock
         configure(&configuration)

@@ -33,8 +33,10 @@ final class FileTransferTests: XCTestCase {
 
     /// Starts `file.transfer` of `content` from `role` and runs the copy's turn.
     @discardableResult
-    private func transfer(_ pair: DurablePair, from role: Role = .phone, _ content: [UInt8], name: String = "data.bin",
-                          metadata: [String: PropertyListValue]? = nil) -> RequestToken {
+    private func transfer(
+        _ pair: DurablePair, from role: Role = .phone, _ content: [UInt8], name: String = "data.bin",
+        metadata: [String: PropertyListValue]? = nil
+    ) -> RequestToken {
         let path = "/source/\(name)"
         pair.side(role).files.sources[path] = content
         let encoded = metadata.map { try! PropertyListCodec.encode($0) }
@@ -78,7 +80,8 @@ final class FileTransferTests: XCTestCase {
     /// Delivers frames one at a time, both ways, until `condition` holds.
     private func step(_ pair: DurablePair, until condition: () -> Bool) {
         for _ in 0..<100_000 where !condition() {
-            let moved = pair.deliverOne(to: .watch) || pair.deliverOne(to: .phone)
+            let moved =
+                pair.deliverOne(to: .watch) || pair.deliverOne(to: .phone)
                 || pair.deliverFileEvent(to: .watch) || pair.deliverFileEvent(to: .phone)
             if !moved { return XCTFail("the link went quiet first") }
         }
@@ -255,10 +258,11 @@ final class FileTransferTests: XCTestCase {
         XCTAssertEqual(received.count, 1, "delivered once, intact")
         XCTAssertEqual(received.first.flatMap { pair.watch.files.durable[$0.path] }, content)
         XCTAssertEqual(pair.phone.files.chunksRead[read...].filter { $0.offset == 0 }.count, 2, "sent again from byte 0")
-        XCTAssertTrue(pair.watch.notifications.contains {
-            if case .file(.problem(let text)) = $0 { return text.contains("SHA-256") }
-            return false
-        })
+        XCTAssertTrue(
+            pair.watch.notifications.contains {
+                if case .file(.problem(let text)) = $0 { return text.contains("SHA-256") }
+                return false
+            })
         XCTAssertEqual(finished(pair, .phone).count, 1)
         XCTAssertNil(finished(pair, .phone).first?.1)
     }
@@ -332,11 +336,12 @@ final class FileTransferTests: XCTestCase {
             var attempts = 0
             for _ in 0..<1_500 {
                 let role: Role = random.next() % 2 == 0 ? .phone : .watch
-                let crashPoint: DurablePair.CrashPoint? = switch random.next() % 60 {
-                case 0: .beforeCommit
-                case 1: .afterCommit
-                default: nil
-                }
+                let crashPoint: DurablePair.CrashPoint? =
+                    switch random.next() % 60 {
+                    case 0: .beforeCommit
+                    case 1: .afterCommit
+                    default: nil
+                    }
                 switch random.next() % 20 {
                 case 0:
                     attempts += 1
@@ -367,12 +372,14 @@ final class FileTransferTests: XCTestCase {
                 for file in delivered {
                     let name = String(file.path.split(separator: "/").last ?? "")
                     let bytes = pair.side(receiver).files.durable[file.path]
-                    XCTAssertTrue(bytes != nil && bytes == contents[name],
-                                  "seed \(seed): \(file.transferId) (\(name)) arrives intact: \(bytes?.count ?? -1) bytes of \(contents[name]?.count ?? -1)")
+                    XCTAssertTrue(
+                        bytes != nil && bytes == contents[name],
+                        "seed \(seed): \(file.transferId) (\(name)) arrives intact: \(bytes?.count ?? -1) bytes of \(contents[name]?.count ?? -1)")
                 }
                 XCTAssertEqual(pair.side(sender).session.status().outstandingFileTransfers, 0, "seed \(seed)")
-                XCTAssertEqual(pair.side(sender).files.paths(under: pair.side(sender).session.filePaths.outboxDirectory), [],
-                               "seed \(seed): no outbox copy left")
+                XCTAssertEqual(
+                    pair.side(sender).files.paths(under: pair.side(sender).session.filePaths.outboxDirectory), [],
+                    "seed \(seed): no outbox copy left")
                 XCTAssertEqual(pair.side(receiver).store.load().incomingFiles, [], "seed \(seed)")
             }
         }

@@ -17,14 +17,18 @@ final class LinkHandshakeTests: XCTestCase {
                 case .refuse(let code, let reason): endA = .refuse(code, reason); toB.append(.goAway(code: code.rawValue, reason: reason))
                 case let other: endA = other
                 }
-            } else { toA.removeAll() }
+            } else {
+                toA.removeAll()
+            }
             if !toB.isEmpty, endB == nil {
                 switch b.receive(toB.removeFirst()) {
                 case .send(let frames): toA += frames
                 case .refuse(let code, let reason): endB = .refuse(code, reason); toA.append(.goAway(code: code.rawValue, reason: reason))
                 case let other: endB = other
                 }
-            } else { toB.removeAll() }
+            } else {
+                toB.removeAll()
+            }
         }
         return (endA, endB)
     }

@@ -68,8 +68,9 @@ final class LinkSessionTests: XCTestCase {
         pair.clearNotifications()
         pair.command(.watch, .setAppState(.background))
         XCTAssertEqual(pair.phoneNotifications, [.reachabilityDidChange(false)])
-        XCTAssertEqual(pair.watchNotifications, [.appStateDidChange(.background)],
-                       "the phone stays reachable from a backgrounded watch app; the watch's own app state changed")
+        XCTAssertEqual(
+            pair.watchNotifications, [.appStateDidChange(.background)],
+            "the phone stays reachable from a backgrounded watch app; the watch's own app state changed")
         pair.clearNotifications()
         pair.command(.watch, .setAppState(.background))
         XCTAssertEqual(pair.watchNotifications, [], "the same state again is no change")
@@ -110,8 +111,9 @@ final class LinkSessionTests: XCTestCase {
         let big = MessagePayload.data([UInt8](repeating: 7, count: 65_537))
         assertError(pair.result(pair.command(.phone, .sendMessage(big, wantsReply: true, timeoutMilliseconds: nil))), .payloadTooLarge)
         let limit = MessagePayload.data([UInt8](repeating: 7, count: 65_536))
-        XCTAssertEqual(pair.result(pair.command(.phone, .sendMessage(limit, wantsReply: true, timeoutMilliseconds: nil))),
-                       .success(.reply(.data([]))))
+        XCTAssertEqual(
+            pair.result(pair.command(.phone, .sendMessage(limit, wantsReply: true, timeoutMilliseconds: nil))),
+            .success(.reply(.data([]))))
         pair.command(.watch, .setAppState(.background))
         assertError(pair.result(pair.command(.phone, .sendMessage(.data([1]), wantsReply: true, timeoutMilliseconds: nil))), .notReachable)
     }
@@ -125,7 +127,9 @@ final class LinkSessionTests: XCTestCase {
         let message: [String: PropertyListValue] = ["cmd": .string("ping"), "n": .integer(1)]
         let token = pair.command(.phone, .sendMessage(encodedDictionary(message), wantsReply: true, timeoutMilliseconds: nil))
         XCTAssertEqual(pair.result(token), .success(.reply(.dictionary([:]))))
-        XCTAssertEqual(pair.watchNotifications.last, .messageReceived(ReceivedItem(seq: 1, kind: .message, content: .dictionary(try CheckedDictionary(message)), replyId: nil)))
+        XCTAssertEqual(
+            pair.watchNotifications.last,
+            .messageReceived(ReceivedItem(seq: 1, kind: .message, content: .dictionary(try CheckedDictionary(message)), replyId: nil)))
         let back = pair.command(.watch, .sendMessage(.data([1, 2, 3]), wantsReply: true, timeoutMilliseconds: nil))
         XCTAssertEqual(pair.result(back), .success(.reply(.data([]))))
     }
@@ -144,14 +148,17 @@ final class LinkSessionTests: XCTestCase {
         pair.activateBoth()
         let message = encodedDictionary(["a": .boolean(true)])
         pair.command(.watch, .setReplies(ReplyConfiguration(mode: .echo)))
-        XCTAssertEqual(pair.result(pair.command(.phone, .sendMessage(message, wantsReply: true, timeoutMilliseconds: nil))),
-                       .success(.reply(.dictionary(["a": .boolean(true)]))))
+        XCTAssertEqual(
+            pair.result(pair.command(.phone, .sendMessage(message, wantsReply: true, timeoutMilliseconds: nil))),
+            .success(.reply(.dictionary(["a": .boolean(true)]))))
         let fixed = try! PropertyListCodec.encode(["ok": .integer(1)])
         pair.command(.watch, .setReplies(ReplyConfiguration(mode: .fixed, reply: fixed, replyData: [4, 2])))
-        XCTAssertEqual(pair.result(pair.command(.phone, .sendMessage(message, wantsReply: true, timeoutMilliseconds: nil))),
-                       .success(.reply(.dictionary(["ok": .integer(1)]))))
-        XCTAssertEqual(pair.result(pair.command(.phone, .sendMessage(.data([0]), wantsReply: true, timeoutMilliseconds: nil))),
-                       .success(.reply(.data([4, 2]))))
+        XCTAssertEqual(
+            pair.result(pair.command(.phone, .sendMessage(message, wantsReply: true, timeoutMilliseconds: nil))),
+            .success(.reply(.dictionary(["ok": .integer(1)]))))
+        XCTAssertEqual(
+            pair.result(pair.command(.phone, .sendMessage(.data([0]), wantsReply: true, timeoutMilliseconds: nil))),
+            .success(.reply(.data([4, 2]))))
         pair.command(.watch, .setReplies(ReplyConfiguration(mode: .none)))
         let unanswered = pair.command(.phone, .sendMessage(message, wantsReply: true, timeoutMilliseconds: 500))
         XCTAssertNil(pair.result(unanswered))

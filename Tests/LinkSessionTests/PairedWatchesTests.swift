@@ -44,8 +44,10 @@ final class PairedWatchesTests: XCTestCase {
     func testDirectoriesAreSafeAndDistinctWhateverTheDeviceId() {
         var paired = PairedWatches()
         _ = paired.admit("first")
-        let hostile = ["../../etc", "a/b", "a_b", ".hidden", "Watch", "watch", "nul\u{0}byte", "ü-watch",
-                       String(repeating: "x", count: 255), String(repeating: "/", count: 255)]
+        let hostile = [
+            "../../etc", "a/b", "a_b", ".hidden", "Watch", "watch", "nul\u{0}byte", "ü-watch",
+            String(repeating: "x", count: 255), String(repeating: "/", count: 255),
+        ]
         for id in hostile { _ = paired.admit(id) }
         let directories = paired.watches.dropFirst().map(\.directory)
         XCTAssertEqual(Set(directories.map { $0.lowercased() }).count, hostile.count, "\(directories)")
@@ -55,8 +57,9 @@ final class PairedWatchesTests: XCTestCase {
             XCTAssertFalse(name.isEmpty)
             XCTAssertFalse(name.hasPrefix("."), directory)
             XCTAssertLessThanOrEqual(name.utf8.count, 100, directory)
-            XCTAssertTrue(name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789._-".unicodeScalars.contains($0)) },
-                          directory)
+            XCTAssertTrue(
+                name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789._-".unicodeScalars.contains($0)) },
+                directory)
         }
         XCTAssertEqual(paired.watch("a_b")?.directory, "watches/a_b")
         XCTAssertNotEqual(paired.watch("a/b")?.directory, "watches/a_b")
@@ -76,25 +79,29 @@ final class PairedWatchesTests: XCTestCase {
     /// project's JSON: sorted keys, pretty printed with `" : "`, slashes not escaped.
     func testAFileWrittenByFoundationsEncoderIsRead() throws {
         let text = """
-        {
-          "activeWatch" : "watch/b",
-          "version" : 1,
-          "watches" : [
             {
-              "deviceId" : "watch-a",
-              "directory" : ""
-            },
-            {
-              "deviceId" : "watch/b",
-              "directory" : "watches/watch_b-5d2c6a6a4d0f1e6b"
+              "activeWatch" : "watch/b",
+              "version" : 1,
+              "watches" : [
+                {
+                  "deviceId" : "watch-a",
+                  "directory" : ""
+                },
+                {
+                  "deviceId" : "watch/b",
+                  "directory" : "watches/watch_b-5d2c6a6a4d0f1e6b"
+                }
+              ]
             }
-          ]
-        }
-        """
+            """
         let decoded = try PairedWatches.decode(Array(text.utf8), path: "/state/watches.json")
         XCTAssertEqual(decoded.activeDeviceId, "watch/b")
-        XCTAssertEqual(decoded.watches, [PairedWatches.Watch(deviceId: "watch-a", directory: ""),
-                                         PairedWatches.Watch(deviceId: "watch/b", directory: "watches/watch_b-5d2c6a6a4d0f1e6b")])
+        XCTAssertEqual(
+            decoded.watches,
+            [
+                PairedWatches.Watch(deviceId: "watch-a", directory: ""),
+                PairedWatches.Watch(deviceId: "watch/b", directory: "watches/watch_b-5d2c6a6a4d0f1e6b"),
+            ])
         XCTAssertEqual(try PairedWatches.decode(decoded.encoded(), path: "x"), decoded)
         XCTAssertEqual(try JSON.parse(decoded.encoded()), try JSON.parse(text))
         let empty = try PairedWatches.decode(Array(#"{"version" : 1, "watches" : []}"#.utf8), path: "x")
@@ -111,7 +118,10 @@ final class PairedWatchesTests: XCTestCase {
             (#"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": "../a"}]}"#, "'../a'"),
             (#"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": "watches/.."}]}"#, "'watches/..'"),
             (#"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": ""}, {"deviceId": "a", "directory": "watches/a"}]}"#, "twice"),
-            (#"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": "watches/x"}, {"deviceId": "b", "directory": "watches/X"}]}"#, "two watches"),
+            (
+                #"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": "watches/x"}, {"deviceId": "b", "directory": "watches/X"}]}"#,
+                "two watches"
+            ),
             (#"{"version": 1, "activeWatch": "", "watches": [{"deviceId": "", "directory": ""}]}"#, "device id"),
         ]
         for (text, expected) in cases {

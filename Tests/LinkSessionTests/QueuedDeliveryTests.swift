@@ -92,7 +92,10 @@ final class QueuedDeliveryTests: XCTestCase {
         XCTAssertEqual(received, [["v": .integer(4)]])
         pair.command(.phone, .updateApplicationContext(payload(["v": 4])))
         pair.pump()
-        XCTAssertEqual(pair.watch.notifications.filter { if case .applicationContextReceived = $0 { return true }; return false }.count, 1)
+        XCTAssertEqual(
+            pair.watch.notifications.filter {
+                if case .applicationContextReceived = $0 { return true }; return false
+            }.count, 1)
         let token = pair.command(.watch, .applicationContext)
         XCTAssertEqual(pair.watch.responses[token], .success(.contexts(applicationContext: nil, received: payload(["v": 4]))))
     }
@@ -129,8 +132,9 @@ final class QueuedDeliveryTests: XCTestCase {
         let token = pair.command(.phone, .outstandingTransfers)
         guard case .success(.outstanding(let list))? = pair.phone.responses[token] else { return XCTFail() }
         XCTAssertEqual(list.map(\.isCurrentComplicationInfo), [false, true])
-        XCTAssertEqual(list.map { try? PropertyListCodec.decodeDictionary($0.payload) }, [["n": 1], ["n": 2]],
-                       "the older one, a plain userInfo now, keeps its place: never an older value after a newer one")
+        XCTAssertEqual(
+            list.map { try? PropertyListCodec.decodeDictionary($0.payload) }, [["n": 1], ["n": 2]],
+            "the older one, a plain userInfo now, keeps its place: never an older value after a newer one")
     }
 
     /// WCSession: transferCurrentComplicationUserInfo "has a higher priority and is transmitted
@@ -164,11 +168,12 @@ final class QueuedDeliveryTests: XCTestCase {
             var acknowledged: [Role: Set<Int>] = [.phone: [], .watch: []]
             for _ in 0..<600 {
                 let role: Role = random.next() % 2 == 0 ? .phone : .watch
-                let crashPoint: DurablePair.CrashPoint? = switch random.next() % 40 {
-                case 0: .beforeCommit
-                case 1: .afterCommit
-                default: nil
-                }
+                let crashPoint: DurablePair.CrashPoint? =
+                    switch random.next() % 40 {
+                    case 0: .beforeCommit
+                    case 1: .afterCommit
+                    default: nil
+                    }
                 switch random.next() % 10 {
                 case 0...3:
                     let n = attempts[role]!
@@ -204,7 +209,9 @@ final class QueuedDeliveryTests: XCTestCase {
 /// sender may lose the ITEM_ERROR with the link that the refusal restarts.
 final class RefusalTests: XCTestCase {
     private func itemErrors(_ actions: [SessionAction]) -> [UInt64] {
-        actions.compactMap { if case .send(.itemError(_, let seq, 7015, _)) = $0 { return seq }; return nil }
+        actions.compactMap {
+            if case .send(.itemError(_, let seq, 7015, _)) = $0 { return seq }; return nil
+        }
     }
 
     func testARefusedItemIsRefusedAgainAfterALinkRestartAndNothingIsWritten() {
@@ -213,14 +220,17 @@ final class RefusalTests: XCTestCase {
         _ = watch.linkUp(now: 0)
         let item = Frame.item(channel: QueueChannel.userInfo.rawValue, seq: 1, flags: 0, payload: payload(["n": 1]))
         _ = watch.receive(item, now: 0)
-        _ = watch.flushAcknowledgements()   // the turn is being committed ...
-        let refused = watch.refuseUncommittedItems(.wc(.insufficientSpace, "disk full"))   // ... and failed
+        _ = watch.flushAcknowledgements()  // the turn is being committed ...
+        let refused = watch.refuseUncommittedItems(.wc(.insufficientSpace, "disk full"))  // ... and failed
         XCTAssertEqual(itemErrors(refused), [1])
 
         _ = watch.linkDown(now: 1)
         XCTAssertEqual(itemErrors(watch.linkUp(now: 2)), [1], "said again when the link is back")
         let again = watch.receive(item, now: 3)
         XCTAssertEqual(itemErrors(again), [1], "the same item sent again is refused again")
-        XCTAssertFalse(again.contains { if case .persist = $0 { return true }; return false }, "and nothing of it is written")
+        XCTAssertFalse(
+            again.contains {
+                if case .persist = $0 { return true }; return false
+            }, "and nothing of it is written")
     }
 }

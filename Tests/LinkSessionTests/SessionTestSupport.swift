@@ -20,8 +20,10 @@ extension XCTestCase {
     }
 
     /// Asserts that `result` is WCError `code` with a message.
-    func assertError(_ result: Result<CommandResult, SessionError>?, _ code: WCErrorCode,
-                     file: StaticString = #filePath, line: UInt = #line) {
+    func assertError(
+        _ result: Result<CommandResult, SessionError>?, _ code: WCErrorCode,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         guard case .failure(.wc(let actual, let message))? = result else {
             return XCTFail("expected WCError \(code.rawValue), got \(String(describing: result))", file: file, line: line)
         }

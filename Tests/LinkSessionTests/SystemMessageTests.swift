@@ -28,7 +28,10 @@ final class SystemMessageTests: XCTestCase {
             return XCTFail("\(pair.watchNotifications)")
         }
         XCTAssertEqual(bytes, packet)
-        XCTAssertFalse(pair.watchNotifications.contains { if case .messageReceived = $0 { return true }; return false })
+        XCTAssertFalse(
+            pair.watchNotifications.contains {
+                if case .messageReceived = $0 { return true }; return false
+            })
         let answer = Self.prefix + Array(#"{"target":"*"}"#.utf8)
         pair.command(.watch, .reply(replyId: replyId, payload: .data(answer)))
         XCTAssertEqual(pair.result(token), .success(.reply(.data(answer))))
@@ -59,7 +62,9 @@ final class SystemMessageTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(system, [packet])
-        let app = pair.watch.notifications.filter { if case .userInfoReceived = $0 { return true }; return false }
+        let app = pair.watch.notifications.filter {
+            if case .userInfoReceived = $0 { return true }; return false
+        }
         XCTAssertEqual(app.count, 1)
     }
 
@@ -82,12 +87,21 @@ final class SystemMessageTests: XCTestCase {
         pair.clearNotifications()
         let packet = Self.prefix + Array(#"{"target":"session:1"}"#.utf8)
         pair.command(.phone, .sendMessage(.data(packet), wantsReply: true, timeoutMilliseconds: nil))
-        XCTAssertTrue(pair.watchNotifications.contains { if case .messageReceived = $0 { return true }; return false },
-                      "the attached app's delegate gets the packet: \(pair.watchNotifications)")
-        XCTAssertFalse(pair.watchNotifications.contains { if case .systemMessageReceived = $0 { return true }; return false })
+        XCTAssertTrue(
+            pair.watchNotifications.contains {
+                if case .messageReceived = $0 { return true }; return false
+            },
+            "the attached app's delegate gets the packet: \(pair.watchNotifications)")
+        XCTAssertFalse(
+            pair.watchNotifications.contains {
+                if case .systemMessageReceived = $0 { return true }; return false
+            })
         pair.command(.phone, .transferUserInfo(try! PropertyListCodec.encode([key: .data(packet)])))
-        XCTAssertFalse(pair.watchNotifications.contains { if case .systemUserInfoReceived = $0 { return true }; return false },
-                       "nor is its userInfo the daemon's: \(pair.watchNotifications)")
+        XCTAssertFalse(
+            pair.watchNotifications.contains {
+                if case .systemUserInfoReceived = $0 { return true }; return false
+            },
+            "nor is its userInfo the daemon's: \(pair.watchNotifications)")
 
         pair.command(.watch, .setAppInstalled(true))
         pair.command(.watch, .detachApp)

@@ -39,8 +39,9 @@ final class WatchSwitchingTests: XCTestCase {
 
         pair.event(.phone) { $0.setActiveWatch(true, now: 0) }
         pair.pump()
-        XCTAssertEqual(pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(1), .integer(2), .integer(3)],
-                       "switched back: the watch gets its items, in order")
+        XCTAssertEqual(
+            pair.deliveredUserInfo(.watch).map { $0["n"] }, [.integer(1), .integer(2), .integer(3)],
+            "switched back: the watch gets its items, in order")
     }
 
     func testNothingPendingDeactivatesAtOnceAndTheWatchSeesThePhoneUnreachable() {
@@ -71,7 +72,9 @@ final class WatchSwitchingTests: XCTestCase {
         pair.command(.phone, .setAppState(.foreground))
         XCTAssertEqual(pair.deliveredUserInfo(.phone), [["from": "watch"]])
         XCTAssertEqual(pair.phone.session.activationState, .notActivated)
-        let received = pair.phone.notifications.firstIndex { if case .userInfoReceived = $0 { return true }; return false }
+        let received = pair.phone.notifications.firstIndex {
+            if case .userInfoReceived = $0 { return true }; return false
+        }
         let deactivated = pair.phone.notifications.firstIndex(of: .didDeactivate)
         XCTAssertNotNil(received)
         XCTAssertNotNil(deactivated)
@@ -133,8 +136,14 @@ final class WatchSwitchingTests: XCTestCase {
         XCTAssertEqual(pair.phone.appState, .background)
         XCTAssertEqual(pair.phone.flags, [.isPaired, .isComplicationEnabled])
         XCTAssertEqual(pair.phone.replies.mode, .echo)
-        XCTAssertTrue(actions.contains { if case .send(.state(let state)) = $0 { return state.appState == .background }; return false })
-        XCTAssertFalse(actions.contains { if case .notify = $0 { return true }; return false }, "the app heard it from its own session")
+        XCTAssertTrue(
+            actions.contains {
+                if case .send(.state(let state)) = $0 { return state.appState == .background }; return false
+            })
+        XCTAssertFalse(
+            actions.contains {
+                if case .notify = $0 { return true }; return false
+            }, "the app heard it from its own session")
         XCTAssertTrue(pair.phone.adoptSettings(from: app).isEmpty, "nothing changes the second time")
     }
 

@@ -7,7 +7,6 @@ import Foundation
 import LinkStore
 import XCTest
 
-
 final class DeliveryStoreDiskFullTests: DirectoryTestCase {
     private enum Stage: Equatable {
         case apply, commit

@@ -7,8 +7,9 @@ final class DeliveryStoreFileTests: DirectoryTestCase {
     private var path: String { directory.file("watch.db") }
 
     private func record(_ seq: UInt64, committed: UInt64 = 0) -> IncomingFileRecord {
-        IncomingFileRecord(seq: seq, transferId: "T-\(seq)", header: pattern(Int(seq), count: 90),
-                           committedOffset: committed, receivedAt: 1_800_000_000.5 + Double(seq))
+        IncomingFileRecord(
+            seq: seq, transferId: "T-\(seq)", header: pattern(Int(seq), count: 90),
+            committedOffset: committed, receivedAt: 1_800_000_000.5 + Double(seq))
     }
 
     private func turn(_ store: DeliveryStore, _ operations: [DurableOperation]) throws {
@@ -49,12 +50,14 @@ final class DeliveryStoreFileTests: DirectoryTestCase {
     }
 
     func testAVersion1DatabaseIsMigratedAndKeepsItsRows() throws {
-        let version1 = StoreSchema(applicationID: DeliveryStore.applicationID,
-                                   migrations: Array(DeliveryStore.schema.migrations.prefix(1)))
+        let version1 = StoreSchema(
+            applicationID: DeliveryStore.applicationID,
+            migrations: Array(DeliveryStore.schema.migrations.prefix(1)))
         do {
             let (database, outcome) = try StoreFile.open(path: path, schema: version1)
             XCTAssertEqual(outcome, .created(version: 1))
-            try database.execute("""
+            try database.execute(
+                """
                 INSERT INTO cursor VALUES (1, 5, 4, 2);
                 INSERT INTO outbox VALUES (1, 5, 'T-5', x'62706c6973743030', 0, 1800000000.0);
                 """)

@@ -66,11 +66,13 @@ final class DeliveryStoreTests: DirectoryTestCase {
         for channel in QueueChannel.allCases {
             XCTAssertEqual(state.cursors[channel], ChannelCursor())
         }
-        XCTAssertEqual(state, {
-            var empty = DurableState()
-            empty.cursors = state.cursors
-            return empty
-        }())
+        XCTAssertEqual(
+            state,
+            {
+                var empty = DurableState()
+                empty.cursors = state.cursors
+                return empty
+            }())
         XCTAssertFalse(store.inTransaction)
         XCTAssertEqual(try reopenAndLoad(), state)
         store.close()
@@ -106,9 +108,11 @@ final class DeliveryStoreTests: DirectoryTestCase {
         let state = try reopenAndLoad()
         var flagged = outbound(.userInfo, 2)
         flagged.flags = .currentComplication
-        XCTAssertEqual(state.outbox, [
-            flagged, outbound(.userInfo, 3, payloadSize: 65_536), outbound(.applicationContext, 1, payloadSize: 0),
-        ])
+        XCTAssertEqual(
+            state.outbox,
+            [
+                flagged, outbound(.userInfo, 3, payloadSize: 65_536), outbound(.applicationContext, 1, payloadSize: 0),
+            ])
         XCTAssertEqual(cursor(state, .userInfo), ChannelCursor(lastAssigned: 4, lastAcknowledged: 1))
         XCTAssertEqual(cursor(state, .applicationContext), ChannelCursor(lastAssigned: 1))
 
@@ -130,8 +134,9 @@ final class DeliveryStoreTests: DirectoryTestCase {
         var second = outbound(.userInfo, 2), third = outbound(.userInfo, 3)
         second.seq = 3
         third.seq = 4
-        XCTAssertEqual(state.outbox, [outbound(.userInfo, 1), ahead, second, third, outbound(.applicationContext, 2)],
-                       "the later items moved one up, the other channel untouched")
+        XCTAssertEqual(
+            state.outbox, [outbound(.userInfo, 1), ahead, second, third, outbound(.applicationContext, 2)],
+            "the later items moved one up, the other channel untouched")
         XCTAssertEqual(cursor(state, .userInfo), ChannelCursor(lastAssigned: 4))
     }
 
@@ -151,10 +156,12 @@ final class DeliveryStoreTests: DirectoryTestCase {
         ])
         let state = try reopenAndLoad()
         XCTAssertEqual(state.undelivered, [inbound(3, channelSeq: 2)])
-        XCTAssertEqual(try store.deliveredItems(after: 0, limit: 10), [
-            inbound(1, channelSeq: 1, flags: .currentComplication, delivered: true),
-            inbound(4, channelSeq: 3, delivered: true),
-        ])
+        XCTAssertEqual(
+            try store.deliveredItems(after: 0, limit: 10),
+            [
+                inbound(1, channelSeq: 1, flags: .currentComplication, delivered: true),
+                inbound(4, channelSeq: 3, delivered: true),
+            ])
         XCTAssertEqual(cursor(state, .userInfo), ChannelCursor(lastReceived: 4))
         XCTAssertEqual(cursor(state, .applicationContext), ChannelCursor(lastReceived: 5))
         XCTAssertEqual(state.reservedSeq, 5, "seq 5 was used, though its item is gone")

@@ -7,10 +7,11 @@ import Foundation
 import LinkStore
 import XCTest
 
-
-private let schema = StoreSchema(applicationID: 0x574C_4E4B, migrations: [
-    Migration(version: 1, sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)"),
-])
+private let schema = StoreSchema(
+    applicationID: 0x574C_4E4B,
+    migrations: [
+        Migration(version: 1, sql: "CREATE TABLE blobs (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
+    ])
 
 final class DiskFullTests: XCTestCase {
     func testAFullDiskFailsTheTransactionCleanlyAndWritesWorkOnceThereIsRoom() throws {
@@ -79,11 +80,12 @@ final class DiskFullTests: XCTestCase {
         let database = try SQLiteDatabase(path: directory.file("small.db"))
         try database.execute("CREATE TABLE blobs (payload BLOB)")
         try database.setPragma("max_page_count", to: "20")
-        let error = assertSQLiteError(try {
-            for index in 0..<100 {
-                try database.run("INSERT INTO blobs VALUES (?)", .blob(pattern(index, count: 4096)))
-            }
-        }())
+        let error = assertSQLiteError(
+            try {
+                for index in 0..<100 {
+                    try database.run("INSERT INTO blobs VALUES (?)", .blob(pattern(index, count: 4096)))
+                }
+            }())
         XCTAssertEqual(error?.code, 13)
         XCTAssertEqual(error?.isDiskFull, true)
     }

@@ -59,19 +59,23 @@ final class SQLiteDatabaseTests: DirectoryTestCase {
 
     func testTransactionRollsBackWhenTheBodyThrows() throws {
         try database.run("INSERT INTO items (name) VALUES ('kept')")
-        XCTAssertThrowsError(try database.transaction {
-            try database.run("INSERT INTO items (name) VALUES ('dropped')")
-            throw Refusal()
-        }) { XCTAssertTrue($0 is Refusal) }
+        XCTAssertThrowsError(
+            try database.transaction {
+                try database.run("INSERT INTO items (name) VALUES ('dropped')")
+                throw Refusal()
+            }
+        ) { XCTAssertTrue($0 is Refusal) }
         XCTAssertFalse(database.inTransaction)
         XCTAssertEqual(try count(), 1)
     }
 
     func testTransactionRollsBackWhenAStatementFails() throws {
-        XCTAssertNotNil(assertSQLiteError(try self.database.transaction {
-            try self.database.run("INSERT INTO items (id) VALUES (1)")
-            try self.database.run("INSERT INTO items (id) VALUES (1)")
-        }))
+        XCTAssertNotNil(
+            assertSQLiteError(
+                try self.database.transaction {
+                    try self.database.run("INSERT INTO items (id) VALUES (1)")
+                    try self.database.run("INSERT INTO items (id) VALUES (1)")
+                }))
         XCTAssertFalse(database.inTransaction)
         XCTAssertEqual(try count(), 0)
     }
@@ -79,10 +83,12 @@ final class SQLiteDatabaseTests: DirectoryTestCase {
     func testNestedTransactionsAreSavepoints() throws {
         try database.transaction {
             try database.run("INSERT INTO items (name) VALUES ('outer')")
-            XCTAssertThrowsError(try database.transaction {
-                try database.run("INSERT INTO items (name) VALUES ('inner, undone')")
-                throw Refusal()
-            }) { XCTAssertTrue($0 is Refusal, "\($0)") }
+            XCTAssertThrowsError(
+                try database.transaction {
+                    try database.run("INSERT INTO items (name) VALUES ('inner, undone')")
+                    throw Refusal()
+                }
+            ) { XCTAssertTrue($0 is Refusal, "\($0)") }
             try database.transaction {
                 try database.run("INSERT INTO items (name) VALUES ('inner, kept')")
             }

@@ -31,10 +31,12 @@ final class SQLiteStatementTests: DirectoryTestCase {
         XCTAssertEqual(select.columnCount, 4)
         XCTAssertEqual(select.columnName(at: 1), "name")
         let rows = try select.mapRows { [$0.value(at: 0), $0.value(at: 1), $0.value(at: 2), $0.value(at: 3)] }
-        XCTAssertEqual(rows, [
-            [.integer(1), .text("first"), .real(1.5), .blob([1, 2, 3])],
-            [.integer(2), .text("second"), .real(2.5), .blob([])],
-        ])
+        XCTAssertEqual(
+            rows,
+            [
+                [.integer(1), .text("first"), .real(1.5), .blob([1, 2, 3])],
+                [.integer(2), .text("second"), .real(2.5), .blob([])],
+            ])
 
         try database.run("UPDATE items SET name = ? WHERE id = ?", "renamed", 2)
         XCTAssertEqual(database.changes, 1)

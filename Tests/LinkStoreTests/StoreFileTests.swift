@@ -4,10 +4,12 @@ import XCTest
 
 private let applicationID: Int32 = 0x574C_4E4B
 
-private let version1 = Migration(version: 1, sql: """
-    CREATE TABLE outbox (channel INTEGER NOT NULL, seq INTEGER NOT NULL, payload BLOB NOT NULL,
-                         PRIMARY KEY (channel, seq));
-    """)
+private let version1 = Migration(
+    version: 1,
+    sql: """
+        CREATE TABLE outbox (channel INTEGER NOT NULL, seq INTEGER NOT NULL, payload BLOB NOT NULL,
+                             PRIMARY KEY (channel, seq));
+        """)
 
 private let version2 = Migration(version: 2) { database in
     try database.execute("ALTER TABLE outbox ADD COLUMN size INTEGER NOT NULL DEFAULT 0")
@@ -81,10 +83,12 @@ final class StoreFileTests: DirectoryTestCase {
         try old.run("INSERT INTO outbox (channel, seq, payload) VALUES (1, 1, x'00')")
         old.close()
 
-        let broken = StoreSchema(applicationID: applicationID, migrations: [
-            version1,
-            Migration(version: 2, sql: "CREATE TABLE inbox (seq INTEGER); DELETE FROM outbox; SELECT * FROM nowhere;"),
-        ])
+        let broken = StoreSchema(
+            applicationID: applicationID,
+            migrations: [
+                version1,
+                Migration(version: 2, sql: "CREATE TABLE inbox (seq INTEGER); DELETE FROM outbox; SELECT * FROM nowhere;"),
+            ])
         let error = assertSQLiteError(try StoreFile.open(path: self.path, schema: broken))
         XCTAssertTrue(error?.message.contains("no such table: nowhere") == true, "\(String(describing: error))")
 

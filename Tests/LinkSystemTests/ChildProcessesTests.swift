@@ -22,9 +22,10 @@ final class ChildProcessesTests: XCTestCase {
         try withTemporaryDirectory { directory in
             let log = directory + "/app.log"
             try FileSystem.writeFileAtomically(log, Array("before\n".utf8), mode: 0o600)
-            let pid = try ChildProcesses.spawn(executable: "/bin/sh", arguments: ["-c", "echo \"$1 $GREETING\"; pwd; echo oops >&2; read x || echo eof; exit 3", "sh", "hello"],
-                                               environment: ["GREETING": "world", "PATH": "/usr/bin:/bin"],
-                                               workingDirectory: directory, outputPath: log)
+            let pid = try ChildProcesses.spawn(
+                executable: "/bin/sh", arguments: ["-c", "echo \"$1 $GREETING\"; pwd; echo oops >&2; read x || echo eof; exit 3", "sh", "hello"],
+                environment: ["GREETING": "world", "PATH": "/usr/bin:/bin"],
+                workingDirectory: directory, outputPath: log)
             XCTAssertEqual(exit(of: pid), .exited(3))
             let output = String(decoding: try FileSystem.readFile(log), as: UTF8.self)
             XCTAssertEqual(output, "before\nhello world\n\(directory)\noops\neof\n", "appended: stdout and stderr, stdin empty")
@@ -47,8 +48,9 @@ final class ChildProcessesTests: XCTestCase {
                 signal(SIGPIPE, previousPipe)
             }
             let log = directory + "/signals.log"
-            let pid = try ChildProcesses.spawn(executable: "/bin/sh", arguments: ["-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"],
-                                               environment: ["PATH": "/usr/bin:/bin"], workingDirectory: nil, outputPath: log)
+            let pid = try ChildProcesses.spawn(
+                executable: "/bin/sh", arguments: ["-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"],
+                environment: ["PATH": "/usr/bin:/bin"], workingDirectory: nil, outputPath: log)
             XCTAssertEqual(exit(of: pid), .exited(0))
             let masks = String(decoding: try FileSystem.readFile(log), as: UTF8.self).split(separator: "\n").compactMap {
                 UInt64($0.split(separator: "\t").last ?? "", radix: 16)
@@ -61,14 +63,18 @@ final class ChildProcessesTests: XCTestCase {
 
     func testAChildEndedByASignalAndAnExecutableThatCannotRun() throws {
         try withTemporaryDirectory { directory in
-            let pid = try ChildProcesses.spawn(executable: "/bin/sleep", arguments: ["30"], environment: [:], workingDirectory: nil,
-                                               outputPath: directory + "/sleep.log")
+            let pid = try ChildProcesses.spawn(
+                executable: "/bin/sleep", arguments: ["30"], environment: [:], workingDirectory: nil,
+                outputPath: directory + "/sleep.log")
             XCTAssertNil(ChildProcesses.reap(pid), "still running")
             XCTAssertTrue(SystemCalls.signal(pid, SIGTERM))
             XCTAssertEqual(exit(of: pid), .signaled(SIGTERM))
 
-            XCTAssertThrowsError(try ChildProcesses.spawn(executable: directory + "/missing", arguments: [], environment: [:],
-                                                          workingDirectory: nil, outputPath: directory + "/missing.log")) {
+            XCTAssertThrowsError(
+                try ChildProcesses.spawn(
+                    executable: directory + "/missing", arguments: [], environment: [:],
+                    workingDirectory: nil, outputPath: directory + "/missing.log")
+            ) {
                 XCTAssertEqual(($0 as? SystemError)?.errno, .noSuchFileOrDirectory, "\($0)")
             }
             try FileSystem.writeFileAtomically(directory + "/plain", Array("text".utf8), mode: 0o600)

@@ -79,8 +79,8 @@ final class ProcessAndSocketTests: XCTestCase {
     }
 }
 
-private extension Result {
-    var isSuccess: Bool {
+extension Result {
+    fileprivate var isSuccess: Bool {
         if case .success = self { return true }
         return false
     }

@@ -27,10 +27,14 @@ final class MergedTraceTests: XCTestCase {
     }
 
     func testARestartedDaemonIsANewRunAndDuplicatesAreDropped() {
-        let first = [e("watch", "W", pid: 10, 1, t: 100, .daemon, ["name": "start"]),
-                     e("watch", "W", pid: 10, 2, t: 200, .frame, ["dir": "out", "peer": "P", "type": "ITEM", "channel": 1, "seq": 1])]
-        let second = [e("watch", "W", pid: 11, 1, t: 300, .daemon, ["name": "start"]),
-                      e("watch", "W", pid: 11, 2, t: 400, .frame, ["dir": "out", "peer": "P", "type": "ITEM", "channel": 1, "seq": 1])]
+        let first = [
+            e("watch", "W", pid: 10, 1, t: 100, .daemon, ["name": "start"]),
+            e("watch", "W", pid: 10, 2, t: 200, .frame, ["dir": "out", "peer": "P", "type": "ITEM", "channel": 1, "seq": 1]),
+        ]
+        let second = [
+            e("watch", "W", pid: 11, 1, t: 300, .daemon, ["name": "start"]),
+            e("watch", "W", pid: 11, 2, t: 400, .frame, ["dir": "out", "peer": "P", "type": "ITEM", "channel": 1, "seq": 1]),
+        ]
         let phone = [e("phone", "P", 1, t: 450, .frame, ["dir": "in", "peer": "W", "type": "ITEM", "channel": 1, "seq": 1])]
         let merged = MergedTrace([first + second, phone, first])
         XCTAssertEqual(merged.entries.count, 5)

@@ -12,17 +12,25 @@ final class TraceDiagramTests: XCTestCase {
             e("phone", "P", 4, t: 6, .frame, ["dir": "out", "peer": "W", "type": "MESSAGE", "id": 2, "cause": 2]),
             e("phone", "P", 5, t: 7, .link, ["name": "down", "by": "watch", "reason": "the watch closed the connection"]),
         ]
-        let watch = [e("watch", "W", 1, t: 4, .frame, ["dir": "in", "peer": "P", "type": "MESSAGE", "id": 1]),
-                     e("watch", "W", 2, t: 5, .state, ["name": "app.stateDidChange", "appState": "background"])]
+        let watch = [
+            e("watch", "W", 1, t: 4, .frame, ["dir": "in", "peer": "P", "type": "MESSAGE", "id": 1]),
+            e("watch", "W", 2, t: 5, .state, ["name": "app.stateDidChange", "appState": "background"]),
+        ]
         let diagram = TraceDiagram(MergedTrace([phone, watch]))
         XCTAssertEqual(diagram.lanes, [.phone, .link, .watch("W")])
-        XCTAssertEqual(diagram.steps.map(\.label), ["op message.send", "MESSAGE id=1 {a: 1}", "app background",
-                                                     "MESSAGE id=2 (lost)", "link down (by watch): the watch closed the connection"])
+        XCTAssertEqual(
+            diagram.steps.map(\.label),
+            [
+                "op message.send", "MESSAGE id=1 {a: 1}", "app background",
+                "MESSAGE id=2 (lost)", "link down (by watch): the watch closed the connection",
+            ])
         guard case .arrow(.phone, .watch("W"), false) = diagram.steps[1].shape else { return XCTFail("\(diagram.steps[1].shape)") }
         guard case .arrow(.phone, .link, true) = diagram.steps[3].shape else { return XCTFail("\(diagram.steps[3].shape)") }
         XCTAssertEqual(diagram.steps.map(\.isAlarm), [false, false, false, true, true])
         let mermaid = MermaidDiagram.render(diagram)
-        XCTAssertEqual(mermaid, """
+        XCTAssertEqual(
+            mermaid,
+            """
             sequenceDiagram
                 participant phone as phone
                 participant wire as link
@@ -45,8 +53,12 @@ final class TraceDiagramTests: XCTestCase {
             e("phone", "P", 3, t: 3, .app, ["name": "exited", "program": "fileProvider", "pid": 43, "signal": 15, "reason": "terminated"]),
         ]
         let diagram = TraceDiagram(MergedTrace([phone]))
-        XCTAssertEqual(diagram.steps.map(\.label), ["app launched (pid 42) for message, background", "app (pid 42) exited 3: crashedAtLaunch",
-                                                     "fileProvider (pid 43) signal 15: terminated"])
+        XCTAssertEqual(
+            diagram.steps.map(\.label),
+            [
+                "app launched (pid 42) for message, background", "app (pid 42) exited 3: crashedAtLaunch",
+                "fileProvider (pid 43) signal 15: terminated",
+            ])
         XCTAssertEqual(diagram.steps.map(\.isAlarm), [false, true, false])
         XCTAssertEqual(diagram.steps.map(\.category), ["app", "app", "app"])
         guard case .note(.phone, nil) = diagram.steps[0].shape else { return XCTFail("\(diagram.steps[0].shape)") }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 import PowerAuth2
 
 // The code of the PowerAuth Mobile SDK for iOS guide (PowerAuth-SDK-for-iOS.md) on activation

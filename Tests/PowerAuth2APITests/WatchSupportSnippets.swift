@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 import PowerAuth2
 
 // The code of the PowerAuth Mobile SDK guide's "Apple Watch Support" (PowerAuth-SDK-for-iOS.md)

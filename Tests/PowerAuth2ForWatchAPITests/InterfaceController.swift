@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // The "Configure PowerAuth for WatchKit" controller of the PowerAuth Mobile SDK for watchOS guide
 // (PowerAuth-SDK-for-watchOS.md), as written with only `import PowerAuth2ForWatch`, and the
 // guide's snippets that use its `self.powerAuthWatch`, each as written in a method of the

@@ -15,12 +15,14 @@ final class WatchModuleTests: XCTestCase {
     }
 
     func testAConfigurationWithoutAnInstanceMakesNoSDKObject() {
-        let empty = PowerAuthConfiguration(instanceId: "", baseEndpointUrl: "https://localhost:8080/demo-server",
-                                           configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+        let empty = PowerAuthConfiguration(
+            instanceId: "", baseEndpointUrl: "https://localhost:8080/demo-server",
+            configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
         XCTAssertFalse(empty.validate())
         XCTAssertNil(PowerAuthWatchSDK(configuration: empty))
-        let placeholder = PowerAuthConfiguration(instanceId: "com.example.app", baseEndpointUrl: "https://localhost:8080/demo-server",
-                                                 configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+        let placeholder = PowerAuthConfiguration(
+            instanceId: "com.example.app", baseEndpointUrl: "https://localhost:8080/demo-server",
+            configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
         XCTAssertTrue(placeholder.validate(), "the documents' placeholder configuration is accepted")
     }
 

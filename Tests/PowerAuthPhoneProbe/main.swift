@@ -31,8 +31,9 @@ final class App: @unchecked Sendable {
     var sdk: PowerAuthSDK? { lock.withLock { object } }
 
     func makeSDK() {
-        let configuration = PowerAuthConfiguration(instanceId: instanceId, baseEndpointUrl: "https://localhost:8080/demo-server",
-                                                   configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+        let configuration = PowerAuthConfiguration(
+            instanceId: instanceId, baseEndpointUrl: "https://localhost:8080/demo-server",
+            configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
         let made = PowerAuthSDK(configuration: configuration)
         lock.withLock { object = made }
         emit(["cb": "sdkCreated", "instanceId": instanceId, "ok": made != nil])
@@ -95,9 +96,11 @@ func fetchStatus(_ sdk: PowerAuthSDK) {
             emit(["cb": "status", "branch": "error", "error": describe(error)])
             return
         }
-        var line: [String: Any] = ["cb": "status", "failCount": status.failCount, "maxFailCount": status.maxFailCount,
-                                   "remainingAttempts": status.remainingAttempts,
-                                   "isProtocolUpgradeAvailable": status.isProtocolUpgradeAvailable]
+        var line: [String: Any] = [
+            "cb": "status", "failCount": status.failCount, "maxFailCount": status.maxFailCount,
+            "remainingAttempts": status.remainingAttempts,
+            "isProtocolUpgradeAvailable": status.isProtocolUpgradeAvailable,
+        ]
         switch status.state {
         case .pendingCommit:
             line["branch"] = "pendingCommit"
@@ -135,8 +138,10 @@ func authentication(_ name: String?) -> PowerAuthAuthentication {
 func run(_ command: [String: Any]) {
     let name = command["name"] as? String ?? "MyToken"
     let completion = command["mode"] as? String == "completion"
-    guard command["cmd"] as? String == "sdk" || command["cmd"] as? String == "activate" || command["cmd"] as? String == "exit"
-            || app.sdk != nil else {
+    guard
+        command["cmd"] as? String == "sdk" || command["cmd"] as? String == "activate" || command["cmd"] as? String == "exit"
+            || app.sdk != nil
+    else {
         emit(["cb": "noSDK", "command": command])
         return
     }
@@ -147,9 +152,11 @@ func run(_ command: [String: Any]) {
         activateSession()
     case "state":
         let sdk = app.sdk!
-        emit(["cb": "state", "hasValidActivation": sdk.hasValidActivation(), "hasPendingActivation": sdk.hasPendingActivation(),
-              "canStartActivation": sdk.canStartActivation(), "activationIdentifier": sdk.activationIdentifier ?? NSNull(),
-              "activationFingerprint": sdk.activationFingerprint ?? NSNull()])
+        emit([
+            "cb": "state", "hasValidActivation": sdk.hasValidActivation(), "hasPendingActivation": sdk.hasPendingActivation(),
+            "canStartActivation": sdk.canStartActivation(), "activationIdentifier": sdk.activationIdentifier ?? NSNull(),
+            "activationFingerprint": sdk.activationFingerprint ?? NSNull(),
+        ])
     case "createActivation":
         app.sdk!.createActivation(withName: "Petr's iPhone 7", activationCode: command["code"] as? String ?? "VVVVV-VVVVV-VVVVV-VTFVA") { result, error in
             emit(["cb": "createActivation", "fingerprint": result?.activationFingerprint ?? NSNull(), "error": describe(error)])
@@ -168,10 +175,13 @@ func run(_ command: [String: Any]) {
             emit(["cb": "sendStatus", "issued": app.sdk!.sendActivationStatusToWatch()])
         }
     case "requestToken":
-        let synchronous = app.sdk!.tokenStore.requestAccessToken(withName: name, authentication: authentication(command["factors"] as? String)) { token, error in
-            emit(["cb": "requestToken", "name": token?.tokenName ?? NSNull(), "tokenIdentifier": token?.tokenIdentifier ?? NSNull(),
-                  "error": describe(error)])
-        } == nil
+        let synchronous =
+            app.sdk!.tokenStore.requestAccessToken(withName: name, authentication: authentication(command["factors"] as? String)) { token, error in
+                emit([
+                    "cb": "requestToken", "name": token?.tokenName ?? NSNull(), "tokenIdentifier": token?.tokenIdentifier ?? NSNull(),
+                    "error": describe(error),
+                ])
+            } == nil
         emit(["cb": "requestTokenReturned", "synchronous": synchronous])
     case "sendToken", "removeTokenFromWatch":
         guard let token = app.sdk!.tokenStore.localToken(withName: name) else {
@@ -195,8 +205,10 @@ func run(_ command: [String: Any]) {
         fetchStatus(app.sdk!)
     case "removeActivationLocal":
         app.sdk!.removeActivationLocal()
-        emit(["cb": "removedLocally", "hasValidActivation": app.sdk!.hasValidActivation(),
-              "tokens": app.sdk!.tokenStore.hasLocalToken(withName: name)])
+        emit([
+            "cb": "removedLocally", "hasValidActivation": app.sdk!.hasValidActivation(),
+            "tokens": app.sdk!.tokenStore.hasLocalToken(withName: name),
+        ])
     case "exit":
         exit(0)
     default:
@@ -204,8 +216,10 @@ func run(_ command: [String: Any]) {
     }
 }
 
-emit(["cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier),
-      "reason": ProcessInfo.processInfo.environment["WATCHLINK_LAUNCH_REASON"] ?? NSNull()])
+emit([
+    "cb": "launched", "pid": Int(ProcessInfo.processInfo.processIdentifier),
+    "reason": ProcessInfo.processInfo.environment["WATCHLINK_LAUNCH_REASON"] ?? NSNull(),
+])
 switch option("--startup") {
 case "sdkFirst":
     app.makeSDK()
@@ -218,4 +232,3 @@ default:
 }
 readCommands(run)
 dispatchMain()
-

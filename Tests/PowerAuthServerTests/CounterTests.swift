@@ -19,27 +19,33 @@ final class CounterTests: XCTestCase {
     func testByteDistanceAsTheSDKsTest() {
         for counter in 0..<10_000 {
             for expected in -100...100 where counter + expected >= 0 {
-                let distance = CounterSynchronization.byteDistance(local: UInt8(truncatingIfNeeded: counter + expected),
-                                                                   server: UInt8(truncatingIfNeeded: counter))
+                let distance = CounterSynchronization.byteDistance(
+                    local: UInt8(truncatingIfNeeded: counter + expected),
+                    server: UInt8(truncatingIfNeeded: counter))
                 if distance != expected { return XCTFail("counter \(counter), expected \(expected), got \(distance)") }
             }
         }
     }
 
     private func blob(serverSteps: Int, serverByte: Int, lookAhead: UInt8 = 20, version: UInt8 = 3) -> StatusBlob {
-        StatusBlob(state: .active, currentVersion: version, upgradeVersion: 3, counterByte: UInt8(truncatingIfNeeded: serverByte),
-                   failCount: 0, maxFailCount: 5, lookAhead: lookAhead,
-                   counterDataHash: PowerAuthKDF.counterDataHash(transportKey: transportKey,
-                                                                 counterData: HashCounter.advance(start, by: serverSteps)))
+        StatusBlob(
+            state: .active, currentVersion: version, upgradeVersion: 3, counterByte: UInt8(truncatingIfNeeded: serverByte),
+            failCount: 0, maxFailCount: 5, lookAhead: lookAhead,
+            counterDataHash: PowerAuthKDF.counterDataHash(
+                transportKey: transportKey,
+                counterData: HashCounter.advance(start, by: serverSteps)))
     }
 
     /// A client that made `clientSteps` signatures from `start` against a server at `serverSteps`.
-    private func synchronize(client clientSteps: Int, server serverSteps: Int, lookAhead: UInt8 = 20,
-                             hasByte: Bool = true, version: UInt8 = 3) -> CounterSynchronization.Outcome {
-        CounterSynchronization.synchronize(counterData: HashCounter.advance(start, by: clientSteps),
-                                           counterByte: hasByte ? UInt8(truncatingIfNeeded: clientSteps) : nil,
-                                           blob: blob(serverSteps: serverSteps, serverByte: serverSteps, lookAhead: lookAhead, version: version),
-                                           transportKey: transportKey)
+    private func synchronize(
+        client clientSteps: Int, server serverSteps: Int, lookAhead: UInt8 = 20,
+        hasByte: Bool = true, version: UInt8 = 3
+    ) -> CounterSynchronization.Outcome {
+        CounterSynchronization.synchronize(
+            counterData: HashCounter.advance(start, by: clientSteps),
+            counterByte: hasByte ? UInt8(truncatingIfNeeded: clientSteps) : nil,
+            blob: blob(serverSteps: serverSteps, serverByte: serverSteps, lookAhead: lookAhead, version: version),
+            transportKey: transportKey)
     }
 
     func testInSync() {
@@ -67,20 +73,23 @@ final class CounterTests: XCTestCase {
         XCTAssertEqual(synchronize(client: 0, server: 3), .updated(counterData: HashCounter.advance(start, by: 3), counterByte: 3))
         XCTAssertEqual(synchronize(client: 0, server: 19), .updated(counterData: HashCounter.advance(start, by: 19), counterByte: 19))
         XCTAssertEqual(synchronize(client: 0, server: 20), .invalid)
-        XCTAssertEqual(synchronize(client: 250, server: 260), .updated(counterData: HashCounter.advance(start, by: 260), counterByte: 4),
-                       "the byte distance wraps modulo 256")
+        XCTAssertEqual(
+            synchronize(client: 250, server: 260), .updated(counterData: HashCounter.advance(start, by: 260), counterByte: 4),
+            "the byte distance wraps modulo 256")
     }
 
     func testHashAndByteMustAgree() {
         // The hash says in step, the byte says ahead: the SDK cannot place it.
-        let outcome = CounterSynchronization.synchronize(counterData: start, counterByte: 5,
-                                                         blob: blob(serverSteps: 0, serverByte: 0), transportKey: transportKey)
+        let outcome = CounterSynchronization.synchronize(
+            counterData: start, counterByte: 5,
+            blob: blob(serverSteps: 0, serverByte: 0), transportKey: transportKey)
         XCTAssertEqual(outcome, .invalid)
         // An unrelated hash with equal bytes.
         var unrelated = blob(serverSteps: 0, serverByte: 0)
         unrelated.counterDataHash = Array(repeating: 7, count: 16)
-        XCTAssertEqual(CounterSynchronization.synchronize(counterData: start, counterByte: 0, blob: unrelated, transportKey: transportKey),
-                       .invalid)
+        XCTAssertEqual(
+            CounterSynchronization.synchronize(counterData: start, counterByte: 0, blob: unrelated, transportKey: transportKey),
+            .invalid)
     }
 
     func testWithoutACounterByteTheFirstMatchingStatusCapturesIt() {

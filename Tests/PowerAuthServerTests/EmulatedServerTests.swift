@@ -63,14 +63,18 @@ final class EmulatedServerTests: ServerTestCase {
         let challenge = Array(repeating: UInt8(7), count: 16)
         let response = try server.status(record.activationId, challenge: challenge, now: 42)
         XCTAssertEqual(response.serverTime, 42)
-        let blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: record.keys.transport,
-                                                challenge: challenge, nonce: response.nonce)
+        let blob = try StatusBlobCipher.decrypt(
+            response.encryptedStatusBlob, transportKey: record.keys.transport,
+            challenge: challenge, nonce: response.nonce)
         XCTAssertEqual(blob.state, .active)
         XCTAssertEqual(blob.counterByte, 0)
         XCTAssertEqual(blob.lookAhead, 20)
-        XCTAssertEqual(CounterSynchronization.hashDistance(from: record.counterData, to: blob.counterDataHash,
-                                                           transportKey: record.keys.transport, maximumIterations: 1).distance, 0,
-                       "the blob carries the hash of the server's current counter data")
+        XCTAssertEqual(
+            CounterSynchronization.hashDistance(
+                from: record.counterData, to: blob.counterDataHash,
+                transportKey: record.keys.transport, maximumIterations: 1
+            ).distance, 0,
+            "the blob carries the hash of the server's current counter data")
     }
 
     func testReservedBytesAreRandom() throws {
@@ -79,17 +83,23 @@ final class EmulatedServerTests: ServerTestCase {
         var seen = Set<[UInt8]>()
         for _ in 0..<4 {
             let response = try server.status(record.activationId, challenge: challenge, now: 42)
-            seen.insert(try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: record.keys.transport,
-                                                     challenge: challenge, nonce: response.nonce).reserved)
+            seen.insert(
+                try StatusBlobCipher.decrypt(
+                    response.encryptedStatusBlob, transportKey: record.keys.transport,
+                    challenge: challenge, nonce: response.nonce
+                ).reserved)
         }
         XCTAssertEqual(seen.count, 4, "the server writes 5 random bytes into each blob")
     }
 
     /// The signature the client makes `steps` values after the record's counter data.
-    private func signature(_ record: ServerActivation, steps: Int, factor: SignatureFactor = .possession,
-                           data: [UInt8] = Array("POST&L3BhL3NpZ25hdHVyZS92YWxpZGF0ZQ==".utf8)) -> String {
-        PowerAuthSignature.compute(keys: record.keys, factor: factor, counterData: HashCounter.advance(record.counterData, by: steps),
-                                   data: data, format: .base64)
+    private func signature(
+        _ record: ServerActivation, steps: Int, factor: SignatureFactor = .possession,
+        data: [UInt8] = Array("POST&L3BhL3NpZ25hdHVyZS92YWxpZGF0ZQ==".utf8)
+    ) -> String {
+        PowerAuthSignature.compute(
+            keys: record.keys, factor: factor, counterData: HashCounter.advance(record.counterData, by: steps),
+            data: data, format: .base64)
     }
 
     /// The server tries ctr … ctr+LA−1: LA values, not LA+1.
@@ -125,12 +135,14 @@ final class EmulatedServerTests: ServerTestCase {
         XCTAssertEqual(result.record.failCount, 1)
         result = try server.validate(id, signature: wrong, factor: .possessionBiometry, data: data, format: .base64, now: 0)
         XCTAssertEqual(result.record.failCount, 2)
-        result = try server.validate(id, signature: signature(record, steps: 0, data: data), factor: .possession, data: data,
-                                     format: .base64, now: 0)
+        result = try server.validate(
+            id, signature: signature(record, steps: 0, data: data), factor: .possession, data: data,
+            format: .base64, now: 0)
         XCTAssertTrue(result.isValid)
         XCTAssertEqual(result.record.failCount, 2, "a valid possession-only signature does not reset the count")
-        result = try server.validate(id, signature: signature(record, steps: 1, factor: .possessionKnowledge, data: data),
-                                     factor: .possessionKnowledge, data: data, format: .base64, now: 0)
+        result = try server.validate(
+            id, signature: signature(record, steps: 1, factor: .possessionKnowledge, data: data),
+            factor: .possessionKnowledge, data: data, format: .base64, now: 0)
         XCTAssertTrue(result.isValid)
         XCTAssertEqual(result.record.failCount, 0, "a valid knowledge signature resets it")
         for expected in 1...5 {
@@ -138,18 +150,25 @@ final class EmulatedServerTests: ServerTestCase {
             XCTAssertEqual(result.record.failCount, expected)
         }
         XCTAssertEqual(result.record.state, .blocked, "the fifth failed knowledge signature blocks")
-        XCTAssertFalse(try server.validate(id, signature: signature(record, steps: 2, data: data), factor: .possession, data: data,
-                                           format: .base64, now: 0).isValid, "a blocked activation validates nothing")
+        XCTAssertFalse(
+            try server.validate(
+                id, signature: signature(record, steps: 2, data: data), factor: .possession, data: data,
+                format: .base64, now: 0
+            ).isValid, "a blocked activation validates nothing")
     }
 
     func testOfflineSignaturesValidateInTheirDecimalForm() throws {
         let record = try server.createActivation(committed: true)
         let data = Array("offline".utf8)
-        let code = PowerAuthSignature.compute(keys: record.keys, factor: .possessionKnowledge, counterData: record.counterData,
-                                              data: data, format: .decimal(componentLength: 8))
+        let code = PowerAuthSignature.compute(
+            keys: record.keys, factor: .possessionKnowledge, counterData: record.counterData,
+            data: data, format: .decimal(componentLength: 8))
         XCTAssertEqual(code.count, 17, "two 8-digit components joined by a dash")
-        XCTAssertTrue(try server.validate(record.activationId, signature: code, factor: .possessionKnowledge, data: data,
-                                          format: .decimal(componentLength: 8), now: 0).isValid)
+        XCTAssertTrue(
+            try server.validate(
+                record.activationId, signature: code, factor: .possessionKnowledge, data: data,
+                format: .decimal(componentLength: 8), now: 0
+            ).isValid)
     }
 
     func testSecretsAreTheKeysDerivedFromTheMasterSecret() throws {
@@ -164,16 +183,20 @@ final class EmulatedServerTests: ServerTestCase {
     func testAVersion1FileOpensWithoutItsRecords() throws {
         store.close()
         let path = directory + "/old.db"
-        let version1 = StoreSchema(name: "WatchLink PowerAuth server", applicationID: ServerStore.applicationID, migrations: [
-            Migration(version: 1, sql: """
-                CREATE TABLE server_activations (
-                    activation_id TEXT PRIMARY KEY NOT NULL, state INTEGER NOT NULL, fail_count INTEGER NOT NULL,
-                    max_fail_count INTEGER NOT NULL, custom_object TEXT, current_version INTEGER NOT NULL,
-                    upgrade_version INTEGER NOT NULL, look_ahead INTEGER NOT NULL, counter INTEGER NOT NULL,
-                    counter_data BLOB NOT NULL, transport_key BLOB NOT NULL, block_expiration INTEGER
-                ) WITHOUT ROWID;
-                """),
-        ])
+        let version1 = StoreSchema(
+            name: "WatchLink PowerAuth server", applicationID: ServerStore.applicationID,
+            migrations: [
+                Migration(
+                    version: 1,
+                    sql: """
+                        CREATE TABLE server_activations (
+                            activation_id TEXT PRIMARY KEY NOT NULL, state INTEGER NOT NULL, fail_count INTEGER NOT NULL,
+                            max_fail_count INTEGER NOT NULL, custom_object TEXT, current_version INTEGER NOT NULL,
+                            upgrade_version INTEGER NOT NULL, look_ahead INTEGER NOT NULL, counter INTEGER NOT NULL,
+                            counter_data BLOB NOT NULL, transport_key BLOB NOT NULL, block_expiration INTEGER
+                        ) WITHOUT ROWID;
+                        """)
+            ])
         let old = try StoreFile.open(path: path, schema: version1).database
         try old.run("INSERT INTO server_activations VALUES ('OLD', 3, 0, 5, NULL, 3, 3, 20, 0, zeroblob(16), zeroblob(16), NULL)")
         old.close()

@@ -34,7 +34,8 @@ enum PowerAuthVectors {
         }
         let data = try Data(contentsOf: folder.appendingPathComponent(name))
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let items = root["data"] as? [[String: Any]] else {
+            let items = root["data"] as? [[String: Any]]
+        else {
             XCTFail("\(name) has no data array")
             return []
         }
@@ -51,4 +52,3 @@ enum PowerAuthVectors {
         return Array(data)
     }
 }
-

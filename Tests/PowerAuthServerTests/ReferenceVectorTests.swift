@@ -8,8 +8,10 @@ final class ReferenceVectorTests: XCTestCase {
     /// The copy in the package is the reference, unchanged: every file there, byte for byte
     /// (checked wherever the reference folder stands beside the package).
     func testTheBundledVectorsAreTheReferenceUnchanged() throws {
-        let names = ["activation-status-blob-data.json", "activation-status-blob-iv.json", "compute-derived-keys.json",
-                     "compute-master-secret-key.json", "signatures-offline.json", "signatures-v31.json"]
+        let names = [
+            "activation-status-blob-data.json", "activation-status-blob-iv.json", "compute-derived-keys.json",
+            "compute-master-secret-key.json", "signatures-offline.json", "signatures-v31.json",
+        ]
         let bundled = try FileManager.default.contentsOfDirectory(atPath: PowerAuthVectors.bundled.path)
         XCTAssertEqual(Set(bundled.filter { $0.hasSuffix(".json") }), Set(names))
         guard FileManager.default.fileExists(atPath: PowerAuthVectors.reference.path) else { return }
@@ -37,9 +39,10 @@ final class ReferenceVectorTests: XCTestCase {
         let cases = try PowerAuthVectors.cases("activation-status-blob-iv.json")
         XCTAssertEqual(cases.count, 32)
         for (index, item) in cases.enumerated() {
-            let iv = PowerAuthKDF.statusIV(transportKey: PowerAuthVectors.bytes(item.input["transportKey"]),
-                                           challenge: PowerAuthVectors.bytes(item.input["challenge"]),
-                                           nonce: PowerAuthVectors.bytes(item.input["nonce"]))
+            let iv = PowerAuthKDF.statusIV(
+                transportKey: PowerAuthVectors.bytes(item.input["transportKey"]),
+                challenge: PowerAuthVectors.bytes(item.input["challenge"]),
+                nonce: PowerAuthVectors.bytes(item.input["nonce"]))
             XCTAssertEqual(iv, PowerAuthVectors.bytes(item.output["iv"]), "case \(index)")
         }
     }
@@ -49,10 +52,11 @@ final class ReferenceVectorTests: XCTestCase {
         XCTAssertEqual(cases.count, 8)
         for (index, item) in cases.enumerated() {
             let transportKey = PowerAuthVectors.bytes(item.input["transportKey"])
-            let blob = try StatusBlobCipher.decrypt(PowerAuthVectors.bytes(item.input["encryptedStatusBlob"]),
-                                                    transportKey: transportKey,
-                                                    challenge: PowerAuthVectors.bytes(item.input["challenge"]),
-                                                    nonce: PowerAuthVectors.bytes(item.input["nonce"]))
+            let blob = try StatusBlobCipher.decrypt(
+                PowerAuthVectors.bytes(item.input["encryptedStatusBlob"]),
+                transportKey: transportKey,
+                challenge: PowerAuthVectors.bytes(item.input["challenge"]),
+                nonce: PowerAuthVectors.bytes(item.input["nonce"]))
             let out = item.output
             XCTAssertEqual(String(blob.state.rawValue), out["activationStatus"], "case \(index)")
             XCTAssertEqual(String(blob.currentVersion), out["currentVersion"], "case \(index)")
@@ -62,9 +66,10 @@ final class ReferenceVectorTests: XCTestCase {
             XCTAssertEqual(String(blob.lookAhead), out["ctrLookAhead"], "case \(index)")
             XCTAssertEqual(String(blob.counterByte), out["ctrByte"], "case \(index)")
             XCTAssertEqual(blob.counterDataHash, PowerAuthVectors.bytes(out["ctrDataHash"]), "case \(index)")
-            let (distance, _) = CounterSynchronization.hashDistance(from: PowerAuthVectors.bytes(item.input["ctrData"]),
-                                                                    to: blob.counterDataHash, transportKey: transportKey,
-                                                                    maximumIterations: Int(blob.lookAhead))
+            let (distance, _) = CounterSynchronization.hashDistance(
+                from: PowerAuthVectors.bytes(item.input["ctrData"]),
+                to: blob.counterDataHash, transportKey: transportKey,
+                maximumIterations: Int(blob.lookAhead))
             XCTAssertEqual(String(distance ?? -1), out["counterDistance"], "case \(index)")
         }
     }
@@ -74,8 +79,9 @@ final class ReferenceVectorTests: XCTestCase {
         XCTAssertEqual(cases.count, 300)
         for (index, item) in cases.enumerated() {
             let (keys, factor, counterData, data) = try signatureInput(item.input)
-            let signature = PowerAuthSignature.compute(keys: keys, factor: factor, counterData: counterData, data: data,
-                                                       format: .base64)
+            let signature = PowerAuthSignature.compute(
+                keys: keys, factor: factor, counterData: counterData, data: data,
+                format: .base64)
             XCTAssertEqual(signature, item.output["signature"], "case \(index) (\(factor.rawValue))")
         }
     }
@@ -88,8 +94,9 @@ final class ReferenceVectorTests: XCTestCase {
             let (keys, factor, counterData, data) = try signatureInput(item.input)
             let length = try XCTUnwrap(Int(item.input["signatureComponentLength"] ?? ""), "case \(index)")
             lengths.insert(length)
-            let signature = PowerAuthSignature.compute(keys: keys, factor: factor, counterData: counterData, data: data,
-                                                       format: .decimal(componentLength: length))
+            let signature = PowerAuthSignature.compute(
+                keys: keys, factor: factor, counterData: counterData, data: data,
+                format: .decimal(componentLength: length))
             XCTAssertEqual(signature, item.output["signature"], "case \(index) (\(factor.rawValue), \(length) digits)")
         }
         XCTAssertEqual(lengths, Set(4...8), "the vectors cover every component length")

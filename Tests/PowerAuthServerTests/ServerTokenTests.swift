@@ -14,8 +14,10 @@ final class ServerTokenTests: ServerTestCase {
     private let digest = Data(repeating: 7, count: 32).base64EncodedString()
     private let nonce = Data(repeating: 9, count: 16).base64EncodedString()
 
-    private func header(version: String = "3.3", tokenId: String? = nil, digest: String? = nil, nonce: String? = nil,
-                        timestamp: String = "1800000000000") -> String {
+    private func header(
+        version: String = "3.3", tokenId: String? = nil, digest: String? = nil, nonce: String? = nil,
+        timestamp: String = "1800000000000"
+    ) -> String {
         "PowerAuth version=\"\(version)\", token_id=\"\(tokenId ?? self.tokenId)\", token_digest=\"\(digest ?? self.digest)\", nonce=\"\(nonce ?? self.nonce)\", timestamp=\"\(timestamp)\""
     }
 
@@ -35,14 +37,16 @@ final class ServerTokenTests: ServerTestCase {
         XCTAssertEqual(fields.nonce, Array(repeating: 9, count: 16))
         XCTAssertEqual(fields.timestamp, 1_800_000_000_000)
         XCTAssertEqual(fields.version, "3.3")
-        let reordered = "  PowerAuth timestamp=1800000000000 nonce=\"\(nonce)\" token_id=\"\(tokenId.uppercased())\",  version=\"3.1\", token_digest=\"\(digest)\"  "
+        let reordered =
+            "  PowerAuth timestamp=1800000000000 nonce=\"\(nonce)\" token_id=\"\(tokenId.uppercased())\",  version=\"3.1\", token_digest=\"\(digest)\"  "
         let other = try TokenHeaderFields.parse(reordered)
         XCTAssertEqual(other.tokenId, tokenId, "read lowercased")
         XCTAssertEqual(other.version, "3.1")
         XCTAssertEqual(other.timestamp, 1_800_000_000_000)
         // As the pattern reads it, an unquoted value runs to the next whitespace, comma included.
-        XCTAssertEqual(refusal("PowerAuth timestamp=1800000000000, nonce=\"\(nonce)\", token_id=\"\(tokenId)\", version=\"3.3\", token_digest=\"\(digest)\""),
-                       "POWER_AUTH_TOKEN_TIMESTAMP_INVALID")
+        XCTAssertEqual(
+            refusal("PowerAuth timestamp=1800000000000, nonce=\"\(nonce)\", token_id=\"\(tokenId)\", version=\"3.3\", token_digest=\"\(digest)\""),
+            "POWER_AUTH_TOKEN_TIMESTAMP_INVALID")
     }
 
     func testEachFieldIsCheckedInTheValidatorsOrder() {
@@ -59,16 +63,18 @@ final class ServerTokenTests: ServerTestCase {
         XCTAssertEqual(refusal(header(timestamp: "1234567890123456")), "POWER_AUTH_TOKEN_TIMESTAMP_INVALID", "16 digits")
         XCTAssertEqual(refusal(header(timestamp: "-123456789")), "POWER_AUTH_TOKEN_TIMESTAMP_INVALID")
         XCTAssertEqual(refusal(header(version: "3.4")), "POWER_AUTH_TOKEN_VERSION_INVALID")
-        XCTAssertEqual(refusal("PowerAuth token_id=\"\(tokenId)\", token_digest=\"\(digest)\", nonce=\"\(nonce)\", timestamp=\"1800000000000\""),
-                       "POWER_AUTH_TOKEN_VERSION_EMPTY")
+        XCTAssertEqual(
+            refusal("PowerAuth token_id=\"\(tokenId)\", token_digest=\"\(digest)\", nonce=\"\(nonce)\", timestamp=\"1800000000000\""),
+            "POWER_AUTH_TOKEN_VERSION_EMPTY")
     }
 
     /// A token of an active activation and the header its secret makes at `timestamp`.
     private func token(version: String = "3.3", timestamp: Int64) throws -> (ServerToken, TokenHeaderFields) {
         let record = try server.createActivation(committed: true)
         let token = try server.createToken(for: record.activationId, signatureType: .possessionBiometry, now: now)
-        let value = PowerAuthTokenHeader.value(tokenIdentifier: token.tokenId, secret: token.secret, nonce: SecureRandom.bytes(16),
-                                               timestampMilliseconds: timestamp, version: version)
+        let value = PowerAuthTokenHeader.value(
+            tokenIdentifier: token.tokenId, secret: token.secret, nonce: SecureRandom.bytes(16),
+            timestampMilliseconds: timestamp, version: version)
         return (token, try TokenHeaderFields.parse(value))
     }
 
@@ -102,8 +108,9 @@ final class ServerTokenTests: ServerTestCase {
         XCTAssertEqual(valid.signatureType, .possessionBiometry)
         XCTAssertEqual(rejection(fields), 24, "the same nonce again")
         XCTAssertEqual(rejection(fields, at: now + 59_999), 24)
-        XCTAssertTrue(try server.validateToken(fields, now: now + 60_000).tokenValid,
-                      "a nonce is remembered for a minute, as the server keeps its unique values")
+        XCTAssertTrue(
+            try server.validateToken(fields, now: now + 60_000).tokenValid,
+            "a nonce is remembered for a minute, as the server keeps its unique values")
 
         var wrong = fields
         wrong.nonce = Array(repeating: 1, count: 16)

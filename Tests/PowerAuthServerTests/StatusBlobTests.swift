@@ -8,8 +8,9 @@ final class StatusBlobTests: XCTestCase {
     private let nonce: [UInt8] = Array(0x30..<0x40)
 
     private func sample() -> StatusBlob {
-        StatusBlob(state: .active, currentVersion: 3, upgradeVersion: 3, counterByte: 0x2A, failCount: 1, maxFailCount: 5,
-                   lookAhead: 20, counterDataHash: Array(0xF0...0xFF))
+        StatusBlob(
+            state: .active, currentVersion: 3, upgradeVersion: 3, counterByte: 0x2A, failCount: 1, maxFailCount: 5,
+            lookAhead: 20, counterDataHash: Array(0xF0...0xFF))
     }
 
     func testLayout() {
@@ -59,8 +60,11 @@ final class StatusBlobTests: XCTestCase {
 
     func testWrongKeyOrTamperingIsRejected() throws {
         var encrypted = try StatusBlobCipher.encrypt(sample(), transportKey: key, challenge: challenge, nonce: nonce)
-        XCTAssertThrowsError(try StatusBlobCipher.decrypt(encrypted, transportKey: Array(repeating: 9, count: 16),
-                                                          challenge: challenge, nonce: nonce)) { error in
+        XCTAssertThrowsError(
+            try StatusBlobCipher.decrypt(
+                encrypted, transportKey: Array(repeating: 9, count: 16),
+                challenge: challenge, nonce: nonce)
+        ) { error in
             guard case .wrongMagic? = error as? StatusBlobError else { return XCTFail("expected wrongMagic, got \(error)") }
         }
         // A flipped bit in the first cipher block garbles the whole first plain block (magic,
@@ -127,8 +131,9 @@ final class StatusBlobTests: XCTestCase {
         blob.currentVersion = 2
         XCTAssertTrue(ClientActivationStatus(blob: blob, deadlock: false, customObject: nil, blockExpirationTime: nil).isProtocolUpgradeAvailable)
         blob.upgradeVersion = 4
-        XCTAssertFalse(ClientActivationStatus(blob: blob, deadlock: false, customObject: nil, blockExpirationTime: nil).isProtocolUpgradeAvailable,
-                       "an upgrade beyond 3 is unknown to the SDK")
+        XCTAssertFalse(
+            ClientActivationStatus(blob: blob, deadlock: false, customObject: nil, blockExpirationTime: nil).isProtocolUpgradeAvailable,
+            "an upgrade beyond 3 is unknown to the SDK")
         blob.upgradeVersion = 3
         blob.state = .blocked
         status = ClientActivationStatus(blob: blob, deadlock: false, customObject: nil, blockExpirationTime: 5)
@@ -140,8 +145,9 @@ final class StatusBlobTests: XCTestCase {
         XCTAssertEqual(status.state, "deadlock")
         XCTAssertEqual(status.remainingAttempts, 0)
         blob.state = .removed
-        XCTAssertEqual(ClientActivationStatus(blob: blob, deadlock: true, customObject: nil, blockExpirationTime: nil).state, "deadlock",
-                       "Session.cpp: an unplaceable counter is a deadlock even when the server says removed")
+        XCTAssertEqual(
+            ClientActivationStatus(blob: blob, deadlock: true, customObject: nil, blockExpirationTime: nil).state, "deadlock",
+            "Session.cpp: an unplaceable counter is a deadlock even when the server says removed")
         XCTAssertEqual(ClientActivationStatus(blob: blob, deadlock: false, customObject: nil, blockExpirationTime: nil).state, "removed")
     }
 }

@@ -13,25 +13,43 @@ final class PowerAuthPacketTests: XCTestCase {
     /// Each example decodes, and its packet built with the builders re-encodes to the same bytes.
     func testExamplesDecodeAndReencodeByteForByte() throws {
         let examples: [(String, PowerAuthPacket)] = [
-            (#"PAwc1{"target":"session:main","activationCmd":"get_session"}"#,
-             .activationStatus("get_session", target: "session:main")),
-            (#"PAwc1{"target":"session:main","activationCmd":"put_session","activationId":"ACT-1"}"#,
-             .activationStatus("put_session", activationId: "ACT-1", target: "session:main")),
-            (#"PAwc1{"target":"session:main","activationCmd":"put_session"}"#,
-             .activationStatus("put_session", target: "session:main")),
-            (#"PAwc1{"target":"*","activationCmd":"put_session","activationId":"a\/b"}"#,
-             .activationStatus("put_session", activationId: "a/b", target: "*")),
+            (
+                #"PAwc1{"target":"session:main","activationCmd":"get_session"}"#,
+                .activationStatus("get_session", target: "session:main")
+            ),
+            (
+                #"PAwc1{"target":"session:main","activationCmd":"put_session","activationId":"ACT-1"}"#,
+                .activationStatus("put_session", activationId: "ACT-1", target: "session:main")
+            ),
+            (
+                #"PAwc1{"target":"session:main","activationCmd":"put_session"}"#,
+                .activationStatus("put_session", target: "session:main")
+            ),
+            (
+                #"PAwc1{"target":"*","activationCmd":"put_session","activationId":"a\/b"}"#,
+                .activationStatus("put_session", activationId: "a/b", target: "*")
+            ),
             (#"PAwc1{"target":"*","successCode":1}"#, .success()),
-            (#"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Wrong packet received."}"#,
-             .failure(.watchConnectivity("PA2WCSessionManager: Wrong packet received."))),
-            (#"PAwc1{"target":"token:main","tokenCmd":"get_token","tokenName":"possession"}"#,
-             .token("get_token", name: "possession", target: "token:main")),
-            (#"PAwc1{"target":"token:main","tokenCmd":"put_token","tokenName":"possession","tokenData":""# + Self.tokenDataBase64 + #""}"#,
-             .token("put_token", name: "possession", tokenData: Array(Self.tokenJSON.utf8), target: "token:main")),
-            (#"PAwc1{"target":"*","tokenCmd":"put_token","tokenName":"possession","tokenNotFound":true}"#,
-             .token("put_token", name: "possession", notFound: true, target: "*")),
-            (#"PAwc1{"target":"token:main","tokenCmd":"remove_token","tokenName":"possession"}"#,
-             .token("remove_token", name: "possession", target: "token:main")),
+            (
+                #"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Wrong packet received."}"#,
+                .failure(.watchConnectivity("PA2WCSessionManager: Wrong packet received."))
+            ),
+            (
+                #"PAwc1{"target":"token:main","tokenCmd":"get_token","tokenName":"possession"}"#,
+                .token("get_token", name: "possession", target: "token:main")
+            ),
+            (
+                #"PAwc1{"target":"token:main","tokenCmd":"put_token","tokenName":"possession","tokenData":""# + Self.tokenDataBase64 + #""}"#,
+                .token("put_token", name: "possession", tokenData: Array(Self.tokenJSON.utf8), target: "token:main")
+            ),
+            (
+                #"PAwc1{"target":"*","tokenCmd":"put_token","tokenName":"possession","tokenNotFound":true}"#,
+                .token("put_token", name: "possession", notFound: true, target: "*")
+            ),
+            (
+                #"PAwc1{"target":"token:main","tokenCmd":"remove_token","tokenName":"possession"}"#,
+                .token("remove_token", name: "possession", target: "token:main")
+            ),
         ]
         for (text, built) in examples {
             let bytes = Array(text.utf8)
@@ -47,18 +65,27 @@ final class PowerAuthPacketTests: XCTestCase {
     }
 
     func testPayloadReaders() throws {
-        guard case .packet(let put) = PowerAuthPacket.decode(Array((#"PAwc1{"target":"token:main","tokenCmd":"put_token","tokenName":"possession","tokenData":""# + Self.tokenDataBase64 + #""}"#).utf8)) else {
+        guard
+            case .packet(let put) = PowerAuthPacket.decode(
+                Array((#"PAwc1{"target":"token:main","tokenCmd":"put_token","tokenName":"possession","tokenData":""# + Self.tokenDataBase64 + #""}"#).utf8))
+        else {
             return XCTFail()
         }
         XCTAssertEqual(put.tokenCommand, "put_token")
         XCTAssertTrue(put.hasValidTokenPayload)
         let token = try XCTUnwrap(PowerAuthTokenData.deserialize(try XCTUnwrap(put.tokenData)))
-        XCTAssertEqual(token, PowerAuthTokenData(name: "possession", identifier: "5D6E2B7A-1C3F-4E5A-9B8C-7D6E5F4A3B2C",
-                                                 activationId: "ACT-1", authenticationFactors: 1, secret: Self.secret))
+        XCTAssertEqual(
+            token,
+            PowerAuthTokenData(
+                name: "possession", identifier: "5D6E2B7A-1C3F-4E5A-9B8C-7D6E5F4A3B2C",
+                activationId: "ACT-1", authenticationFactors: 1, secret: Self.secret))
         XCTAssertEqual(String(decoding: token.serialized(), as: UTF8.self), Self.tokenJSON)
 
         // Whitespace, other key orders and unescaped slashes are read too, as NSJSONSerialization does.
-        guard case .packet(let loose) = PowerAuthPacket.decode(Array(#"PAwc1 { "activationId" : "a/b", "target" : "session:x", "activationCmd" : "put_session" }"#.utf8)) else {
+        guard
+            case .packet(let loose) = PowerAuthPacket.decode(
+                Array(#"PAwc1 { "activationId" : "a/b", "target" : "session:x", "activationCmd" : "put_session" }"#.utf8))
+        else {
             return XCTFail()
         }
         XCTAssertEqual(loose.activationId, "a/b")
@@ -80,15 +107,19 @@ final class PowerAuthPacketTests: XCTestCase {
     /// Too short or without the magic: "not processed" (the app gets it). The magic and broken
     /// JSON: ours but broken.
     func testBrokenPacketsGetTheRightOutcome() {
-        let notProcessed = ["", "PAwc1", #"PAwc1{"a":1}"#, #"XAwc1{"target":"session:main"}"#, #"pawc1{"target":"session:main"}"#,
-                            #"PAwc2{"target":"session:main"}"#,
-                            #"{"target":"session:main","activationCmd":"get_session"}"#]
+        let notProcessed = [
+            "", "PAwc1", #"PAwc1{"a":1}"#, #"XAwc1{"target":"session:main"}"#, #"pawc1{"target":"session:main"}"#,
+            #"PAwc2{"target":"session:main"}"#,
+            #"{"target":"session:main","activationCmd":"get_session"}"#,
+        ]
         for text in notProcessed {
             XCTAssertEqual(PowerAuthPacket.decode(Array(text.utf8)), .notProcessed, text)
             XCTAssertFalse(PowerAuthPacket.isProcessed(Array(text.utf8)), text)
         }
-        let broken = [#"PAwc1{not json at all}"#, #"PAwc1[1,2,3,4,5,6,7,8,9]"#, #"PAwc1{"target":12345}"#,
-                      #"PAwc1{"activationCmd":"get_session"}"#, #"PAwc1{"target":"session:main""#, #"PAwc1"just a string""#]
+        let broken = [
+            #"PAwc1{not json at all}"#, #"PAwc1[1,2,3,4,5,6,7,8,9]"#, #"PAwc1{"target":12345}"#,
+            #"PAwc1{"activationCmd":"get_session"}"#, #"PAwc1{"target":"session:main""#, #"PAwc1"just a string""#,
+        ]
         for text in broken {
             guard case .broken(let reason) = PowerAuthPacket.decode(Array(text.utf8)) else {
                 XCTFail("expected broken: \(text)")

@@ -11,10 +11,11 @@ import XCTest
 /// submits and answers as the test says.
 final class PowerAuthSessionManagerTests: XCTestCase {
     private final class FakeSession {
-        var status = SessionStatus(role: .phone, activationState: .activated, isReachable: true, appState: .foreground,
-                                   flags: [.isPaired, .isWatchAppInstalled], linkConnected: true, peerState: nil,
-                                   hasContentPending: false, pendingMessages: 0, awaitingManualReplies: 0,
-                                   outstandingUserInfoTransfers: 0)
+        var status = SessionStatus(
+            role: .phone, activationState: .activated, isReachable: true, appState: .foreground,
+            flags: [.isPaired, .isWatchAppInstalled], linkConnected: true, peerState: nil,
+            hasContentPending: false, pendingMessages: 0, awaitingManualReplies: 0,
+            outstandingUserInfoTransfers: 0)
         var submitted: [(SessionCommand, (Result<CommandResult, SessionError>) -> Void)] = []
         var events: [(String, JSONObject)] = []
         var commands: [SessionCommand] { submitted.map(\.0) }
@@ -29,11 +30,12 @@ final class PowerAuthSessionManagerTests: XCTestCase {
 
     private func manager() -> PowerAuthSessionManager {
         let session = self.session
-        let context = FeatureContext(role: session.status.role, loop: loop, logger: Logger(label: "test", level: .error),
-                                     home: "/nonexistent", stateDirectory: "/nonexistent", options: [:],
-                                     publish: { session.events.append(($0, $1)) }, hasEventSubscribers: { true },
-                                     submit: { session.submitted.append(($0, $1)) },
-                                     status: { session.status })
+        let context = FeatureContext(
+            role: session.status.role, loop: loop, logger: Logger(label: "test", level: .error),
+            home: "/nonexistent", stateDirectory: "/nonexistent", options: [:],
+            publish: { session.events.append(($0, $1)) }, hasEventSubscribers: { true },
+            submit: { session.submitted.append(($0, $1)) },
+            status: { session.status })
         return PowerAuthSessionManager(context: context)
     }
 
@@ -138,8 +140,10 @@ final class PowerAuthSessionManagerTests: XCTestCase {
         XCTAssertEqual(session.commands.count, 3, "without a reply handler nothing is answered")
     }
 
-    private func assertErrorReply(_ command: SessionCommand?, replyId: UInt64, message: String,
-                                  file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertErrorReply(
+        _ command: SessionCommand?, replyId: UInt64, message: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         guard case .reply(let id, .data(let bytes))? = command else { return XCTFail("\(String(describing: command))", file: file, line: line) }
         XCTAssertEqual(id, replyId, file: file, line: line)
         guard case .packet(let answer) = PowerAuthPacket.decode(bytes) else { return XCTFail("not a packet", file: file, line: line) }

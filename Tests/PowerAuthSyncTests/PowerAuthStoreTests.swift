@@ -18,8 +18,11 @@ final class PowerAuthStoreTests: XCTestCase {
     }
 
     private func token(_ name: String, activation: String? = "ACT", factors: Int = 1) -> StoredToken {
-        StoredToken(instanceId: "main", data: PowerAuthTokenData(name: name, identifier: "id-\(name)", activationId: activation,
-                                                                 authenticationFactors: factors, secret: Array(repeating: 7, count: 16)))
+        StoredToken(
+            instanceId: "main",
+            data: PowerAuthTokenData(
+                name: name, identifier: "id-\(name)", activationId: activation,
+                authenticationFactors: factors, secret: Array(repeating: 7, count: 16)))
     }
 
     func testActivationAndTokensSurviveReopening() throws {
@@ -48,8 +51,9 @@ final class PowerAuthStoreTests: XCTestCase {
         XCTAssertFalse(try store.removeToken(instanceId: "main", name: "a"), "already gone")
         XCTAssertEqual(try store.removeAllTokens(instanceId: "main"), 2)
         for name in ["a", "b"] { try store.saveToken(token(name)) }
-        XCTAssertEqual(try store.setActivationId("NEW", instanceId: "main", removingTokens: true), 2,
-                       "a new activation wipes the tokens in the same transaction")
+        XCTAssertEqual(
+            try store.setActivationId("NEW", instanceId: "main", removingTokens: true), 2,
+            "a new activation wipes the tokens in the same transaction")
         XCTAssertEqual(try store.tokens(instanceId: "main").count, 0)
         XCTAssertEqual(try store.setActivationId(nil, instanceId: "main", removingTokens: true), 0)
         XCTAssertNil(try store.activationId(instanceId: "main"))
@@ -85,17 +89,23 @@ final class PowerAuthStoreTests: XCTestCase {
     /// A file of schema version 2 (a transport key and history, which no real SDK keeps)
     /// opens: its counters are dropped, its activations and tokens kept (with unknown factors).
     func testAVersion2FileOpens() throws {
-        let version2 = StoreSchema(name: "WatchLink PowerAuth", applicationID: PowerAuthStore.applicationID, migrations: [
-            Migration(version: 1, sql: """
-                CREATE TABLE activations (instance_id TEXT PRIMARY KEY NOT NULL, activation_id TEXT NOT NULL) WITHOUT ROWID;
-                CREATE TABLE tokens (instance_id TEXT NOT NULL, name TEXT NOT NULL, token_id TEXT NOT NULL, activation_id TEXT,
-                                     secret BLOB NOT NULL, PRIMARY KEY (instance_id, name)) WITHOUT ROWID;
-                """),
-            Migration(version: 2, sql: """
-                CREATE TABLE client_counters (instance_id TEXT PRIMARY KEY NOT NULL, transport_key BLOB NOT NULL,
-                                              counter_data BLOB NOT NULL, counter INTEGER NOT NULL, history BLOB NOT NULL) WITHOUT ROWID;
-                """),
-        ])
+        let version2 = StoreSchema(
+            name: "WatchLink PowerAuth", applicationID: PowerAuthStore.applicationID,
+            migrations: [
+                Migration(
+                    version: 1,
+                    sql: """
+                        CREATE TABLE activations (instance_id TEXT PRIMARY KEY NOT NULL, activation_id TEXT NOT NULL) WITHOUT ROWID;
+                        CREATE TABLE tokens (instance_id TEXT NOT NULL, name TEXT NOT NULL, token_id TEXT NOT NULL, activation_id TEXT,
+                                             secret BLOB NOT NULL, PRIMARY KEY (instance_id, name)) WITHOUT ROWID;
+                        """),
+                Migration(
+                    version: 2,
+                    sql: """
+                        CREATE TABLE client_counters (instance_id TEXT PRIMARY KEY NOT NULL, transport_key BLOB NOT NULL,
+                                                      counter_data BLOB NOT NULL, counter INTEGER NOT NULL, history BLOB NOT NULL) WITHOUT ROWID;
+                        """),
+            ])
         let old = try StoreFile.open(path: path, schema: version2).database
         try old.run("INSERT INTO activations VALUES ('main', 'ACT')")
         try old.run("INSERT INTO tokens VALUES ('main', 'a', 'id-a', 'ACT', zeroblob(16))")

@@ -17,8 +17,9 @@ final class StatusServiceTests: XCTestCase {
         directory = NSTemporaryDirectory() + "sst-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         loop = try EventLoop()
-        service = StatusService(store: try PowerAuthStore(path: directory + "/powerauth.db"),
-                                serverStore: try ServerStore(path: directory + "/server.db"), loop: loop)
+        service = StatusService(
+            store: try PowerAuthStore(path: directory + "/powerauth.db"),
+            serverStore: try ServerStore(path: directory + "/server.db"), loop: loop)
     }
 
     override func tearDown() {
@@ -43,8 +44,9 @@ final class StatusServiceTests: XCTestCase {
         XCTAssertEqual(status["counterSynchronization"], "inSync")
         let keys = try service.server.secrets(record.activationId, now: service.serverNow)
         func bytes(_ key: String) throws -> [UInt8] { Array(try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(status[key]?.stringValue)))) }
-        let blob = try StatusBlobCipher.decrypt(try bytes("encryptedStatusBlob"), transportKey: keys.transport,
-                                                challenge: try bytes("challenge"), nonce: try bytes("nonce"))
+        let blob = try StatusBlobCipher.decrypt(
+            try bytes("encryptedStatusBlob"), transportKey: keys.transport,
+            challenge: try bytes("challenge"), nonce: try bytes("nonce"))
         XCTAssertEqual(blob.state, .active)
         XCTAssertNil(try fetch(record.activationId).get()["challenge"])
     }
@@ -63,8 +65,11 @@ final class StatusServiceTests: XCTestCase {
     func testOfflineSignaturesMoveTheClientAheadUntilTheFetchSynchronises() throws {
         let record = try service.createActivation("main", commit: true)
         for _ in 0..<12 {
-            let signed = try call { try service.sign("main", activationId: record.activationId, online: false, data: [],
-                                                     factor: .possession, componentLength: 8, respond: $0) }.get()
+            let signed = try call {
+                try service.sign(
+                    "main", activationId: record.activationId, online: false, data: [],
+                    factor: .possession, componentLength: 8, respond: $0)
+            }.get()
             XCTAssertNil(signed["valid"], "offline signatures never reach the server")
         }
         XCTAssertEqual(try service.server.activation(record.activationId, now: 0).counter, 0)
@@ -93,15 +98,18 @@ final class StatusServiceTests: XCTestCase {
         }
         _ = try service.createActivation("main", commit: false)
         try service.removeLocal("main")
-        XCTAssertThrowsError(try service.sign("main", activationId: "x", online: false, data: [], factor: .possession,
-                                              componentLength: 8, respond: { _ in })) {
+        XCTAssertThrowsError(
+            try service.sign(
+                "main", activationId: "x", online: false, data: [], factor: .possession,
+                componentLength: 8, respond: { _ in })
+        ) {
             XCTAssertEqual(($0 as? ControlError)?.code, 6)
         }
     }
 }
 
-private extension Result {
-    var failureCode: Failure? {
+extension Result {
+    fileprivate var failureCode: Failure? {
         if case .failure(let failure) = self { return failure }
         return nil
     }

@@ -12,8 +12,10 @@ import ProbeSupport
 
 final class Delegate: NSObject, WCSessionDelegate {
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
-        emit(["cb": "activationDidComplete", "state": activationState.rawValue, "error": describe(error),
-              "isReachable": session.isReachable])
+        emit([
+            "cb": "activationDidComplete", "state": activationState.rawValue, "error": describe(error),
+            "isReachable": session.isReachable,
+        ])
     }
 
     func session(_ session: WCSession, didReceiveMessageData messageData: Data) {
@@ -32,9 +34,10 @@ final class Delegate: NSObject, WCSessionDelegate {
 }
 
 let delegate = Delegate()
-let configuration = PowerAuthConfiguration(instanceId: option("--instance") ?? "io.watchlink.example",
-                                           baseEndpointUrl: "https://localhost:8080/demo-server",
-                                           configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+let configuration = PowerAuthConfiguration(
+    instanceId: option("--instance") ?? "io.watchlink.example",
+    baseEndpointUrl: "https://localhost:8080/demo-server",
+    configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
 
 /// The watch SDK object, made by the `sdk` command (main queue only).
 final class App: @unchecked Sendable {
@@ -59,8 +62,10 @@ func run(_ command: [String: Any]) {
         guard let sdk = app.sdk else { return emit(["cb": "noSDK", "command": command]) }
         switch command["cmd"] as? String ?? "" {
         case "state":
-            emit(["cb": "state", "hasValidActivation": sdk.hasValidActivation(), "activationIdentifier": sdk.activationIdentifier ?? NSNull(),
-                  "localTokens": ["MyToken", "Balance"].filter { sdk.tokenStore.hasLocalToken(withName: $0) }])
+            emit([
+                "cb": "state", "hasValidActivation": sdk.hasValidActivation(), "activationIdentifier": sdk.activationIdentifier ?? NSNull(),
+                "localTokens": ["MyToken", "Balance"].filter { sdk.tokenStore.hasLocalToken(withName: $0) },
+            ])
         case "updateStatus":
             if command["mode"] as? String == "completion" {
                 sdk.updateActivationStatus { activationId, error in
@@ -70,15 +75,20 @@ func run(_ command: [String: Any]) {
                 emit(["cb": "updateStatus", "issued": sdk.updateActivationStatus()])
             }
         case "requestToken":
-            let synchronous = sdk.tokenStore.requestAccessToken(withName: name) { token, error in
-                emit(["cb": "requestToken", "name": token?.tokenName ?? NSNull(), "tokenIdentifier": token?.tokenIdentifier ?? NSNull(),
-                      "error": describe(error)])
-            } == nil
+            let synchronous =
+                sdk.tokenStore.requestAccessToken(withName: name) { token, error in
+                    emit([
+                        "cb": "requestToken", "name": token?.tokenName ?? NSNull(), "tokenIdentifier": token?.tokenIdentifier ?? NSNull(),
+                        "error": describe(error),
+                    ])
+                } == nil
             emit(["cb": "requestTokenReturned", "synchronous": synchronous])
         case "header":
             let token = sdk.tokenStore.localToken(withName: name)
-            emit(["cb": "header", "canGenerateHeader": token?.canGenerateHeader ?? false,
-                  "value": token?.generateHeader()?.value ?? NSNull()])
+            emit([
+                "cb": "header", "canGenerateHeader": token?.canGenerateHeader ?? false,
+                "value": token?.generateHeader()?.value ?? NSNull(),
+            ])
         case "removeLocalToken":
             sdk.tokenStore.removeLocalToken(withName: name)
             emit(["cb": "removedLocally", "local": sdk.tokenStore.hasLocalToken(withName: name)])

@@ -8,17 +8,20 @@ final class APNsRequestValidatorTests: XCTestCase {
     let bundleId = "com.example.files"
     let payload = Array(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier"}"#.utf8)
 
-    func makeRequest(_ maker: TokenMaker, method: String = "POST", path: String? = nil,
-                     headers: [String: String?] = [:], extra: [(String, String)] = [], body: [UInt8]? = nil) throws -> APNsRequest {
+    func makeRequest(
+        _ maker: TokenMaker, method: String = "POST", path: String? = nil,
+        headers: [String: String?] = [:], extra: [(String, String)] = [], body: [UInt8]? = nil
+    ) throws -> APNsRequest {
         var fields: [String: String] = [
             "authorization": "bearer " + (try maker.token(iat: now)),
             "apns-topic": bundleId + ".pushkit.fileprovider",
             "apns-push-type": "fileprovider",
         ]
         for (name, value) in headers { fields[name] = value }
-        return APNsRequest(method: method, path: path ?? "/3/device/\(token)",
-                           headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + extra,
-                           body: body ?? payload)
+        return APNsRequest(
+            method: method, path: path ?? "/3/device/\(token)",
+            headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } + extra,
+            body: body ?? payload)
     }
 
     func validator(types: Set<PushKitType> = [.fileProvider], invalidated: [String: Int64] = [:]) -> APNsRequestValidator {
@@ -27,8 +30,12 @@ final class APNsRequestValidatorTests: XCTestCase {
 
     func testAcceptsAFileProviderPush() throws {
         let maker = try TokenMaker()
-        let request = try makeRequest(maker, headers: ["apns-id": "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", "apns-priority": "5",
-                                                       "apns-expiration": "0", "apns-collapse-id": String(repeating: "c", count: 64)])
+        let request = try makeRequest(
+            maker,
+            headers: [
+                "apns-id": "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D", "apns-priority": "5",
+                "apns-expiration": "0", "apns-collapse-id": String(repeating: "c", count: 64),
+            ])
         let push = try validator().validate(request, authenticator: try maker.authenticator(), now: now).get()
         XCTAssertEqual(push.apnsId, "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D")
         XCTAssertEqual(push.pushType, .fileprovider)
@@ -83,10 +90,12 @@ final class APNsRequestValidatorTests: XCTestCase {
         // ConnectionRulesTests (connections, environments, certificates, ExpiredToken), and
         // in the push clients' tests (TooManyRequests, ServiceUnavailable, Shutdown,
         // InternalServerError, IdleTimeout in a GOAWAY).
-        let covered = Set(cases.map(\.reason)).union(["Unregistered", "TooManyProviderTokenUpdates", "UnrelatedKeyIdInToken",
-                                                      "BadEnvironmentKeyIdInToken", "BadCertificate", "BadCertificateEnvironment",
-                                                      "Forbidden", "ExpiredToken", "TooManyRequests", "IdleTimeout",
-                                                      "InternalServerError", "ServiceUnavailable", "Shutdown"])
+        let covered = Set(cases.map(\.reason)).union([
+            "Unregistered", "TooManyProviderTokenUpdates", "UnrelatedKeyIdInToken",
+            "BadEnvironmentKeyIdInToken", "BadCertificate", "BadCertificateEnvironment",
+            "Forbidden", "ExpiredToken", "TooManyRequests", "IdleTimeout",
+            "InternalServerError", "ServiceUnavailable", "Shutdown",
+        ])
         XCTAssertEqual(covered, Set(APNsReason.allCases.map(\.rawValue)))
     }
 
@@ -162,16 +171,19 @@ final class FileProviderSignalTests: XCTestCase {
     }
 
     func testContainers() throws {
-        XCTAssertEqual(try interpret(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier","domain":"d"}"#).get(),
-                       FileProviderSignal(containerIdentifier: "NSFileProviderRootContainerItemIdentifier", container: .root, domain: "d"))
+        XCTAssertEqual(
+            try interpret(#"{"container-identifier":"NSFileProviderRootContainerItemIdentifier","domain":"d"}"#).get(),
+            FileProviderSignal(containerIdentifier: "NSFileProviderRootContainerItemIdentifier", container: .root, domain: "d"))
         XCTAssertEqual(try interpret(#"{"container-identifier":"NSFileProviderWorkingSetContainerItemIdentifier"}"#).get().container, .workingSet)
         XCTAssertEqual(try interpret(#"{"container-identifier":"item-1"}"#).get().container, .item)
         XCTAssertNil(try interpret(#"{"container-identifier":"item-1"}"#).get().domain)
     }
 
     func testUnusablePayloadsSayWhy() {
-        for (text, fragment) in [("nope", "not JSON"), ("[1]", "not a JSON object"), (#"{"domain":"d"}"#, "no \"container-identifier\""),
-                                 (#"{"container-identifier":7}"#, "non-empty string"), (#"{"container-identifier":"x","domain":1}"#, "\"domain\"")] {
+        for (text, fragment) in [
+            ("nope", "not JSON"), ("[1]", "not a JSON object"), (#"{"domain":"d"}"#, "no \"container-identifier\""),
+            (#"{"container-identifier":7}"#, "non-empty string"), (#"{"container-identifier":"x","domain":1}"#, "\"domain\""),
+        ] {
             guard case .failure(let unusable) = interpret(text) else { XCTFail(text); continue }
             XCTAssertTrue(unusable.problem.contains(fragment), "\(text): \(unusable.problem)")
         }
@@ -181,14 +193,18 @@ final class FileProviderSignalTests: XCTestCase {
     /// parser. Payloads made at random from pieces that sit at its edges (escapes, non-ASCII,
     /// repeated keys, whitespace, other value kinds, trailing text).
     func testPlainPayloadReadingMeansWhatTheParserMeans() {
-        let pieces = ["{", "}", "\"", "container-identifier", "domain", ":", ",", " ", "\t", "\n", "\r", "x", "",
-                      "NSFileProviderRootContainerItemIdentifier", "NSFileProviderWorkingSetContainerItemIdentifier",
-                      "\\", "\\u0041", "é", "\u{7F}", "\u{1F}", "1", "null", "[", "]", "{}", "true"]
+        let pieces = [
+            "{", "}", "\"", "container-identifier", "domain", ":", ",", " ", "\t", "\n", "\r", "x", "",
+            "NSFileProviderRootContainerItemIdentifier", "NSFileProviderWorkingSetContainerItemIdentifier",
+            "\\", "\\u0041", "é", "\u{7F}", "\u{1F}", "1", "null", "[", "]", "{}", "true",
+        ]
         var generator = SystemRandomNumberGenerator()
         var taken = 0
-        var samples = [#"{"container-identifier":"a","domain":"b"}"#, #" { "domain" : "b" , "container-identifier" : "a" } "#,
-                       #"{"container-identifier":"a","container-identifier":"b"}"#, #"{"container-identifier":""}"#, "{}", " {}\n",
-                       #"{"container-identifier":"a","domain":"b","other":"c"}"#, #"{"container-identifier":"a",}"#]
+        var samples = [
+            #"{"container-identifier":"a","domain":"b"}"#, #" { "domain" : "b" , "container-identifier" : "a" } "#,
+            #"{"container-identifier":"a","container-identifier":"b"}"#, #"{"container-identifier":""}"#, "{}", " {}\n",
+            #"{"container-identifier":"a","domain":"b","other":"c"}"#, #"{"container-identifier":"a",}"#,
+        ]
         for _ in 0..<20_000 {
             samples.append((0..<Int.random(in: 1...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
         }

@@ -28,8 +28,10 @@ final class APNsServerTests: XCTestCase {
             limits.handshakeTimeoutMilliseconds = 60_000
             let context = try CertificateAuthority.loadOrCreate(directory: directory).makeServerContext()
             var fixture: Fixture?
-            server = APNsServer(loop: loop, logger: Logger(label: "apns-test", level: .error), host: "127.0.0.1",
-                                limits: limits, tlsContext: context) { request, _, _ in
+            server = APNsServer(
+                loop: loop, logger: Logger(label: "apns-test", level: .error), host: "127.0.0.1",
+                limits: limits, tlsContext: context
+            ) { request, _, _ in
                 fixture?.requests.withLock { fixture?.paths.append(request.path ?? "") }
                 return APNsAnswer(response: APNsResponse(status: 200, apnsId: "0B1C7E3E-58A1-4C8B-9D1E-0A4A1F2B3C4D"))
             }
@@ -41,7 +43,11 @@ final class APNsServerTests: XCTestCase {
             let done = DispatchSemaphore(value: 0)
             let result = Locked<T?>(nil)
             let box = UncheckedBox(body)
-            guard remote.execute({ result.set(box.value()); done.signal() }) else { return nil }
+            guard
+                remote.execute({
+                    result.set(box.value()); done.signal()
+                })
+            else { return nil }
             guard done.wait(timeout: .now() + 30) == .success else { return nil }
             return result.get()
         }
@@ -142,11 +148,15 @@ final class APNsServerTests: XCTestCase {
         let (fixture, port) = try startServer()
         XCTAssertGreaterThan(port, 0, "an ephemeral port was chosen")
         let fd = try connect(port)
-        let headers: [(String, String)] = [(":method", "POST"), (":scheme", "http"), (":path", "/3/device/abcd"),
-                                           (":authority", "127.0.0.1"), ("apns-push-type", "fileprovider")]
-        send(fd, H2.preface + H2.frame(H2.settings)
-             + H2.frame(H2.headers, flags: H2.endHeaders, stream: 1, H2.headerBlock(headers))
-             + H2.frame(H2.data, flags: H2.endStream, stream: 1, Array("{}".utf8)))
+        let headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "http"), (":path", "/3/device/abcd"),
+            (":authority", "127.0.0.1"), ("apns-push-type", "fileprovider"),
+        ]
+        send(
+            fd,
+            H2.preface + H2.frame(H2.settings)
+                + H2.frame(H2.headers, flags: H2.endHeaders, stream: 1, H2.headerBlock(headers))
+                + H2.frame(H2.data, flags: H2.endStream, stream: 1, Array("{}".utf8)))
         let (frames, closed) = readFrames(fd) { $0.contains { $0.type == H2.headers && $0.stream == 1 } }
         XCTAssertFalse(closed, "\(frames)")
         let answer = try XCTUnwrap(frames.first { $0.type == H2.headers && $0.stream == 1 })
@@ -180,10 +190,14 @@ final class APNsServerTests: XCTestCase {
         let (fixture, port) = try startServer(maximumConnections: 1)
         let first = try connect(port)
         // A request left open (no END_STREAM): the connection is busy and keeps its place.
-        let headers: [(String, String)] = [(":method", "POST"), (":scheme", "http"), (":path", "/3/device/abcd"),
-                                           (":authority", "127.0.0.1"), ("apns-push-type", "fileprovider")]
-        send(first, H2.preface + H2.frame(H2.settings)
-             + H2.frame(H2.headers, flags: H2.endHeaders, stream: 1, H2.headerBlock(headers)))
+        let headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "http"), (":path", "/3/device/abcd"),
+            (":authority", "127.0.0.1"), ("apns-push-type", "fileprovider"),
+        ]
+        send(
+            first,
+            H2.preface + H2.frame(H2.settings)
+                + H2.frame(H2.headers, flags: H2.endHeaders, stream: 1, H2.headerBlock(headers)))
         let (opening, _) = readFrames(first) { $0.contains { $0.type == H2.settings } }
         XCTAssertTrue(opening.contains { $0.type == H2.settings })
         XCTAssertTrue(poll { fixture.onLoop { fixture.server.connectionCount } == 1 })

@@ -31,8 +31,10 @@ enum H2 {
             guard bytes.count - index - 9 >= length else { break }
             var stream = UInt32(bytes[index + 5] & 0x7F)
             for offset in 6...8 { stream = stream << 8 | UInt32(bytes[index + offset]) }
-            frames.append(Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream,
-                                payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
+            frames.append(
+                Frame(
+                    type: bytes[index + 3], flags: bytes[index + 4], stream: stream,
+                    payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
             index += 9 + length
         }
         return frames
@@ -104,8 +106,9 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(stream, 1)
         XCTAssertEqual(request.method, "POST")
         XCTAssertEqual(request.path, "/3/device/abcd")
-        XCTAssertEqual(request.headers.filter { !$0.name.hasPrefix(":") }.map { "\($0.name): \($0.value)" },
-                       ["apns-topic: com.example.files.pushkit.fileprovider", "apns-push-type: fileprovider"])
+        XCTAssertEqual(
+            request.headers.filter { !$0.name.hasPrefix(":") }.map { "\($0.name): \($0.value)" },
+            ["apns-topic: com.example.files.pushkit.fileprovider", "apns-push-type: fileprovider"])
         XCTAssertEqual(request.body, body)
         XCTAssertEqual(request.bodyLength, body.count)
 
@@ -136,8 +139,10 @@ final class HTTP2ServerSessionTests: XCTestCase {
 
         // A refusal with a JSON body on stream 3: HEADERS (":status: 400" is entry 12, 0x8C), then
         // DATA with the body that ends the stream.
-        try feed(session, H2.frame(H2.headers, flags: H2.endHeaders, stream: 3, H2.headerBlock(requestHeaders))
-                 + H2.frame(H2.data, flags: H2.endStream, stream: 3, body))
+        try feed(
+            session,
+            H2.frame(H2.headers, flags: H2.endHeaders, stream: 3, H2.headerBlock(requestHeaders))
+                + H2.frame(H2.data, flags: H2.endStream, stream: 3, body))
         XCTAssertEqual(requests.map(\.0), [1, 3])
         let reason = Array(#"{"reason":"BadTopic"}"#.utf8)
         session.respond(streamId: 3, status: 400, headers: [], body: reason)
@@ -159,8 +164,11 @@ final class HTTP2ServerSessionTests: XCTestCase {
         var oversized: [Int32] = []
         session.onRequest = { _, _ in requests += 1 }
         session.onOversizedHeaders = { oversized.append($0) }
-        try feed(session, openingOfAClient(headers: requestHeaders + [("x-padding", String(repeating: "a", count: 16_100))],
-                                           body: [0x7B, 0x7D]))
+        try feed(
+            session,
+            openingOfAClient(
+                headers: requestHeaders + [("x-padding", String(repeating: "a", count: 16_100))],
+                body: [0x7B, 0x7D]))
         XCTAssertEqual(oversized, [1])
         XCTAssertEqual(requests, 0)
     }
@@ -175,8 +183,11 @@ final class HTTP2ServerSessionTests: XCTestCase {
             session.onRequest = { _, _ in requests += 1 }
             session.onOversizedHeaders = { oversized.append($0) }
             let padding = 16_384 - fixed - "x-padding".utf8.count - 32 + extra
-            try feed(session, openingOfAClient(headers: requestHeaders + [("x-padding", String(repeating: "a", count: padding))],
-                                               body: [0x7B, 0x7D]))
+            try feed(
+                session,
+                openingOfAClient(
+                    headers: requestHeaders + [("x-padding", String(repeating: "a", count: padding))],
+                    body: [0x7B, 0x7D]))
             XCTAssertEqual(requests, taken ? 1 : 0, "a header list of \(16_384 + extra) bytes")
             XCTAssertEqual(oversized, taken ? [] : [1])
         }
@@ -190,14 +201,16 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let session = try HTTP2ServerSession(authenticated: false)
         var requests: [Int32] = []
         session.onRequest = { stream, _ in requests.append(stream) }
-        try feed(session, openingOfAClient(headers: requestHeaders, body: nil)
-                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 3, H2.headerBlock(requestHeaders)))
+        try feed(
+            session,
+            openingOfAClient(headers: requestHeaders, body: nil)
+                + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 3, H2.headerBlock(requestHeaders)))
         let opening = H2.frames(try session.takeOutput())
         let settings = try XCTUnwrap(opening.first { $0.type == H2.settings && $0.flags == 0 })
         XCTAssertTrue(H2.settingsEntries(settings).contains { $0 == (0x3, 1) }, "\(H2.settingsEntries(settings))")
         XCTAssertEqual(requests, [1])
         XCTAssertTrue(opening.contains(H2.Frame(type: H2.rstStream, flags: 0, stream: 3, payload: [0, 0, 0, 7])), "\(opening)")
-        try feed(session, H2.frame(H2.settings, flags: H2.ack)) // the client takes the server's first SETTINGS
+        try feed(session, H2.frame(H2.settings, flags: H2.ack))  // the client takes the server's first SETTINGS
 
         session.respond(streamId: 1, status: 200, headers: [], body: [])
         session.allowAllStreams()
@@ -205,9 +218,11 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let raised = try XCTUnwrap(after.first { $0.type == H2.settings && $0.flags == 0 }, "\(after)")
         XCTAssertEqual(H2.settingsEntries(raised).map(\.0), [0x3])
         XCTAssertEqual(H2.settingsEntries(raised).map(\.1), [1000])
-        try feed(session, H2.frame(H2.settings, flags: H2.ack)
-                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 5, H2.headerBlock(requestHeaders))
-                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 7, H2.headerBlock(requestHeaders)))
+        try feed(
+            session,
+            H2.frame(H2.settings, flags: H2.ack)
+                + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 5, H2.headerBlock(requestHeaders))
+                + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 7, H2.headerBlock(requestHeaders)))
         XCTAssertEqual(requests, [1, 5, 7], "two streams open at once once authenticated")
         XCTAssertFalse(H2.frames(try session.takeOutput()).contains { $0.type == H2.goAway || $0.type == H2.rstStream })
     }

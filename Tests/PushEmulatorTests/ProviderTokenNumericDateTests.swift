@@ -28,9 +28,11 @@ final class ProviderTokenNumericDateTests: XCTestCase {
     }
 
     func testWhatIsNoNumericDateIsRefused() {
-        for claims in [#"{"iss":"TEAM123456","iat":-1.5}"#, #"{"iss":"TEAM123456","iat":"soon"}"#,
-                       #"{"iss":"TEAM123456","iat":"1.5"}"#, #"{"iss":"TEAM123456","iat":true}"#, #"{"iss":"TEAM123456"}"#,
-                       #"{"iss":"TEAM123456","iat":1e300}"#] {
+        for claims in [
+            #"{"iss":"TEAM123456","iat":-1.5}"#, #"{"iss":"TEAM123456","iat":"soon"}"#,
+            #"{"iss":"TEAM123456","iat":"1.5"}"#, #"{"iss":"TEAM123456","iat":true}"#, #"{"iss":"TEAM123456"}"#,
+            #"{"iss":"TEAM123456","iat":1e300}"#,
+        ] {
             guard case .failure(let error) = ProviderToken.parse(token(claims: claims)) else { return XCTFail(claims) }
             XCTAssertEqual(error, .missingIssuedAt, claims)
         }

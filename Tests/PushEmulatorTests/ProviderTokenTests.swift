@@ -43,17 +43,20 @@ final class ProviderTokenTests: XCTestCase {
     /// RFC 7515 appendix A.3: the ES256 JWS example. Its public key (the JWK's x and y, written
     /// as a PEM by Python's `cryptography`) verifies its signature, given as raw `R‖S`.
     func testVerifiesTheES256ExampleOfRFC7515() throws {
-        let publicKey = try P256PublicKey(pem: """
-            -----BEGIN PUBLIC KEY-----
-            MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEf83OJ3D2xF1Bg8vub9tLe1gHMzV7
-            6e8Tus9uPHvRVEXH8UTNG72bfocs3+257rn0s2ldbqkLJK2KRiMohYjlrQ==
-            -----END PUBLIC KEY-----
+        let publicKey = try P256PublicKey(
+            pem: """
+                -----BEGIN PUBLIC KEY-----
+                MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEf83OJ3D2xF1Bg8vub9tLe1gHMzV7
+                6e8Tus9uPHvRVEXH8UTNG72bfocs3+257rn0s2ldbqkLJK2KRiMohYjlrQ==
+                -----END PUBLIC KEY-----
 
-            """)
-        let signingInput = "eyJhbGciOiJFUzI1NiJ9"
+                """)
+        let signingInput =
+            "eyJhbGciOiJFUzI1NiJ9"
             + ".eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ"
-        let raw = try XCTUnwrap(Base64URL.decode(
-            "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"))
+        let raw = try XCTUnwrap(
+            Base64URL.decode(
+                "DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"))
         XCTAssertEqual(raw.count, 64)
         let der = try XCTUnwrap(ECDSASignature.der(fromRaw: raw))
         XCTAssertTrue(publicKey.verify(signature: der, message: Array(signingInput.utf8)))
@@ -74,7 +77,8 @@ final class ProviderTokenTests: XCTestCase {
         -----END PUBLIC KEY-----
 
         """
-    static let pyJWTToken = "eyJhbGciOiJFUzI1NiIsImtpZCI6IlBZSldUS0VZMDEiLCJ0eXAiOiJKV1QifQ"
+    static let pyJWTToken =
+        "eyJhbGciOiJFUzI1NiIsImtpZCI6IlBZSldUS0VZMDEiLCJ0eXAiOiJKV1QifQ"
         + ".eyJpc3MiOiJURUFNMTIzNDU2IiwiaWF0IjoxODAwMDAwMDAwfQ"
         + ".55eErV6bay8hy3xNSet5oxfTaVgK4km4S87o7DrRp63_TtSFGaa_4LCI7heEFRvcTnnTVeubwbmDdzwYEFkavA"
 
@@ -90,8 +94,9 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(authenticator.check(authorization: "bearer " + Self.pyJWTToken, now: now + 3601), .expiredProviderToken)
         var parts = Self.pyJWTToken.split(separator: ".").map(String.init)
         parts[2] = (parts[2].hasPrefix("A") ? "B" : "A") + parts[2].dropFirst()
-        XCTAssertEqual(authenticator.check(authorization: "bearer " + parts.joined(separator: "."), now: now), .invalidProviderToken,
-                       "a changed signature fails")
+        XCTAssertEqual(
+            authenticator.check(authorization: "bearer " + parts.joined(separator: "."), now: now), .invalidProviderToken,
+            "a changed signature fails")
         let otherTeam = ProviderAuthenticator(teamId: "OTHERTEAM1")
         otherTeam.updateIntervalSeconds = 0
         otherTeam.addKey(id: "PYJWTKEY01", try P256PublicKey(pem: Self.pyJWTPublicKey))
@@ -167,13 +172,15 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertNil(authenticator.check(authorization: first, session: &connection, now: now))
         XCTAssertNil(authenticator.check(authorization: first, session: &connection, now: now + 5))
         XCTAssertEqual(authenticator.check(authorization: second, session: &connection, now: now + 1199), .tooManyProviderTokenUpdates)
-        XCTAssertEqual(authenticator.check(authorization: first, session: &connection, now: now + 1199), .tooManyProviderTokenUpdates,
-                       "the connection is unusable until enough time has passed, whatever token it uses")
+        XCTAssertEqual(
+            authenticator.check(authorization: first, session: &connection, now: now + 1199), .tooManyProviderTokenUpdates,
+            "the connection is unusable until enough time has passed, whatever token it uses")
         XCTAssertNil(authenticator.check(authorization: second, session: &connection, now: now + 1200))
         XCTAssertEqual(authenticator.check(authorization: first, session: &connection, now: now + 1300), .tooManyProviderTokenUpdates)
         var other = ProviderSession()
-        XCTAssertNil(authenticator.check(authorization: first, session: &other, now: now + 1300),
-                     "the rule is the connection's: another connection may use any token")
+        XCTAssertNil(
+            authenticator.check(authorization: first, session: &other, now: now + 1300),
+            "the rule is the connection's: another connection may use any token")
     }
 
     /// What ships, unchanged: Apple's "Establishing a token-based connection to APNs":
@@ -190,8 +197,9 @@ final class ProviderTokenTests: XCTestCase {
         let authenticator = try shipped()
         var connection = ProviderSession()
         XCTAssertNil(authenticator.check(authorization: try bearer(iat: now), session: &connection, now: now))
-        XCTAssertEqual(authenticator.check(authorization: try bearer(iat: now + 1), session: &connection, now: now + 1_199),
-                       .tooManyProviderTokenUpdates, "a new token 19 min 59 s after the last")
+        XCTAssertEqual(
+            authenticator.check(authorization: try bearer(iat: now + 1), session: &connection, now: now + 1_199),
+            .tooManyProviderTokenUpdates, "a new token 19 min 59 s after the last")
         XCTAssertNil(authenticator.check(authorization: try bearer(iat: now + 1), session: &connection, now: now + 1_200), "20 minutes after it")
 
         XCTAssertNil(try shipped().check(authorization: try bearer(iat: now - 3_600), now: now), "an hour old")

@@ -7,23 +7,23 @@ final class PushStateTests: XCTestCase {
     /// `push/state.json` as Foundation's `JSONEncoder` (sorted keys, pretty printed, `/`
     /// escaped) wrote it before the push emulator used the project's JSON.
     private let foundationFile = #"""
-    {
-      "bundleId" : "com.example.app",
-      "invalidated" : {
-        "0a1b" : 1700000000123
-      },
-      "keys" : {
-        "KEY123" : "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\/x+y\n-----END PUBLIC KEY-----\n"
-      },
-      "teamId" : "TEAM123456",
-      "token" : "c0ffee",
-      "tokenUpdateIntervalSeconds" : 1200,
-      "types" : [
-        "fileProvider",
-        "voIP"
-      ]
-    }
-    """#
+        {
+          "bundleId" : "com.example.app",
+          "invalidated" : {
+            "0a1b" : 1700000000123
+          },
+          "keys" : {
+            "KEY123" : "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\/x+y\n-----END PUBLIC KEY-----\n"
+          },
+          "teamId" : "TEAM123456",
+          "token" : "c0ffee",
+          "tokenUpdateIntervalSeconds" : 1200,
+          "types" : [
+            "fileProvider",
+            "voIP"
+          ]
+        }
+        """#
 
     private func temporaryFile(_ contents: String) throws -> String {
         let directory = try FileSystem.makeTemporaryDirectory(prefix: "pushstate-")
@@ -55,9 +55,13 @@ final class PushStateTests: XCTestCase {
         let old = try XCTUnwrap(JSON.parse(foundationFile).objectValue)
         // A file of an earlier version gains the newer fields, with their defaults, in key order.
         XCTAssertEqual(saved.keys, saved.keys.sorted())
-        XCTAssertEqual(Set(saved.keys), Set(old.keys).union(["deviceTokenRateLimit", "environment", "expiredTokens", "keyEnvironments",
-                                                             "lowPriorityDelayMs", "online", "oneStreamUntilAuthenticated",
-                                                             "serviceAvailable", "stored"]))
+        XCTAssertEqual(
+            Set(saved.keys),
+            Set(old.keys).union([
+                "deviceTokenRateLimit", "environment", "expiredTokens", "keyEnvironments",
+                "lowPriorityDelayMs", "online", "oneStreamUntilAuthenticated",
+                "serviceAvailable", "stored",
+            ]))
         for key in old.keys { XCTAssertEqual(saved[key], old[key], key) }
         XCTAssertEqual(saved["online"], true)
         XCTAssertEqual(saved["environment"], "development")
@@ -73,7 +77,10 @@ final class PushStateTests: XCTestCase {
     }
 
     func testABadFileIsRefusedNamingIt() throws {
-        for text in ["not json", "[]", #"{"types": []}"#, #"{"bundleId": "a", "invalidated": {}, "keys": {}, "teamId": "t", "tokenUpdateIntervalSeconds": "x", "types": []}"#] {
+        for text in [
+            "not json", "[]", #"{"types": []}"#,
+            #"{"bundleId": "a", "invalidated": {}, "keys": {}, "teamId": "t", "tokenUpdateIntervalSeconds": "x", "types": []}"#,
+        ] {
             let path = try temporaryFile(text)
             XCTAssertThrowsError(try PushState.load(path), text) { error in
                 XCTAssertTrue("\(error)".contains(path), "\(error)")

@@ -47,8 +47,10 @@ final class CertificateAuthorityTests: XCTestCase {
         XCTAssertEqual(try mode(directory + "/server-key.pem"), 0o600, "private keys are private")
 
         for host in ["localhost", "api.push.apple.com"] {
-            let verified = try openssl(["verify", "-purpose", "sslserver", "-verify_hostname", host, "-CAfile", authority.caFile,
-                                        authority.serverCertificateFile])
+            let verified = try openssl([
+                "verify", "-purpose", "sslserver", "-verify_hostname", host, "-CAfile", authority.caFile,
+                authority.serverCertificateFile,
+            ])
             XCTAssertEqual(verified.status, 0, "\(host): \(verified.standardError)")
             XCTAssertEqual(verified.standardOutput, authority.serverCertificateFile + ": OK\n")
         }
@@ -59,9 +61,11 @@ final class CertificateAuthorityTests: XCTestCase {
 
         let names = try openssl(["x509", "-in", authority.serverCertificateFile, "-noout", "-ext", "subjectAltName,extendedKeyUsage,basicConstraints"])
         XCTAssertEqual(names.status, 0, names.standardError)
-        for expected in ["DNS:localhost", "DNS:api.push.apple.com", "DNS:api.sandbox.push.apple.com",
-                         "DNS:api.development.push.apple.com", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1",
-                         "TLS Web Server Authentication", "CA:FALSE"] {
+        for expected in [
+            "DNS:localhost", "DNS:api.push.apple.com", "DNS:api.sandbox.push.apple.com",
+            "DNS:api.development.push.apple.com", "IP Address:127.0.0.1", "IP Address:0:0:0:0:0:0:0:1",
+            "TLS Web Server Authentication", "CA:FALSE",
+        ] {
             XCTAssertTrue(names.standardOutput.contains(expected), "\(expected) in:\n\(names.standardOutput)")
         }
         let ca = try openssl(["x509", "-in", authority.caFile, "-noout", "-ext", "basicConstraints,keyUsage"])
@@ -217,9 +221,9 @@ final class TLSStreamTests: XCTestCase {
     }
 }
 
-private extension Array where Element == UInt8 {
+extension Array where Element == UInt8 {
     /// Whether `subsequence` (all one byte value) occurs: a run of that many equal bytes.
-    func contains(subsequence: [UInt8]) -> Bool {
+    fileprivate func contains(subsequence: [UInt8]) -> Bool {
         guard let byte = subsequence.first else { return true }
         var run = 0
         for element in self {

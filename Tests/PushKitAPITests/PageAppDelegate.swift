@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 import PushKit
 
 // Apple's page "Using push notifications to signal changes", its app delegate snippets as

@@ -60,8 +60,10 @@ final class RecordingExtension: FileProviderExtension {
 
 /// The page's File Provider extension with a signal handler, so that it can be attached.
 final class AttachableExtension: FileProviderExtension, WatchLinkSignalReceiver {
-    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
-                             completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    func didSignalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         completionHandler(nil)
     }
 }
@@ -98,8 +100,10 @@ final class PushRecorder: NSObject, PKPushRegistryDelegate, @unchecked Sendable 
         locked { recordedTokens.append(PageCodeTests.hex(pushCredentials.token)) }
     }
 
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                      completion: @escaping () -> Void) {
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping () -> Void
+    ) {
         locked {
             recordedPayloads.append(payload.dictionaryPayload)
             recordedQueues.append(DispatchQueue.getSpecific(key: queueName) ?? "?")
@@ -140,8 +144,10 @@ final class SignalRecorder: WatchLinkSignalReceiver, @unchecked Sendable {
         return recorded
     }
 
-    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
-                             completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    func didSignalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         lock.lock()
         recorded.append("\(containerItemIdentifier.rawValue) \(domain?.rawValue ?? "(default)")")
         lock.unlock()

@@ -73,12 +73,16 @@ public final class ChildProcess: @unchecked Sendable {
         if process.isRunning {
             let output = standardOutput
             kill()
-            throw TimedOut(description: "\(process.executableURL?.lastPathComponent ?? "program") \(process.arguments ?? []) was still running after \(timeout) s; output so far: \(output)")
+            throw TimedOut(
+                description:
+                    "\(process.executableURL?.lastPathComponent ?? "program") \(process.arguments ?? []) was still running after \(timeout) s; output so far: \(output)"
+            )
         }
         process.waitUntilExit()
-        let outcome = Outcome(status: process.terminationStatus, reason: process.terminationReason,
-                              standardOutput: standardOutput,
-                              standardError: readTextFile(errorPath) ?? "")
+        let outcome = Outcome(
+            status: process.terminationStatus, reason: process.terminationReason,
+            standardOutput: standardOutput,
+            standardError: readTextFile(errorPath) ?? "")
         removeFiles()
         return outcome
     }
@@ -114,8 +118,10 @@ public final class ChildProcesses: @unchecked Sendable {
     }
 
     /// Starts a registered program and waits for it to exit (see ``ChildProcess/finish(timeout:)``).
-    public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                    timeout: Double = 30) throws -> ChildProcess.Outcome {
+    public func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Double = 30
+    ) throws -> ChildProcess.Outcome {
         let child = make(executable, arguments, environment: environment)
         try child.start()
         return try child.finish(timeout: timeout)

@@ -53,11 +53,13 @@ final class AppleStyleAPITests: XCTestCase {
             let transfer = controller.queue(["n": 1])
             controller.send(file: URL(fileURLWithPath: home + "/missing.txt"))
             let lines = log.wait(for: 6)
-            XCTAssertEqual(Set(lines.dropFirst()), [
-                "message failed: WCErrorDomain 7004", "context failed: not activated",
-                "userInfo transfer failed: 7004 1 false", "file queued: missing.txt 0",
-                "file transfer finished: 7004 false",
-            ])
+            XCTAssertEqual(
+                Set(lines.dropFirst()),
+                [
+                    "message failed: WCErrorDomain 7004", "context failed: not activated",
+                    "userInfo transfer failed: 7004 1 false", "file queued: missing.txt 0",
+                    "file transfer finished: 7004 false",
+                ])
             XCTAssertFalse(transfer.isTransferring)
             XCTAssertTrue(WCSession.default.outstandingUserInfoTransfers.isEmpty)
             XCTAssertNil(WCSession.default.watchDirectoryURL)

@@ -24,21 +24,26 @@ final class SessionController: NSObject, WCSessionDelegate {
 
     func requestStatus() {
         let session = WCSession.default
-        session.sendMessage(["request": "status"], replyHandler: { reply in
-            self.log("reply: \(reply["status"] as? String ?? "none")")
-        }, errorHandler: { error in
-            if let error = error as? WCError, error.code == .notReachable {
-                self.log("message failed: not reachable")
-            } else {
-                self.log("message failed: \((error as NSError).domain) \((error as NSError).code)")
-            }
-        })
+        session.sendMessage(
+            ["request": "status"],
+            replyHandler: { reply in
+                self.log("reply: \(reply["status"] as? String ?? "none")")
+            },
+            errorHandler: { error in
+                if let error = error as? WCError, error.code == .notReachable {
+                    self.log("message failed: not reachable")
+                } else {
+                    self.log("message failed: \((error as NSError).domain) \((error as NSError).code)")
+                }
+            })
     }
 
     func sendPing(_ data: Data) {
-        WCSession.default.sendMessageData(data, replyHandler: nil, errorHandler: { error in
-            self.log("data failed: \((error as NSError).code)")
-        })
+        WCSession.default.sendMessageData(
+            data, replyHandler: nil,
+            errorHandler: { error in
+                self.log("data failed: \((error as NSError).code)")
+            })
     }
 
     func publish(counter: Int) {

@@ -31,12 +31,14 @@ final class PropertyListConversionTests: XCTestCase {
             "data": Data([0, 1, 2, 255]), "date": date, "substring": "abc".dropFirst(),
             "array": [1, "two", [3.5]] as [Any], "nested": ["inner": ["deep": true]] as [String: Any], "empty": [String: Any](),
         ])
-        XCTAssertEqual(converted, [
-            "array": [1, "two", [3.5]], "big": .int(1 << 40), "byte": 200, "data": ["$data": "AAEC/w=="],
-            "date": ["$date": "2026-05-28T20:26:40.250Z"], "double": 2.5, "empty": [:], "false": false, "float": 0.5,
-            "int": 42, "negative": -3, "nested": ["inner": ["deep": true]], "string": "héllo", "substring": "bc",
-            "true": true, "whole": 3.0,
-        ])
+        XCTAssertEqual(
+            converted,
+            [
+                "array": [1, "two", [3.5]], "big": .int(1 << 40), "byte": 200, "data": ["$data": "AAEC/w=="],
+                "date": ["$date": "2026-05-28T20:26:40.250Z"], "double": 2.5, "empty": [:], "false": false, "float": 0.5,
+                "int": 42, "negative": -3, "nested": ["inner": ["deep": true]], "string": "héllo", "substring": "bc",
+                "true": true, "whole": 3.0,
+            ])
         XCTAssertEqual(JSON.serialize(.object(try json(["whole": 3.0]))), #"{"whole":3.0}"#, "a Double stays a real number")
     }
 
@@ -47,10 +49,12 @@ final class PropertyListConversionTests: XCTestCase {
             "unsigned": NSNumber(value: UInt32(4_000_000_000)), "double": NSNumber(value: 1.25),
             "data": NSData(data: Data([9])), "date": NSDate(timeIntervalSince1970: 0), "dictionary": dictionary,
         ])
-        XCTAssertEqual(converted, [
-            "data": ["$data": "CQ=="], "date": ["$date": "1970-01-01T00:00:00.000Z"], "dictionary": ["list": ["x", true], "n": 7],
-            "double": 1.25, "int": -9, "string": "s", "true": true, "unsigned": 4_000_000_000,
-        ])
+        XCTAssertEqual(
+            converted,
+            [
+                "data": ["$data": "CQ=="], "date": ["$date": "1970-01-01T00:00:00.000Z"], "dictionary": ["list": ["x", true], "n": 7],
+                "double": 1.25, "int": -9, "string": "s", "true": true, "unsigned": 4_000_000_000,
+            ])
     }
 
     func testValuesThatAreNotPropertyListsNameTheirKey() {

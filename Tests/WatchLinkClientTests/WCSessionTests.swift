@@ -24,8 +24,10 @@ final class WCSessionTests: XCTestCase {
 
     /// Activates `WCSession.default` against the fake daemon; `beforeStatus` runs before
     /// `status` is answered.
-    private func activate(_ delegate: any WCSessionDelegate, recorder: Recorder,
-                          beforeStatus: (FakeConnection) -> Void = { _ in }) throws -> FakeConnection {
+    private func activate(
+        _ delegate: any WCSessionDelegate, recorder: Recorder,
+        beforeStatus: (FakeConnection) -> Void = { _ in }
+    ) throws -> FakeConnection {
         let before = recorder.all.count
         WCSession.resetDefault(controlSocketPath: server.socketPath)
         let session = WCSession.default
@@ -40,8 +42,9 @@ final class WCSessionTests: XCTestCase {
         let status = try connection.expect("status")
         beforeStatus(connection)
         connection.respond(to: status, Self.phoneStatus)
-        connection.respond(to: try connection.expect("context.get"),
-                           ["applicationContext": ["mine": 1], "receivedApplicationContext": ["theirs": 2]])
+        connection.respond(
+            to: try connection.expect("context.get"),
+            ["applicationContext": ["mine": 1], "receivedApplicationContext": ["theirs": 2]])
         let after = recorder.wait(for: before + 1)
         XCTAssertEqual(after.count > before ? after[before].hasPrefix("activation 2") : false, true, "\(after)")
         return connection
@@ -81,8 +84,9 @@ final class WCSessionTests: XCTestCase {
         connection.event("message.received", ["seq": 4, "kind": "message", "message": ["n": 1]])
         connection.event("message.received", ["seq": 5, "kind": "message", "message": ["n": 2], "replyId": 5])
         connection.event("message.received", ["seq": 6, "kind": "messageData", "data": ["$data": "AQID"], "replyId": 6])
-        XCTAssertEqual(Array(delegate.recorder.wait(for: 4).dropFirst()),
-                       ["message 1", "message with reply 2", "data with reply [1, 2, 3]"])
+        XCTAssertEqual(
+            Array(delegate.recorder.wait(for: 4).dropFirst()),
+            ["message 1", "message with reply 2", "data with reply [1, 2, 3]"])
         let reply = try connection.expect("message.reply")
         XCTAssertEqual(reply.args, ["replyId": 5, "reply": ["echo": 2, "when": ["$date": "1970-01-01T00:00:00.000Z"]]])
         XCTAssertEqual(try connection.expect("message.reply").args, ["replyId": 6, "replyData": ["$data": "AwIB"]])
@@ -102,9 +106,11 @@ final class WCSessionTests: XCTestCase {
         let delegate = RecordingDelegate()
         let connection = try activate(delegate, recorder: delegate.recorder)
         let outcomes = Recorder()
-        WCSession.default.sendMessage(["ask": "status"], replyHandler: { reply in
-            outcomes.record("reply \(reply["state"] as? String ?? "?") on \(currentQueueLabel())")
-        }, errorHandler: { error in outcomes.record("error \(error)") })
+        WCSession.default.sendMessage(
+            ["ask": "status"],
+            replyHandler: { reply in
+                outcomes.record("reply \(reply["state"] as? String ?? "?") on \(currentQueueLabel())")
+            }, errorHandler: { error in outcomes.record("error \(error)") })
         let send = try connection.expect("message.send")
         XCTAssertEqual(send.args, ["message": ["ask": "status"], "wantsReply": true])
         connection.respond(to: send, ["reply": ["state": "ready"]])
@@ -179,14 +185,19 @@ final class WCSessionTests: XCTestCase {
         let mine = WCSession.default.transferUserInfo(["n": 1])
         connection.respond(to: try connection.expect("userInfo.transfer"), ["transferId": "T1"])
         let listed = onThread { WCSession.default.outstandingUserInfoTransfers }
-        connection.respond(to: try connection.expect("userInfo.outstanding"), ["transfers": [
-            ["transferId": "T0", "userInfo": ["n": 0], "isTransferring": true, "isCurrentComplicationInfo": false],
-            ["transferId": "T1", "userInfo": ["n": 1], "isTransferring": false, "isCurrentComplicationInfo": false],
-        ]])
+        connection.respond(
+            to: try connection.expect("userInfo.outstanding"),
+            [
+                "transfers": [
+                    ["transferId": "T0", "userInfo": ["n": 0], "isTransferring": true, "isCurrentComplicationInfo": false],
+                    ["transferId": "T1", "userInfo": ["n": 1], "isTransferring": false, "isCurrentComplicationInfo": false],
+                ]
+            ])
         let transfers = try XCTUnwrap(listed.wait())
         XCTAssertEqual(transfers.map { $0.userInfo["n"] as? Int }, [0, 1])
         XCTAssertTrue(transfers[1] === mine)
-        connection.event("userInfo.didFinish", ["transferId": "T0", "error": ["domain": "WCErrorDomain", "code": 7017, "name": "transferTimedOut", "message": "gave up"]])
+        connection.event(
+            "userInfo.didFinish", ["transferId": "T0", "error": ["domain": "WCErrorDomain", "code": 7017, "name": "transferTimedOut", "message": "gave up"]])
         XCTAssertEqual(delegate.recorder.wait(for: 2).last, "userInfo finished 0 7017 false")
     }
 
@@ -229,8 +240,9 @@ final class WCSessionTests: XCTestCase {
         connection.event("session.watchStateDidChange", ["isPaired": true, "isWatchAppInstalled": true, "isComplicationEnabled": false])
         connection.event("session.didBecomeInactive", ["activationState": "inactive"])
         connection.event("session.didDeactivate", ["activationState": "notActivated"])
-        XCTAssertEqual(Array(delegate.recorder.wait(for: 5).dropFirst()),
-                       ["reachability false", "watchState true false", "inactive 1", "deactivated 0"])
+        XCTAssertEqual(
+            Array(delegate.recorder.wait(for: 5).dropFirst()),
+            ["reachability false", "watchState true false", "inactive 1", "deactivated 0"])
         _ = try connection.expect("status")
     }
 

@@ -15,8 +15,9 @@ final class ASCIITests: XCTestCase {
                     bytes[offset + position] = 0x80 | UInt8(position & 0x7F)
                     if position + 1 < length { bytes[offset + position + 1] = 0xFF }
                     bytes.withUnsafeBytes { raw in
-                        XCTAssertEqual(ASCII.firstNonASCII(UnsafeRawBufferPointer(rebasing: raw[offset...])), position,
-                                       "length \(length), offset \(offset)")
+                        XCTAssertEqual(
+                            ASCII.firstNonASCII(UnsafeRawBufferPointer(rebasing: raw[offset...])), position,
+                            "length \(length), offset \(offset)")
                     }
                     XCTAssertEqual(ASCII.firstNonASCIIByte(in: bytes[offset...]), 0x80 | UInt8(position & 0x7F))
                 }

@@ -11,44 +11,60 @@ final class CryptoTests: XCTestCase {
 
     /// Python: `hmac.new(b"", b"", hashlib.sha256).hexdigest()`.
     func testHMACSHA256WithAnEmptyKeyAndMessage() {
-        XCTAssertEqual(HMACSHA256.authenticationCode(key: [], message: []),
-                       Fixtures.bytes("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
+        XCTAssertEqual(
+            HMACSHA256.authenticationCode(key: [], message: []),
+            Fixtures.bytes("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
     }
 
     func testPairingProofMatchesAnIndependentlyComputedVector() {
-        let proof = PairingProof.compute(key: Fixtures.pairingKey, senderRole: .phone,
-                                         senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce)
+        let proof = PairingProof.compute(
+            key: Fixtures.pairingKey, senderRole: .phone,
+            senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce)
         XCTAssertEqual(proof, Fixtures.phoneProof)
         XCTAssertEqual(proof.count, LinkProtocol.proofLength)
     }
 
     func testPairingProofVerifies() {
-        XCTAssertTrue(PairingProof.verify(Fixtures.phoneProof, key: Fixtures.pairingKey, senderRole: .phone,
-                                          senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
-        XCTAssertTrue(PairingProof.verify(Fixtures.watchProof, key: Fixtures.pairingKey, senderRole: .watch,
-                                          senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce))
+        XCTAssertTrue(
+            PairingProof.verify(
+                Fixtures.phoneProof, key: Fixtures.pairingKey, senderRole: .phone,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
+        XCTAssertTrue(
+            PairingProof.verify(
+                Fixtures.watchProof, key: Fixtures.pairingKey, senderRole: .watch,
+                senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce))
     }
 
     func testPairingProofRejectsAWrongKey() {
         var wrongKey = Fixtures.pairingKey
         wrongKey[31] ^= 0x01
-        XCTAssertFalse(PairingProof.verify(Fixtures.phoneProof, key: wrongKey, senderRole: .phone,
-                                           senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
+        XCTAssertFalse(
+            PairingProof.verify(
+                Fixtures.phoneProof, key: wrongKey, senderRole: .phone,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
     }
 
     func testPairingProofIsBoundToRoleAndNonces() {
         let key = Fixtures.pairingKey
-        XCTAssertFalse(PairingProof.verify(Fixtures.phoneProof, key: key, senderRole: .watch,
-                                           senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
-                       "a proof must not verify for the other role")
-        XCTAssertFalse(PairingProof.verify(Fixtures.phoneProof, key: key, senderRole: .phone,
-                                           senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
-                       "a proof must not verify with the nonces swapped")
-        XCTAssertFalse(PairingProof.verify(Array(Fixtures.phoneProof.dropLast()), key: key, senderRole: .phone,
-                                           senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
-                       "a short proof must not verify")
-        XCTAssertFalse(PairingProof.verify([], key: key, senderRole: .phone,
-                                           senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
+        XCTAssertFalse(
+            PairingProof.verify(
+                Fixtures.phoneProof, key: key, senderRole: .watch,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
+            "a proof must not verify for the other role")
+        XCTAssertFalse(
+            PairingProof.verify(
+                Fixtures.phoneProof, key: key, senderRole: .phone,
+                senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
+            "a proof must not verify with the nonces swapped")
+        XCTAssertFalse(
+            PairingProof.verify(
+                Array(Fixtures.phoneProof.dropLast()), key: key, senderRole: .phone,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
+            "a short proof must not verify")
+        XCTAssertFalse(
+            PairingProof.verify(
+                [], key: key, senderRole: .phone,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce))
     }
 
     func testSecureRandomGivesFreshBytesOfTheRequestedLength() {

@@ -12,13 +12,15 @@ enum Fixtures {
     static let watchProof = bytes("6570df6ab687589b43f56a1b2b6ea8ec38fd8b56fcc8379e66ea69e9dd88b11f")
 
     /// `plistlib.dumps({"action": "ping", "count": 1, "urgent": True}, fmt=plistlib.FMT_BINARY)`.
-    static let pingPropertyList = bytes("""
+    static let pingPropertyList = bytes(
+        """
         62706c6973743030d301020304050656616374696f6e55636f756e7456757267\
         656e745470696e67100109080f161c23282a0000000000000101000000000000\
         00070000000000000000000000000000002b
         """)
     /// `plistlib.dumps({"ok": True}, fmt=plistlib.FMT_BINARY)`.
-    static let okPropertyList = bytes("""
+    static let okPropertyList = bytes(
+        """
         62706c6973743030d10102526f6b09080b0e0000000000000101000000000000\
         00030000000000000000000000000000000f
         """)

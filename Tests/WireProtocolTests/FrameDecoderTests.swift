@@ -5,23 +5,31 @@ import XCTest
 final class FrameDecoderTests: XCTestCase {
     private func rawFrame(_ type: UInt8, _ body: [UInt8]) -> [UInt8] {
         let length = UInt32(1 + body.count)
-        return [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
-                UInt8(truncatingIfNeeded: length), type] + body
+        return [
+            UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8),
+            UInt8(truncatingIfNeeded: length), type,
+        ] + body
     }
 
-    private func helloBody(magic: [UInt8] = Hello.magic, role: UInt8 = 1, deviceId: [UInt8] = Array("phone-1".utf8),
-                           deviceIdLength: Int? = nil, nonce: [UInt8] = Fixtures.phoneNonce) -> [UInt8] {
+    private func helloBody(
+        magic: [UInt8] = Hello.magic, role: UInt8 = 1, deviceId: [UInt8] = Array("phone-1".utf8),
+        deviceIdLength: Int? = nil, nonce: [UInt8] = Fixtures.phoneNonce
+    ) -> [UInt8] {
         let length = deviceIdLength ?? deviceId.count
         return magic + [0, 1, 0, 1, role, UInt8(length >> 8), UInt8(length & 0xFF)] + deviceId + nonce
     }
 
-    private func assertFails(_ input: [UInt8], with error: FrameDecodingError,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertFails(
+        _ input: [UInt8], with error: FrameDecodingError,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         FrameDecoderVerifier.verify(input, expected: .failed(framesBefore: [], error), file: file, line: line)
     }
 
-    private func assertMalformed(_ type: FrameType, _ body: [UInt8], _ reason: String,
-                                 file: StaticString = #filePath, line: UInt = #line) {
+    private func assertMalformed(
+        _ type: FrameType, _ body: [UInt8], _ reason: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         assertFails(rawFrame(type.rawValue, body), with: .malformed(type: type.rawValue, reason: reason), file: file, line: line)
     }
 
@@ -100,15 +108,18 @@ final class FrameDecoderTests: XCTestCase {
         let bytes = FrameEncoder.encode(frame)
         XCTAssertEqual(bytes.count, 4 + 4096)
         FrameDecoderVerifier.verify(bytes, expected: .frames([frame], pendingBytes: 0), maximumFrameLength: 4096)
-        FrameDecoderVerifier.verify(bytes, expected: .failed(framesBefore: [], .frameTooLarge(declared: 4096, maximum: 4095)),
-                                    maximumFrameLength: 4095)
+        FrameDecoderVerifier.verify(
+            bytes, expected: .failed(framesBefore: [], .frameTooLarge(declared: 4096, maximum: 4095)),
+            maximumFrameLength: 4095)
     }
 
     /// docs/wire-protocol.md: frames of at most 4,096 bytes before the handshake is done,
     /// 1 MiB after it (the type byte and body; the 4-byte length not counted).
     func testTheShippedMaximumsAreFourKiBBeforeTheHandshakeAndOneMiBAfter() throws {
-        for (decoder, limit) in [(FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength), 4_096),
-                                 (FrameDecoder(), 1_048_576)] {
+        for (decoder, limit) in [
+            (FrameDecoder(maximumFrameLength: LinkProtocol.preHandshakeMaximumFrameLength), 4_096),
+            (FrameDecoder(), 1_048_576),
+        ] {
             let frame = Frame.message(id: 1, wantsReply: false, payload: .data(Array(repeating: 7, count: limit - 1 - 9)))
             let bytes = FrameEncoder.encode(frame)
             XCTAssertEqual(bytes.count, 4 + limit)
@@ -116,8 +127,10 @@ final class FrameDecoderTests: XCTestCase {
             taking.append(bytes)
             XCTAssertEqual(try taking.next(), frame, "a frame of \(limit) bytes")
             var refusing = decoder
-            refusing.append([UInt8(truncatingIfNeeded: (limit + 1) >> 24), UInt8(truncatingIfNeeded: (limit + 1) >> 16),
-                             UInt8(truncatingIfNeeded: (limit + 1) >> 8), UInt8(truncatingIfNeeded: limit + 1)])
+            refusing.append([
+                UInt8(truncatingIfNeeded: (limit + 1) >> 24), UInt8(truncatingIfNeeded: (limit + 1) >> 16),
+                UInt8(truncatingIfNeeded: (limit + 1) >> 8), UInt8(truncatingIfNeeded: limit + 1),
+            ])
             XCTAssertThrowsError(try refusing.next()) {
                 XCTAssertEqual($0 as? FrameDecodingError, .frameTooLarge(declared: UInt32(limit + 1), maximum: UInt32(limit)))
             }
@@ -241,17 +254,21 @@ final class FrameDecoderTests: XCTestCase {
         assertMalformed(.ack, [0] + seq, "channel is 0, must be 1...255")
         assertMalformed(.ack, [1] + seq + [0], "1 trailing byte after seq")
         assertMalformed(.ack, [2] + seq + seq, "8 trailing bytes after seq")
-        XCTAssertEqual(FrameDecodingError.malformed(type: FrameType.ack.rawValue, reason: "channel is 0, must be 1...255").description,
-                       "malformed ACK frame: channel is 0, must be 1...255")
+        XCTAssertEqual(
+            FrameDecodingError.malformed(type: FrameType.ack.rawValue, reason: "channel is 0, must be 1...255").description,
+            "malformed ACK frame: channel is 0, must be 1...255")
     }
 
     func testItemsAndAcksOfAnyNonzeroChannelDecode() {
         let seq: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08]
         let input = rawFrame(0x40, [3] + seq + [0x01]) + rawFrame(0x41, [0xFF] + seq)
-        FrameDecoderVerifier.verify(input, expected: .frames([
-            .item(channel: 3, seq: 0x0102_0304_0506_0708, flags: 0x01, payload: []),
-            .ack(channel: 0xFF, seq: 0x0102_0304_0506_0708),
-        ], pendingBytes: 0))
+        FrameDecoderVerifier.verify(
+            input,
+            expected: .frames(
+                [
+                    .item(channel: 3, seq: 0x0102_0304_0506_0708, flags: 0x01, payload: []),
+                    .ack(channel: 0xFF, seq: 0x0102_0304_0506_0708),
+                ], pendingBytes: 0))
     }
 
     func testAGoAwayWithAnUnknownCodeDecodes() {
@@ -262,10 +279,12 @@ final class FrameDecoderTests: XCTestCase {
     }
 
     func testErrorDescriptionsNameTheProblem() {
-        XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "flags has unknown bits 0x20").description,
-                       "malformed STATE frame: flags has unknown bits 0x20")
-        XCTAssertEqual(FrameDecodingError.frameTooLarge(declared: 5000, maximum: 4096).description,
-                       "frame length 5000 exceeds the maximum of 4096 bytes")
+        XCTAssertEqual(
+            FrameDecodingError.malformed(type: 0x10, reason: "flags has unknown bits 0x20").description,
+            "malformed STATE frame: flags has unknown bits 0x20")
+        XCTAssertEqual(
+            FrameDecodingError.frameTooLarge(declared: 5000, maximum: 4096).description,
+            "frame length 5000 exceeds the maximum of 4096 bytes")
         XCTAssertEqual(FrameDecodingError.malformed(type: 0x10, reason: "x").goAwayCode, .malformedFrame)
     }
 
@@ -360,7 +379,11 @@ final class FrameDecoderDecodeTests: XCTestCase {
         for n in 2...4 { FrameEncoder.encode(.ping(UInt64(n)), into: &bytes) }
         var decoder = FrameDecoder()
         var seen: [Frame] = []
-        try bytes[..<3_000].withUnsafeBytes { raw in try decoder.decode(raw) { seen.append($0); return true } }
+        try bytes[..<3_000].withUnsafeBytes { raw in
+            try decoder.decode(raw) {
+                seen.append($0); return true
+            }
+        }
         XCTAssertEqual(seen, [])
         XCTAssertEqual(decoder.bufferedByteCount, 3_000)
         try bytes[3_000...].withUnsafeBytes { raw in
@@ -412,11 +435,17 @@ final class FrameDecoderDecodeTests: XCTestCase {
 
     /// Reads `chunk` as a connection would: through readExpectedFrame when the decoder expects a
     /// frame. Returns the frames and whether the first one's payload is the memory read into.
-    private func read(_ chunk: [UInt8], into decoder: inout FrameDecoder,
-                      stopAfter limit: Int = .max) throws -> (frames: [Frame], inPlace: Bool) {
+    private func read(
+        _ chunk: [UInt8], into decoder: inout FrameDecoder,
+        stopAfter limit: Int = .max
+    ) throws -> (frames: [Frame], inPlace: Bool) {
         var frames: [Frame] = []
         guard decoder.expectsFrame else {
-            try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return frames.count < limit } }
+            try chunk.withUnsafeBytes { raw in
+                try decoder.decode(raw) {
+                    frames.append($0); return frames.count < limit
+                }
+            }
             return (frames, false)
         }
         var rest = [UInt8](repeating: 0, count: 65_536)
@@ -437,13 +466,16 @@ final class FrameDecoderDecodeTests: XCTestCase {
         }
         XCTAssertEqual(count, chunk.count)
         try rest.withUnsafeBytes { rest in
-            try decoder.decode(expectedFrameRead: chunk.count, rest: rest) { frames.append($0); return frames.count < limit }
+            try decoder.decode(expectedFrameRead: chunk.count, rest: rest) {
+                frames.append($0); return frames.count < limit
+            }
         }
-        let first: UnsafeRawPointer? = switch frames.first {
-        case .message(_, _, let payload)?, .reply(_, let payload)?: payload.bytes.withUnsafeBytes { $0.baseAddress }
-        case .item(_, _, _, let payload)?, .fileChunk(_, _, let payload)?: payload.withUnsafeBytes { $0.baseAddress }
-        default: nil
-        }
+        let first: UnsafeRawPointer? =
+            switch frames.first {
+            case .message(_, _, let payload)?, .reply(_, let payload)?: payload.bytes.withUnsafeBytes { $0.baseAddress }
+            case .item(_, _, _, let payload)?, .fileChunk(_, _, let payload)?: payload.withUnsafeBytes { $0.baseAddress }
+            default: nil
+            }
         return (frames, first != nil && first == UnsafeRawPointer(lent))
     }
 

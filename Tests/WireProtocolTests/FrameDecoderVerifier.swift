@@ -14,9 +14,11 @@ enum FrameDecoderVerifier {
     static let randomSplitSeeds = testSeeds(default: 1...25, test: "FrameDecoderVerifier random splits")
 
     /// Checks that every way of feeding `input` gives `expected`.
-    static func verify(_ input: [UInt8], expected: Outcome,
-                       maximumFrameLength: UInt32 = FrameDecoder.defaultMaximumFrameLength,
-                       file: StaticString = #filePath, line: UInt = #line) {
+    static func verify(
+        _ input: [UInt8], expected: Outcome,
+        maximumFrameLength: UInt32 = FrameDecoder.defaultMaximumFrameLength,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         var strategies: [(String, [[UInt8]])] = [
             ("all at once", [input]),
             ("byte by byte", input.map { [$0] }),
@@ -37,8 +39,9 @@ enum FrameDecoderVerifier {
         for framesPerRead in [1, 2, 3] {
             let chunks = wholeFrameReads(of: input, framesPerRead: framesPerRead)
             let scattered = feedScattered(chunks, maximumFrameLength: maximumFrameLength)
-            XCTAssertEqual(scattered, expected, "strategy: \(framesPerRead) whole frames a read, through readExpectedFrame",
-                           file: file, line: line)
+            XCTAssertEqual(
+                scattered, expected, "strategy: \(framesPerRead) whole frames a read, through readExpectedFrame",
+                file: file, line: line)
         }
         let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
         XCTAssertEqual(rawOutcome, expected, "strategy: random splits through UnsafeRawBufferPointer, seed 99", file: file, line: line)
@@ -61,15 +64,21 @@ enum FrameDecoderVerifier {
     static func feedDecoding(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
         outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
             for chunk in chunks {
-                try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return true } }
+                try chunk.withUnsafeBytes { raw in
+                    try decoder.decode(raw) {
+                        frames.append($0); return true
+                    }
+                }
             }
         }
     }
 
     /// What feeding the decoder with `body` came to: the frames it decoded and the bytes left,
     /// or the frames before the error it threw.
-    private static func outcome(maximumFrameLength: UInt32,
-                                _ body: (inout FrameDecoder, inout [Frame]) throws -> Void) -> Outcome {
+    private static func outcome(
+        maximumFrameLength: UInt32,
+        _ body: (inout FrameDecoder, inout [Frame]) throws -> Void
+    ) -> Outcome {
         var decoder = FrameDecoder(maximumFrameLength: maximumFrameLength)
         var frames: [Frame] = []
         do {
@@ -112,7 +121,11 @@ enum FrameDecoderVerifier {
         outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
             for chunk in chunks {
                 guard decoder.expectsFrame else {
-                    try chunk.withUnsafeBytes { raw in try decoder.decode(raw) { frames.append($0); return true } }
+                    try chunk.withUnsafeBytes { raw in
+                        try decoder.decode(raw) {
+                            frames.append($0); return true
+                        }
+                    }
                     continue
                 }
                 var rest = [UInt8](repeating: 0, count: chunk.count)
@@ -131,7 +144,9 @@ enum FrameDecoderVerifier {
                 }
                 XCTAssertEqual(count, chunk.count)
                 try rest.withUnsafeBytes { rest in
-                    try decoder.decode(expectedFrameRead: chunk.count, rest: rest) { frames.append($0); return true }
+                    try decoder.decode(expectedFrameRead: chunk.count, rest: rest) {
+                        frames.append($0); return true
+                    }
                 }
             }
         }

@@ -16,12 +16,13 @@ final class FrameEncoderTests: XCTestCase {
 
     func testDetachedPayloadFollowedByTheRestIsTheWholeFrame() {
         let big = (0..<5_000).map { UInt8(truncatingIfNeeded: $0) }
-        let frames: [Frame] = Fixtures.sampleFrames + [
-            .message(id: 7, wantsReply: true, payload: .data(big)),
-            .reply(id: 8, payload: .dictionary(big)),
-            .item(channel: 1, seq: 9, flags: 0, payload: big),
-            .fileChunk(seq: 10, offset: 1 << 20, data: big),
-        ]
+        let frames: [Frame] =
+            Fixtures.sampleFrames + [
+                .message(id: 7, wantsReply: true, payload: .data(big)),
+                .reply(id: 8, payload: .dictionary(big)),
+                .item(channel: 1, seq: 9, flags: 0, payload: big),
+                .fileChunk(seq: 10, offset: 1 << 20, data: big),
+            ]
         for frame in frames {
             var head: [UInt8] = [0xAA]
             let detached = FrameEncoder.encode(frame, into: &head, detachingPayloadOfAtLeast: 4_096)

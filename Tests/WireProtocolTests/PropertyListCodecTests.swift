@@ -10,8 +10,10 @@ final class PropertyListCodecTests: XCTestCase {
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(bytes), dictionary, file: file, line: line)
     }
 
-    private func assertDecodingFails(_ bytes: [UInt8], containing expected: String,
-                                     file: StaticString = #filePath, line: UInt = #line) {
+    private func assertDecodingFails(
+        _ bytes: [UInt8], containing expected: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try PropertyListCodec.decodeDictionary(bytes), file: file, line: line) { error in
             guard let error = error as? PropertyListError else {
                 return XCTFail("expected a PropertyListError, got \(error)", file: file, line: line)
@@ -36,8 +38,10 @@ final class PropertyListCodecTests: XCTestCase {
             Dictionary(uniqueKeysWithValues: (0...16).map { (String(repeating: "k", count: $0), PropertyListValue.string(String(repeating: "v", count: $0))) }),
             ["abcdefgh": .integer(1), "abcdefg": .integer(2), "abcdefgi": .integer(3), "b": .array([.string("0123456789abcd")])],
             // Flat (checked in a loop of its own): booleans, integers of every size, a long string.
-            ["on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
-             "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes")],
+            [
+                "on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
+                "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"),
+            ],
         ]
         var checked = 0
         for dictionary in valid {
@@ -49,7 +53,8 @@ final class PropertyListCodecTests: XCTestCase {
                     var damaged = encoded
                     damaged[index] = replacement
                     let decoded = Result { try PropertyListCodec.decodeDictionary(damaged) }
-                    XCTAssertEqual(PropertyListCodec.isDictionaryByCheck(damaged), (try? decoded.get()) != nil, "byte \(index) = \(replacement) of \(dictionary)")
+                    XCTAssertEqual(
+                        PropertyListCodec.isDictionaryByCheck(damaged), (try? decoded.get()) != nil, "byte \(index) = \(replacement) of \(dictionary)")
                     // The entries read without a Swift dictionary agree with it, errors included.
                     let entries = Result { try PropertyListCodec.decodeEntries(damaged) }
                     switch (decoded, entries) {
@@ -164,13 +169,16 @@ final class PropertyListCodecTests: XCTestCase {
         let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
         // plistlib.dumps({"a": "caf\u00e9", "b": "cafe\u0301", "c": "caf\u00e9", "d": "cafe\u0301"},
         //                fmt=plistlib.FMT_BINARY, sort_keys=True)
-        let expected = Fixtures.bytes("""
+        let expected = Fixtures.bytes(
+            """
             62706c6973743030d4010203040506050651615162516351646400630061006600\
             e9650063006100660065030108111315171922000000000000010100000000000000\
             070000000000000000000000000000002d
             """)
-        let bytes = try PropertyListCodec.encode(["a": .string(composed), "b": .string(decomposed), "c": .string(composed),
-                                                  "d": .string(decomposed)])
+        let bytes = try PropertyListCodec.encode([
+            "a": .string(composed), "b": .string(decomposed), "c": .string(composed),
+            "d": .string(decomposed),
+        ])
         XCTAssertEqual(bytes, expected)
         let decoded = try PropertyListCodec.decodeDictionary(bytes)
         for (key, string) in [("a", composed), ("b", decomposed), ("c", composed), ("d", decomposed)] {
@@ -188,7 +196,8 @@ final class PropertyListCodecTests: XCTestCase {
 
     func testEncodingIsStable() throws {
         // plistlib.dumps({"zeta": 1, "alpha": "a", "mid": False, "é": 2.0}, fmt=plistlib.FMT_BINARY, sort_keys=True)
-        let expected = Fixtures.bytes("""
+        let expected = Fixtures.bytes(
+            """
             62706c6973743030d4010203040506070855616c706861536d6964547a657461\
             6100e951610810012340000000000000000811171b2023252628000000000000\
             0101000000000000000900000000000000000000000000000031
@@ -203,8 +212,9 @@ final class PropertyListCodecTests: XCTestCase {
     }
 
     func testTheEncoderWritesWhatPythonsPlistlibWrites() throws {
-        XCTAssertEqual(try PropertyListCodec.encode(["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)]),
-                       Fixtures.pingPropertyList)
+        XCTAssertEqual(
+            try PropertyListCodec.encode(["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)]),
+            Fixtures.pingPropertyList)
         XCTAssertEqual(try PropertyListCodec.encode(["ok": .boolean(true)]), Fixtures.okPropertyList)
     }
 
@@ -257,12 +267,14 @@ final class PropertyListCodecTests: XCTestCase {
             "a": ["x", 7, ["nested": true]] as [Any], "e": [String: Any](),
         ]
         let bytes = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
-        XCTAssertEqual(try PropertyListCodec.decodeDictionary(Array(bytes)), [
-            "s": .string("héllo 👍🏽"), "ascii": .string("plain"), "i": .integer(-42), "small": .integer(200), "r": .real(2.5),
-            "b": .boolean(true), "f": .boolean(false), "d": .data([1, 2, 3]),
-            "t": .date(Date(timeIntervalSinceReferenceDate: 1234.5)),
-            "a": .array([.string("x"), .integer(7), .dictionary(["nested": .boolean(true)])]), "e": .dictionary([:]),
-        ])
+        XCTAssertEqual(
+            try PropertyListCodec.decodeDictionary(Array(bytes)),
+            [
+                "s": .string("héllo 👍🏽"), "ascii": .string("plain"), "i": .integer(-42), "small": .integer(200), "r": .real(2.5),
+                "b": .boolean(true), "f": .boolean(false), "d": .data([1, 2, 3]),
+                "t": .date(Date(timeIntervalSinceReferenceDate: 1234.5)),
+                "a": .array([.string("x"), .integer(7), .dictionary(["nested": .boolean(true)])]), "e": .dictionary([:]),
+            ])
     }
 
     func testAnUnsignedValueAboveInt64MaxIsRefused() throws {
@@ -276,8 +288,9 @@ final class PropertyListCodecTests: XCTestCase {
         assertDecodingFails([], containing: "not a binary property list")
         assertDecodingFails(Array("hello world, this is not a property list at all".utf8), containing: "not a binary property list")
         assertDecodingFails(Array("bplist00".utf8), containing: "is too short")
-        assertDecodingFails(Array("bplist15 and more bytes to pass the length check here......".utf8),
-                            containing: "not a binary property list of version 00: the header is \"bplist15\"")
+        assertDecodingFails(
+            Array("bplist15 and more bytes to pass the length check here......".utf8),
+            containing: "not a binary property list of version 00: the header is \"bplist15\"")
     }
 
     func testAnXMLPropertyListIsRefused() throws {
@@ -309,17 +322,21 @@ final class PropertyListCodecTests: XCTestCase {
         assertDecodingFails(plist, containing: "has the key \"k\" more than once")
         // Keys are equal as Strings are: "k" in ASCII and in UTF-16 objects, and "é" composed
         // (U+00E9) and decomposed (e, U+0301), are one key each.
-        assertDecodingFails(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x61, 0x00, 0x6B], [0x09]]),
-                            containing: "more than once")
-        assertDecodingFails(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x09]]),
-                            containing: "more than once")
+        assertDecodingFails(
+            handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x61, 0x00, 0x6B], [0x09]]),
+            containing: "more than once")
+        assertDecodingFails(
+            handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x61, 0x00, 0xE9], [0x62, 0x00, 0x65, 0x03, 0x01], [0x09]]),
+            containing: "more than once")
         // Two different ASCII keys of the same length are two keys.
         XCTAssertNotNil(try? PropertyListCodec.decodeDictionary(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
         XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x51, 0x6B], [0x51, 0x6C], [0x09]])))
         // Keys in ascending order are distinct; a repeat after the order breaks is still found,
         // and keys out of order but distinct are taken.
-        assertDecodingFails(handMadePropertyList([[0xD3, 1, 2, 1, 3, 3, 3], [0x51, 0x61], [0x51, 0x62], [0x09]]), containing: "has the key \"a\" more than once")
-        assertDecodingFails(handMadePropertyList([[0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x63], [0x51, 0x63], [0x09]]), containing: "has the key \"c\" more than once")
+        assertDecodingFails(
+            handMadePropertyList([[0xD3, 1, 2, 1, 3, 3, 3], [0x51, 0x61], [0x51, 0x62], [0x09]]), containing: "has the key \"a\" more than once")
+        assertDecodingFails(
+            handMadePropertyList([[0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x63], [0x51, 0x63], [0x09]]), containing: "has the key \"c\" more than once")
         let outOfOrder = handMadePropertyList([[0xD3, 1, 2, 3, 4, 4, 4], [0x51, 0x61], [0x51, 0x63], [0x51, 0x62], [0x09]])
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(outOfOrder).keys.sorted(), ["a", "b", "c"])
         XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(outOfOrder))
@@ -358,8 +375,9 @@ final class PropertyListCodecTests: XCTestCase {
         badOffset[valid.count - 32 - 3] = 0xEE
         assertDecodingFails(badOffset, containing: "object 0 has the offset 238, outside the object area")
 
-        assertDecodingFails(handMadePropertyList([[0xD1, 1, 9], [0x51, 0x6B], [0x09]]),
-                            containing: "object 0 refers to object 9, but there are 3 objects")
+        assertDecodingFails(
+            handMadePropertyList([[0xD1, 1, 9], [0x51, 0x6B], [0x09]]),
+            containing: "object 0 refers to object 9, but there are 3 objects")
     }
 
     func testLengthsBeyondTheInputAreRefusedWithoutAllocating() {
@@ -457,13 +475,15 @@ final class PropertyListCodecTests: XCTestCase {
                     XCTAssertFalse(bytes[0..<8] != original[0..<8], "a damaged header was accepted (seed \(seed))")
                     // (Compared as bytes: a damaged real may be NaN, which is not equal to itself.)
                     let written = try PropertyListCodec.encode(decoded)
-                    XCTAssertEqual(try PropertyListCodec.encode(PropertyListCodec.decodeDictionary(written)), written,
-                                   "seed \(seed), damage at \(damaged)")
+                    XCTAssertEqual(
+                        try PropertyListCodec.encode(PropertyListCodec.decodeDictionary(written)), written,
+                        "seed \(seed), damage at \(damaged)")
                 } catch let error as PropertyListError {
                     XCTAssertFalse(error.message.isEmpty)
                     if bytes[0..<8] != original[0..<8] {
-                        XCTAssertTrue(error.message.hasPrefix("not a binary property list"),
-                                      "a damaged header is named: \(error.message) (seed \(seed))")
+                        XCTAssertTrue(
+                            error.message.hasPrefix("not a binary property list"),
+                            "a damaged header is named: \(error.message) (seed \(seed))")
                     }
                 } catch {
                     XCTFail("expected a PropertyListError, got \(error) (seed \(seed), damage at \(damaged))")

@@ -107,12 +107,16 @@ final class WireProtocolDocumentTests: XCTestCase {
     }
 
     func testTheAuthVectorsAreTheProofsOfTheHelloVectors() {
-        XCTAssertEqual(PairingProof.compute(key: Fixtures.pairingKey, senderRole: .phone,
-                                            senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
-                       Fixtures.phoneProof)
-        XCTAssertEqual(PairingProof.compute(key: Fixtures.pairingKey, senderRole: .watch,
-                                            senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
-                       Fixtures.watchProof)
+        XCTAssertEqual(
+            PairingProof.compute(
+                key: Fixtures.pairingKey, senderRole: .phone,
+                senderNonce: Fixtures.phoneNonce, receiverNonce: Fixtures.watchNonce),
+            Fixtures.phoneProof)
+        XCTAssertEqual(
+            PairingProof.compute(
+                key: Fixtures.pairingKey, senderRole: .watch,
+                senderNonce: Fixtures.watchNonce, receiverNonce: Fixtures.phoneNonce),
+            Fixtures.watchProof)
     }
 
     func testTheFileHeadersOfTheVectorsDecode() throws {
@@ -128,8 +132,9 @@ final class WireProtocolDocumentTests: XCTestCase {
     }
 
     func testTheDictionaryPayloadsOfTheVectorsDecode() throws {
-        XCTAssertEqual(try PropertyListCodec.decodeDictionary(Fixtures.pingPropertyList),
-                       ["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)])
+        XCTAssertEqual(
+            try PropertyListCodec.decodeDictionary(Fixtures.pingPropertyList),
+            ["action": .string("ping"), "count": .integer(1), "urgent": .boolean(true)])
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(Fixtures.okPropertyList), ["ok": .boolean(true)])
     }
 }

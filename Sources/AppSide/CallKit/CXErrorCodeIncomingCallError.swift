@@ -1,3 +1,4 @@
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The error domain of a call the system did not allow.
 public let CXErrorDomainIncomingCall: String = "com.apple.CallKit.error.incomingcall"
 
@@ -16,7 +17,8 @@ public struct CXErrorCodeIncomingCallError: CustomNSError, Hashable, Sendable {
 
     public init(_ code: Code, userInfo: [String: Any] = [:]) {
         self.code = code
-        message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? "The operation couldn’t be completed. (\(CXErrorDomainIncomingCall) error \(code.rawValue).)"
+        message =
+            (userInfo[NSLocalizedDescriptionKey] as? String) ?? "The operation couldn’t be completed. (\(CXErrorDomainIncomingCall) error \(code.rawValue).)"
     }
 
     init(_ code: Code, _ message: String) {

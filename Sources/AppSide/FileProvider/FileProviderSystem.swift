@@ -60,14 +60,20 @@ final class FileProviderSystem: Sendable {
         guard let attachment = attachments.withLock({ $0[Self.key(domain)] }) else { return }
         let reported = Locked(false)
         let completion: @Sendable ((any Error)?) -> Void = { error in
-            guard reported.withLock({ done in defer { done = true }; return !done }) else {
+            guard
+                reported.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else {
                 return Self.warn("the completion handler of signal \(seq) was called again; only the first call counts")
             }
             var args: JSONObject = ["seq": .int(seq)]
             if let error {
                 let bridged = error as NSError
-                args["error"] = ["domain": .string(bridged.domain), "code": .int(Int64(bridged.code)),
-                                 "message": .string(bridged.localizedDescription)]
+                args["error"] = [
+                    "domain": .string(bridged.domain), "code": .int(Int64(bridged.code)),
+                    "message": .string(bridged.localizedDescription),
+                ]
             }
             connection.client.send("fileProvider.complete", args) { result in
                 if case .failure(let failure) = result { Self.warn("cannot report signal \(seq) done: \(failure)") }
@@ -75,8 +81,9 @@ final class FileProviderSystem: Sendable {
         }
         attachment.queue.async {
             guard let receiver = attachment.receiver else { return }
-            receiver.didSignalEnumerator(for: NSFileProviderItemIdentifier(identifier), in: domain.map { NSFileProviderDomainIdentifier($0) },
-                                         completionHandler: completion)
+            receiver.didSignalEnumerator(
+                for: NSFileProviderItemIdentifier(identifier), in: domain.map { NSFileProviderDomainIdentifier($0) },
+                completionHandler: completion)
         }
     }
 

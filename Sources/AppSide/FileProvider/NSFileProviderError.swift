@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The error domain of File Provider's errors.
 public let NSFileProviderErrorDomain: String = "NSFileProviderErrorDomain"
 
@@ -45,7 +46,8 @@ public struct NSFileProviderError: CustomNSError, Hashable, Sendable {
     /// An error with `code`; `userInfo[NSLocalizedDescriptionKey]`, when a string, is its description.
     public init(_ code: Code, userInfo: [String: Any] = [:]) {
         self.code = code
-        message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? "The operation couldn’t be completed. (\(NSFileProviderErrorDomain) error \(code.rawValue).)"
+        message =
+            (userInfo[NSLocalizedDescriptionKey] as? String) ?? "The operation couldn’t be completed. (\(NSFileProviderErrorDomain) error \(code.rawValue).)"
     }
 
     /// An error with `code` and the description `message`.

@@ -26,8 +26,10 @@ open class NSFileProviderManager: NSObject, @unchecked Sendable {
     /// attached for this domain is signalled, as by a `fileprovider` push. `completion` runs
     /// on a background queue once phoned has taken the signal, with
     /// ``NSFileProviderError/Code/providerNotFound`` when phoned cannot be reached.
-    open func signalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier,
-                               completionHandler completion: @escaping @Sendable ((any Error)?) -> Void) {
+    open func signalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier,
+        completionHandler completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
         let finish: @Sendable ((any Error)?) -> Void = { error in DispatchQueue.global().async { completion(error) } }
         let connection: SystemConnection
         switch SystemConnection.shared(framework: FileProviderSystem.framework) {

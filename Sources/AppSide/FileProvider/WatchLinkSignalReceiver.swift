@@ -10,6 +10,7 @@
 public protocol WatchLinkSignalReceiver: AnyObject {
     /// The enumerator of `containerItemIdentifier` in `domain` (`nil`: the default domain)
     /// was signalled.
-    func didSignalEnumerator(for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
-                             completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+    func didSignalEnumerator(
+        for containerItemIdentifier: NSFileProviderItemIdentifier, in domain: NSFileProviderDomainIdentifier?,
+        completionHandler: @escaping @Sendable ((any Error)?) -> Void)
 }

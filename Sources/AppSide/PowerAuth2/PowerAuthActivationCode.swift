@@ -119,7 +119,7 @@ public final class PowerAuthActivation: NSObject, @unchecked Sendable {
     }
 
     /// An activation from a code (with or without the signature of a QR code).
-    /// - Throws: ``PowerAuthErrorCode/invalidActivationCode`` for a code that is not valid.
+    /// - Throws: `PowerAuthErrorCode.invalidActivationCode` for a code that is not valid.
     public convenience init(activationCode: String, name: String? = nil) throws {
         guard let code = PowerAuthActivationCodeUtil.parse(fromActivationCode: activationCode) else {
             throw PowerAuthErrorCode.invalidActivationCode.error()

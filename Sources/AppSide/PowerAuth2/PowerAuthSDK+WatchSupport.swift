@@ -14,7 +14,7 @@ extension PowerAuthSDK {
 
     /// Sends the status as a message the watch must answer; the watch must be reachable.
     /// `completion` runs on the main queue with nil, or the error (PowerAuth's
-    /// ``PowerAuthErrorCode/watchConnectivity``, or WatchConnectivity's of the send).
+    /// `PowerAuthErrorCode.watchConnectivity`, or WatchConnectivity's of the send).
     public func sendActivationStatusToWatch(completion: @escaping (Error?) -> Void) {
         PowerAuthWCSessionManager.sharedInstance.channel.request("put_session", instanceId: sdkInstanceId) { result in
             completion(result.failure)

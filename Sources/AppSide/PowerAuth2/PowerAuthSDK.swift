@@ -29,14 +29,15 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     /// The time synchronised with the server, for this instance.
     public let timeSynchronizationService: any PowerAuthTimeSynchronizationService
 
-    /// An SDK object; nil when the configuration lacks a value (``PowerAuthConfiguration/validate()``).
+    /// An SDK object; nil when the configuration lacks a value (`PowerAuthConfiguration.validate()`).
     public init?(configuration: PowerAuthConfiguration) {
         guard configuration.validate(), let copy = configuration.copy() as? PowerAuthConfiguration else { return nil }
         instanceConfiguration = copy
         let instanceId = copy.instanceId
         let device = PowerAuthSDK.device
-        let store = DeviceTokenStore(side: .phone, instanceId: instanceId, device: device,
-                                     channel: PowerAuthWCSessionManager.sharedInstance.channel)
+        let store = DeviceTokenStore(
+            side: .phone, instanceId: instanceId, device: device,
+            channel: PowerAuthWCSessionManager.sharedInstance.channel)
         tokenStore = store
         timeSynchronizationService = DeviceTimeSynchronization(instanceId: instanceId, device: device)
         super.init()
@@ -114,8 +115,10 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation on the server; it is pending until ``persistActivation(with:)``.
     @discardableResult
-    public func createActivation(_ activation: PowerAuthActivation,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        _ activation: PowerAuthActivation,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         guard canStartActivation() else {
             callback(nil, PowerAuthErrorCode.invalidActivationState.error())
             return nil
@@ -137,8 +140,10 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation from an activation code.
     @discardableResult
-    public func createActivation(withName name: String?, activationCode: String,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        withName name: String?, activationCode: String,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         do {
             return createActivation(try PowerAuthActivation(activationCode: activationCode, name: name), callback: callback)
         } catch {
@@ -149,11 +154,14 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     /// Creates an activation from an activation code, with extra attributes.
     @discardableResult
-    public func createActivation(withName name: String?, activationCode: String, extras: String?,
-                                 callback: @escaping (PowerAuthActivationResult?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func createActivation(
+        withName name: String?, activationCode: String, extras: String?,
+        callback: @escaping (PowerAuthActivationResult?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         do {
-            return createActivation(try PowerAuthActivation(activationCode: activationCode, name: name).with(extras: extras),
-                                    callback: callback)
+            return createActivation(
+                try PowerAuthActivation(activationCode: activationCode, name: name).with(extras: extras),
+                callback: callback)
         } catch {
             callback(nil, error)
             return nil
@@ -161,7 +169,7 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     }
 
     /// Makes the pending activation the instance's (its tokens start anew).
-    /// - Throws: ``PowerAuthErrorCode/invalidActivationState`` without a pending activation.
+    /// - Throws: `PowerAuthErrorCode.invalidActivationState` without a pending activation.
     public func persistActivation(with authentication: PowerAuthAuthentication) throws {
         if case .failure(let error) = device.call("pa.activation.persist", instance) { throw error }
     }
@@ -174,8 +182,8 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
     // MARK: Status
 
     /// Asks the server for the activation's status; the callback runs on the main queue.
-    /// Without a valid activation it runs at once with ``PowerAuthErrorCode/missingActivation``
-    /// (``PowerAuthErrorCode/activationPending`` while one is pending).
+    /// Without a valid activation it runs at once with `PowerAuthErrorCode.missingActivation`
+    /// (`PowerAuthErrorCode.activationPending` while one is pending).
     @discardableResult
     public func fetchActivationStatus(callback: @escaping (PowerAuthActivationStatus?, Error?) -> Void) -> PowerAuthOperationTask? {
         guard let state = activation(), state["hasValidActivation"]?.boolValue == true else {

@@ -44,8 +44,10 @@ extension PowerAuthTokenStore {
     /// A header of the local token `name`, after synchronising the time with the server when it
     /// is not yet; `completion` runs on the main queue.
     @discardableResult
-    public func generateAuthorizationHeader(withName name: String,
-                                            completion: @escaping (PowerAuthAuthorizationHttpHeader?, Error?) -> Void) -> PowerAuthOperationTask? {
+    public func generateAuthorizationHeader(
+        withName name: String,
+        completion: @escaping (PowerAuthAuthorizationHttpHeader?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         let task = CancellableTask()
         let finish: (PowerAuthAuthorizationHttpHeader?, Error?) -> Void = { header, error in
             DispatchQueue.main.asyncCompletion { if !task.isCancelled { completion(header, error) } }
@@ -69,10 +71,11 @@ extension PowerAuthTokenStore {
             make()
             return task
         }
-        service.synchronizeTime(callback: { error in
-            if let error { return finish(nil, error) }
-            DispatchQueue.global().asyncCompletion { make() }
-        }, callbackQueue: .global())
+        service.synchronizeTime(
+            callback: { error in
+                if let error { return finish(nil, error) }
+                DispatchQueue.global().asyncCompletion { make() }
+            }, callbackQueue: .global())
         return task
     }
 }

@@ -23,8 +23,9 @@ open class PowerAuthWatchSDK: NSObject, PowerAuthSessionStatusProvider, @uncheck
     public init?(configuration: PowerAuthConfiguration) {
         guard configuration.validate(), let copy = configuration.copy() as? PowerAuthConfiguration else { return nil }
         instanceConfiguration = copy
-        let store = DeviceTokenStore(side: .watch, instanceId: copy.instanceId, device: PowerAuthWatchSDK.device,
-                                     channel: PowerAuthWCSessionManager.sharedInstance.channel)
+        let store = DeviceTokenStore(
+            side: .watch, instanceId: copy.instanceId, device: PowerAuthWatchSDK.device,
+            channel: PowerAuthWCSessionManager.sharedInstance.channel)
         tokenStore = store
         super.init()
         store.statusProvider = self

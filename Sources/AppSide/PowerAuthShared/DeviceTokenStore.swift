@@ -37,8 +37,10 @@ package final class DeviceTokenStore: PowerAuthTokenStore, @unchecked Sendable {
     // MARK: Requests
 
     @discardableResult
-    package func requestAccessToken(withName name: String, authentication: PowerAuthAuthentication,
-                                    completion: @escaping (PowerAuthToken?, Error?) -> Void) -> PowerAuthOperationTask? {
+    package func requestAccessToken(
+        withName name: String, authentication: PowerAuthAuthentication,
+        completion: @escaping (PowerAuthToken?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         request(name, authentication: authentication, completion: completion)
     }
 
@@ -51,8 +53,10 @@ package final class DeviceTokenStore: PowerAuthTokenStore, @unchecked Sendable {
         return request(name, authentication: nil, completion: completion)
     }
 
-    private func request(_ name: String, authentication: PowerAuthAuthentication?,
-                         completion: @escaping (PowerAuthToken?, Error?) -> Void) -> PowerAuthOperationTask? {
+    private func request(
+        _ name: String, authentication: PowerAuthAuthentication?,
+        completion: @escaping (PowerAuthToken?, Error?) -> Void
+    ) -> PowerAuthOperationTask? {
         guard !name.isEmpty else {
             completion(nil, PowerAuthErrorCode.wrongParameter.error("Missing required parameter"))
             return nil
@@ -148,8 +152,9 @@ package final class DeviceTokenStore: PowerAuthTokenStore, @unchecked Sendable {
     }
 
     private func token(from record: JSONObject, name: String) -> PowerAuthToken {
-        PowerAuthToken(name: record["name"]?.stringValue ?? name, identifier: record["tokenIdentifier"]?.stringValue ?? "",
-                       instanceId: instanceId, store: self)
+        PowerAuthToken(
+            name: record["name"]?.stringValue ?? name, identifier: record["tokenIdentifier"]?.stringValue ?? "",
+            instanceId: instanceId, store: self)
     }
 
     /// A header of `token`, made by the device with its secret and the synchronised time.

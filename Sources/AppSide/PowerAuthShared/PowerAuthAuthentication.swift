@@ -21,8 +21,10 @@ public final class PowerAuthAuthentication: NSObject, @unchecked Sendable {
     /// Whether it persists an activation rather than signs.
     package let isPersist: Bool
 
-    private init(possession: Bool = true, biometry: Bool = false, password: String? = nil, prompt: String? = nil,
-                 possessionKey: Data? = nil, biometryKey: Data? = nil, persist: Bool = false) {
+    private init(
+        possession: Bool = true, biometry: Bool = false, password: String? = nil, prompt: String? = nil,
+        possessionKey: Data? = nil, biometryKey: Data? = nil, persist: Bool = false
+    ) {
         usePossession = possession
         useBiometry = biometry
         self.password = password
@@ -88,10 +90,13 @@ public final class PowerAuthAuthentication: NSObject, @unchecked Sendable {
     }
 
     @discardableResult
-    public static func persistWithPasswordAndBiometry(password: String, customBiometryKey: Data?,
-                                                      customPossessionKey: Data?) -> PowerAuthAuthentication {
-        PowerAuthAuthentication(biometry: true, password: password, possessionKey: customPossessionKey, biometryKey: customBiometryKey,
-                                persist: true)
+    public static func persistWithPasswordAndBiometry(
+        password: String, customBiometryKey: Data?,
+        customPossessionKey: Data?
+    ) -> PowerAuthAuthentication {
+        PowerAuthAuthentication(
+            biometry: true, password: password, possessionKey: customPossessionKey, biometryKey: customBiometryKey,
+            persist: true)
     }
 
     /// The factors as the daemon names them (`pa.token.create`'s `signatureType`).

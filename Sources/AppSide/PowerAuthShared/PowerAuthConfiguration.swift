@@ -14,6 +14,7 @@ open class PowerAuthConfiguration: NSObject, NSCopying, @unchecked Sendable {
     public let baseEndpointUrl: String
     /// The cryptographic configuration string (`MOBILE_SDK_CONFIG`).
     public let configuration: String
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// The key of this instance's biometry key in the keychain.
     public var keychainKey_Biometry: String
     /// An encryption key of the app's, for the possession and biometry keys.

@@ -71,8 +71,10 @@ package final class PowerAuthDevice: @unchecked Sendable {
             return liveInstances[instanceId] == 1
         }
         guard first, case .success(let connection) = connection() else { return }
-        if case .failure(let error) = Self.wait(connection.client, "pa.instance.add",
-                                                ["instanceId": .string(instanceId), "whileConnected": true], timeoutSeconds: 30) {
+        if case .failure(let error) = Self.wait(
+            connection.client, "pa.instance.add",
+            ["instanceId": .string(instanceId), "whileConnected": true], timeoutSeconds: 30)
+        {
             log("cannot register instance '\(instanceId)': \(error)")
         }
     }
@@ -108,14 +110,17 @@ package final class PowerAuthDevice: @unchecked Sendable {
             return Array(liveInstances.keys)
         }
         for instanceId in toRegister ?? [] {
-            _ = Self.wait(connection.client, "pa.instance.add", ["instanceId": .string(instanceId), "whileConnected": true],
-                          timeoutSeconds: 30)
+            _ = Self.wait(
+                connection.client, "pa.instance.add", ["instanceId": .string(instanceId), "whileConnected": true],
+                timeoutSeconds: 30)
         }
         return .success(connection)
     }
 
-    private static func wait(_ client: WatchLinkClient, _ op: String, _ args: JSONObject,
-                             timeoutSeconds: Double) -> Result<JSONObject, WatchLinkError> {
+    private static func wait(
+        _ client: WatchLinkClient, _ op: String, _ args: JSONObject,
+        timeoutSeconds: Double
+    ) -> Result<JSONObject, WatchLinkError> {
         client.callAndWait(op, args, timeoutSeconds: timeoutSeconds)
     }
 

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 import Foundation
 
 /// The domain of every error the PowerAuth SDK makes (`PowerAuthErrorDomain`).

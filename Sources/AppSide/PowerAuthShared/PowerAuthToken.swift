@@ -68,8 +68,10 @@ public protocol PowerAuthTokenStore: AnyObject {
     /// factors of `authentication`; on watchOS from the iPhone app), with a task that can be
     /// cancelled.
     @discardableResult
-    func requestAccessToken(withName name: String, authentication: PowerAuthAuthentication,
-                            completion: @escaping (PowerAuthToken?, Error?) -> Void) -> PowerAuthOperationTask?
+    func requestAccessToken(
+        withName name: String, authentication: PowerAuthAuthentication,
+        completion: @escaping (PowerAuthToken?, Error?) -> Void
+    ) -> PowerAuthOperationTask?
 
     /// The same without an authentication: on watchOS the token comes from the iPhone app; on
     /// iOS this is always a wrong-parameter error.

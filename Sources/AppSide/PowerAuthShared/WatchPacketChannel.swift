@@ -14,7 +14,8 @@ package final class WatchPacketChannel: @unchecked Sendable {
     /// The key under which a packet travels in a userInfo.
     package static let userInfoKey = "io.getlime.PowerAuth.PA2WCSessionPacket"
     /// What the SDK answers when it cannot make a response (here: the daemon did not answer).
-    private static let noResponse = Data(#"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Cannot create response packet."}"#.utf8)
+    private static let noResponse = Data(
+        #"PAwc1{"target":"*","errorCode":15,"errorDomain":"PowerAuthErrorDomain","errorMsg":"PA2WCSessionManager: Cannot create response packet."}"#.utf8)
 
     package let device: PowerAuthDevice
     private let isPhone: Bool
@@ -76,7 +77,8 @@ package final class WatchPacketChannel: @unchecked Sendable {
         session.sendMessageData(packet, replyHandler: nil) { [device] error in
             let code = (error as NSError).code
             if (error as NSError).domain == WCErrorDomain,
-               [WCError.Code.sessionNotSupported, .sessionNotActivated, .deviceNotPaired, .watchAppNotInstalled].map(\.rawValue).contains(code) {
+                [WCError.Code.sessionNotSupported, .sessionNotActivated, .deviceNotPaired, .watchAppNotInstalled].map(\.rawValue).contains(code)
+            {
                 device.log("PA2WCSessionManager: a packet failed to deliver: \(error.localizedDescription)")
                 return
             }
@@ -95,15 +97,18 @@ package final class WatchPacketChannel: @unchecked Sendable {
             return completion(.failure(PowerAuthErrorCode.watchConnectivity.error("PA2WCSessionManager: The counterpart device is not reachable.")))
         }
         let completion = UncheckedSendable(completion)
-        session.sendMessageData(packet, replyHandler: { completion.value(.success($0)) },
-                                errorHandler: { completion.value(.failure($0 as NSError)) })
+        session.sendMessageData(
+            packet, replyHandler: { completion.value(.success($0)) },
+            errorHandler: { completion.value(.failure($0 as NSError)) })
     }
 
     /// A request of `command` for `instanceId` (`pa.packet.make`), sent with a response whose
     /// answer the daemon reads (`pa.packet.response`); `completion` runs on the main queue, as
     /// the SDK's completion blocks do.
-    package func request(_ command: String, instanceId: String, name: String? = nil,
-                         completion: @escaping (Result<JSONObject, NSError>) -> Void) {
+    package func request(
+        _ command: String, instanceId: String, name: String? = nil,
+        completion: @escaping (Result<JSONObject, NSError>) -> Void
+    ) {
         var args: JSONObject = ["instanceId": .string(instanceId), "command": .string(command)]
         if let name { args["name"] = .string(name) }
         let finish: (Result<JSONObject, NSError>) -> Void = { result in DispatchQueue.main.asyncCompletion { completion(result) } }

@@ -16,8 +16,9 @@ public protocol PKPushRegistryDelegate: NSObjectProtocol {
     func pushRegistry(_ registry: PKPushRegistry, didUpdate credentials: PKPushCredentials, forType type: PKPushType)
     /// A push for `type` arrived; call `completion` when done with it. (A delegate may declare
     /// `completion` with or without `@Sendable`, as older and newer SDKs do.)
-    func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                      completion: @escaping @Sendable () -> Void)
+    func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping @Sendable () -> Void)
     /// A push for `type` arrived (Apple deprecated it in iOS 11 for the method with a
     /// completion handler, whose default implementation calls this one).
     func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType)
@@ -35,8 +36,10 @@ extension PKPushRegistryDelegate {
     public func pushRegistry(_ registry: PKPushRegistry, didUpdate credentials: PKPushCredentials, forType type: PKPushType) {}
 
     /// Calls `pushRegistry(_:didReceiveIncomingPushWith:for:)`, then `completion`.
-    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                             completion: @escaping @Sendable () -> Void) {
+    public func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping @Sendable () -> Void
+    ) {
         pushRegistry(registry, didReceiveIncomingPushWith: payload, for: type)
         completion()
     }

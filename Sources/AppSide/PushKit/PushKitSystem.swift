@@ -140,7 +140,11 @@ final class PushKitSystem: Sendable {
                 let once = Locked(false)
                 registry.queue.async {
                     registry.delegate?.pushRegistry(registry, didReceiveIncomingPushWith: pushPayload, for: type) {
-                        guard once.withLock({ called in defer { called = true }; return !called }) else { return }
+                        guard
+                            once.withLock({ called in
+                                defer { called = true }; return !called
+                            })
+                        else { return }
                         complete()
                     }
                 }

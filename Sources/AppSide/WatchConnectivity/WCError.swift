@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The error domain of WatchConnectivity's errors.
 public let WCErrorDomain: String = "WCErrorDomain"
 

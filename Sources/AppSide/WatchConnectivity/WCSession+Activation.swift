@@ -97,8 +97,10 @@ extension WCSession {
 
     /// Takes `update` in and reports the activation on the session's queue, then releases the
     /// deliveries held back meanwhile, in order.
-    private func finishActivation(_ activation: WCSessionActivationState, error: WCError?,
-                                  update: (@Sendable (inout SessionState) -> Void)? = nil) {
+    private func finishActivation(
+        _ activation: WCSessionActivationState, error: WCError?,
+        update: (@Sendable (inout SessionState) -> Void)? = nil
+    ) {
         let report: @Sendable () -> Void = { [self] in
             let reported = state.withLock { state -> WCSessionActivationState in
                 update?(&state)
@@ -155,9 +157,11 @@ extension WCSession {
     /// with the other news (after the activation report while activation is under way), so
     /// that the delegate reads the properties as the news it hears left them. `otherwise`
     /// runs there instead when there is no delegate.
-    func deliver(update: (@Sendable (inout SessionState) -> Void)? = nil,
-                 _ body: @escaping @Sendable (any WCSessionDelegate) -> Void,
-                 otherwise: (@Sendable () -> Void)? = nil) {
+    func deliver(
+        update: (@Sendable (inout SessionState) -> Void)? = nil,
+        _ body: @escaping @Sendable (any WCSessionDelegate) -> Void,
+        otherwise: (@Sendable () -> Void)? = nil
+    ) {
         enqueue { [self] in
             if let update { state.withLock(update) }
             if let delegate { body(delegate) } else { otherwise?() }
@@ -178,7 +182,10 @@ extension WCSession {
     /// The connection, or the error that a call made before activation gets.
     func connectedClient() -> Result<WatchLinkClient, WCError> {
         guard let client = state.withLock({ $0.client }), !client.isClosed else {
-            return .failure(WCError(.sessionNotActivated, "WatchConnectivity session has not been activated: call activate() and wait for session(_:activationDidCompleteWith:error:)"))
+            return .failure(
+                WCError(
+                    .sessionNotActivated,
+                    "WatchConnectivity session has not been activated: call activate() and wait for session(_:activationDidCompleteWith:error:)"))
         }
         return .success(client)
     }
@@ -194,8 +201,10 @@ extension WCSession {
 
     /// Calls `op` and waits for its answer, for Apple's synchronous methods. Never called on
     /// the client's queue, which the answer needs.
-    func callSynchronously(_ client: WatchLinkClient, _ op: String, _ args: JSONObject = [:],
-                           timeoutSeconds: Double = 30) -> Result<JSONObject, WatchLinkError> {
+    func callSynchronously(
+        _ client: WatchLinkClient, _ op: String, _ args: JSONObject = [:],
+        timeoutSeconds: Double = 30
+    ) -> Result<JSONObject, WatchLinkError> {
         client.callAndWait(op, args, timeoutSeconds: timeoutSeconds)
     }
 

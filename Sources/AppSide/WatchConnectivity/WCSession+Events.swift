@@ -49,8 +49,9 @@ extension WCSession {
             guard let path = data["path"]?.stringValue else { return }
             let metadata = data["metadata"]?.objectValue ?? [:]
             receiveQueued(data, from: client) { [self] delegate in
-                let file = WCSessionFile(fileURL: URL(fileURLWithPath: path),
-                                         metadata: metadata.isEmpty ? nil : PropertyListConversion.dictionary(from: metadata))
+                let file = WCSessionFile(
+                    fileURL: URL(fileURLWithPath: path),
+                    metadata: metadata.isEmpty ? nil : PropertyListConversion.dictionary(from: metadata))
                 delegate.session(self, didReceive: file)
             }
         case "userInfo.didFinish":
@@ -78,25 +79,27 @@ extension WCSession {
                 responder?.decline()
                 return
             }
-            deliver({ [self] delegate in
-                if let responder {
-                    delegate.session(self, didReceiveMessageData: bytes, replyHandler: { reply in responder.reply(data: reply) })
-                } else {
-                    delegate.session(self, didReceiveMessageData: bytes)
-                }
-                declineIfDefault(responder)
-            }, otherwise: { responder?.decline() })
+            deliver(
+                { [self] delegate in
+                    if let responder {
+                        delegate.session(self, didReceiveMessageData: bytes, replyHandler: { reply in responder.reply(data: reply) })
+                    } else {
+                        delegate.session(self, didReceiveMessageData: bytes)
+                    }
+                    declineIfDefault(responder)
+                }, otherwise: { responder?.decline() })
         } else {
             let message = data["message"]?.objectValue ?? [:]
-            deliver({ [self] delegate in
-                let dictionary = PropertyListConversion.dictionary(from: message)
-                if let responder {
-                    delegate.session(self, didReceiveMessage: dictionary, replyHandler: { reply in responder.reply(reply) })
-                } else {
-                    delegate.session(self, didReceiveMessage: dictionary)
-                }
-                declineIfDefault(responder)
-            }, otherwise: { responder?.decline() })
+            deliver(
+                { [self] delegate in
+                    let dictionary = PropertyListConversion.dictionary(from: message)
+                    if let responder {
+                        delegate.session(self, didReceiveMessage: dictionary, replyHandler: { reply in responder.reply(reply) })
+                    } else {
+                        delegate.session(self, didReceiveMessage: dictionary)
+                    }
+                    declineIfDefault(responder)
+                }, otherwise: { responder?.decline() })
         }
     }
 
@@ -114,9 +117,11 @@ extension WCSession {
 
     /// Hands a received queued item to the delegate, then acknowledges it
     /// (`app.acknowledge`): the daemon counts it delivered once the delegate method returned.
-    private func receiveQueued(_ data: JSONObject, from client: WatchLinkClient,
-                               update: (@Sendable (inout SessionState) -> Void)? = nil,
-                               _ body: @escaping @Sendable (any WCSessionDelegate) -> Void) {
+    private func receiveQueued(
+        _ data: JSONObject, from client: WatchLinkClient,
+        update: (@Sendable (inout SessionState) -> Void)? = nil,
+        _ body: @escaping @Sendable (any WCSessionDelegate) -> Void
+    ) {
         guard let seq = data["seq"]?.intValue else { return }
         // Received: pending from now until the delegate method has returned.
         state.withLock { $0.pendingDeliveries += 1 }
@@ -129,11 +134,13 @@ extension WCSession {
         // app's next launch.
         // The acknowledgement is written before `hasContentPending` can turn false: an app that
         // completes its background task when it does is suspended with nothing unacknowledged.
-        deliver(update: update, { [self] delegate in
-            body(delegate)
-            acknowledge()
-            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }
-        }, otherwise: {})
+        deliver(
+            update: update,
+            { [self] delegate in
+                body(delegate)
+                acknowledge()
+                state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }
+            }, otherwise: {})
     }
 }
 

@@ -4,8 +4,10 @@ import WatchLinkClient
 
 /// Messages and the application context.
 extension WCSession {
-    func sendDictionaryMessage(_ message: [String: Any], replyHandler: (([String: Any]) -> Void)?,
-                               errorHandler: ((any Error) -> Void)?) {
+    func sendDictionaryMessage(
+        _ message: [String: Any], replyHandler: (([String: Any]) -> Void)?,
+        errorHandler: ((any Error) -> Void)?
+    ) {
         let replies = UncheckedBox(replyHandler)
         let errors = UncheckedBox(errorHandler)
         let json: JSONObject

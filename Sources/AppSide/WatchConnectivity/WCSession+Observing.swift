@@ -22,8 +22,10 @@ import WatchLinkObservation
 extension WCSession {
     /// Observes the session's property at `keyPath`; the observation lasts until it is
     /// invalidated or released.
-    public func observe<Value>(_ keyPath: KeyPath<WCSession, Value>, options: NSKeyValueObservingOptions = [],
-                               changeHandler: @escaping (WCSession, NSKeyValueObservedChange<Value>) -> Void) -> NSKeyValueObservation {
+    public func observe<Value>(
+        _ keyPath: KeyPath<WCSession, Value>, options: NSKeyValueObservingOptions = [],
+        changeHandler: @escaping (WCSession, NSKeyValueObservedChange<Value>) -> Void
+    ) -> NSKeyValueObservation {
         if !ObservableValues.properties.contains(where: { $0.keyPath == keyPath }) {
             warn("\(keyPath) is not an observable property of WCSession: its observation never fires")
         }

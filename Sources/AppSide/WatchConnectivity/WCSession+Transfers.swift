@@ -15,23 +15,25 @@ extension WCSession {
             finish(transfer, error: error)
             return transfer
         }
-        request(transfer, complication ? "complication.transfer" : "userInfo.transfer", ["userInfo": .object(json)],
-                fail: { [self] in finish(transfer, error: $0) },
-                named: { [self] id, answer in
-                    if let remaining = answer["remaining"]?.intValue {
-                        state.withLock { $0.remainingComplicationUserInfoTransfers = Int(remaining) }
-                    }
-                    transfers.register(transfer, id: id)
-                    if transfer.assign(transferId: id) { cancel(transfer) }
-                })
+        request(
+            transfer, complication ? "complication.transfer" : "userInfo.transfer", ["userInfo": .object(json)],
+            fail: { [self] in finish(transfer, error: $0) },
+            named: { [self] id, answer in
+                if let remaining = answer["remaining"]?.intValue {
+                    state.withLock { $0.remainingComplicationUserInfoTransfers = Int(remaining) }
+                }
+                transfers.register(transfer, id: id)
+                if transfer.assign(transferId: id) { cancel(transfer) }
+            })
         return transfer
     }
 
     func startFileTransfer(_ url: URL, metadata: [String: Any]?) -> WCSessionFileTransfer {
         let path = Self.absolutePath(of: url)
         let size = (try? URL(fileURLWithPath: path).resourceValues(forKeys: [.fileSizeKey]).fileSize).flatMap { $0 }
-        let transfer = WCSessionFileTransfer(file: WCSessionFile(fileURL: url, metadata: metadata),
-                                             totalBytes: Int64(size ?? 0), session: self)
+        let transfer = WCSessionFileTransfer(
+            file: WCSessionFile(fileURL: url, metadata: metadata),
+            totalBytes: Int64(size ?? 0), session: self)
         guard url.isFileURL else {
             finish(transfer, error: WCError(.invalidParameter, "transferFile needs a file URL, not \(url.absoluteString)"))
             return transfer
@@ -43,20 +45,23 @@ extension WCSession {
             finish(transfer, error: error)
             return transfer
         }
-        request(transfer, "file.transfer", args,
-                fail: { [self] in finish(transfer, error: $0) },
-                named: { [self] id, _ in
-                    transfers.register(transfer, id: id)
-                    if transfer.assign(transferId: id) { cancel(transfer) }
-                })
+        request(
+            transfer, "file.transfer", args,
+            fail: { [self] in finish(transfer, error: $0) },
+            named: { [self] id, _ in
+                transfers.register(transfer, id: id)
+                if transfer.assign(transferId: id) { cancel(transfer) }
+            })
         return transfer
     }
 
     /// Sends the request that starts `transfer`: `named` gets the daemon's id (and its whole
     /// answer), `fail` what went wrong (no connection, the daemon's refusal, no id).
-    private func request(_ transfer: some SessionTransfer, _ op: String, _ args: JSONObject,
-                         fail: @escaping @Sendable (WCError) -> Void,
-                         named: @escaping @Sendable (String, JSONObject) -> Void) {
+    private func request(
+        _ transfer: some SessionTransfer, _ op: String, _ args: JSONObject,
+        fail: @escaping @Sendable (WCError) -> Void,
+        named: @escaping @Sendable (String, JSONObject) -> Void
+    ) {
         let client: WatchLinkClient
         switch sendingClient() {
         case .success(let connected): client = connected
@@ -129,8 +134,8 @@ extension WCSession {
 
     func currentOutstandingUserInfoTransfers() -> [WCSessionUserInfoTransfer] {
         guard case .success(let client) = connectedClient(),
-              case .success(let answer) = callSynchronously(client, "userInfo.outstanding"),
-              let entries = answer["transfers"]?.arrayValue
+            case .success(let answer) = callSynchronously(client, "userInfo.outstanding"),
+            let entries = answer["transfers"]?.arrayValue
         else { return transfers.localUserInfoTransfers().filter(\.isTransferring) }
         var listed: [WCSessionUserInfoTransfer] = []
         for entry in entries {
@@ -141,8 +146,9 @@ extension WCSession {
                 listed.append(known)
             } else {
                 let userInfo = PropertyListConversion.dictionary(from: entry["userInfo"]?.objectValue ?? [:])
-                let found = WCSessionUserInfoTransfer(userInfo: userInfo, isCurrentComplicationInfo: isComplication,
-                                                      session: self, transferId: id)
+                let found = WCSessionUserInfoTransfer(
+                    userInfo: userInfo, isCurrentComplicationInfo: isComplication,
+                    session: self, transferId: id)
                 transfers.register(found, id: id)
                 listed.append(found)
             }
@@ -153,8 +159,8 @@ extension WCSession {
 
     func currentOutstandingFileTransfers() -> [WCSessionFileTransfer] {
         guard case .success(let client) = connectedClient(),
-              case .success(let answer) = callSynchronously(client, "file.outstanding"),
-              let entries = answer["transfers"]?.arrayValue
+            case .success(let answer) = callSynchronously(client, "file.outstanding"),
+            let entries = answer["transfers"]?.arrayValue
         else { return transfers.localFileTransfers().filter(\.isTransferring) }
         var listed: [WCSessionFileTransfer] = []
         for entry in entries {
@@ -165,8 +171,9 @@ extension WCSession {
                 transfer = known
             } else {
                 let metadata = entry["metadata"]?.objectValue ?? [:]
-                let file = WCSessionFile(fileURL: URL(fileURLWithPath: entry["path"]?.stringValue ?? ""),
-                                         metadata: metadata.isEmpty ? nil : PropertyListConversion.dictionary(from: metadata))
+                let file = WCSessionFile(
+                    fileURL: URL(fileURLWithPath: entry["path"]?.stringValue ?? ""),
+                    metadata: metadata.isEmpty ? nil : PropertyListConversion.dictionary(from: metadata))
                 transfer = WCSessionFileTransfer(file: file, totalBytes: total, session: self, transferId: id)
                 transfers.register(transfer, id: id)
             }

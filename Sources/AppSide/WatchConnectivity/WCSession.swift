@@ -60,7 +60,8 @@ open class WCSession: NSObject, @unchecked Sendable {
     /// the session has no connection (activate first).
     @_spi(Testing) public func setApplicationState(_ state: String) -> Bool {
         guard case .success(let client) = connectedClient(),
-              case .success = callSynchronously(client, "app.setState", ["state": .string(state)]) else { return false }
+            case .success = callSynchronously(client, "app.setState", ["state": .string(state)])
+        else { return false }
         return true
     }
 
@@ -142,15 +143,19 @@ open class WCSession: NSObject, @unchecked Sendable {
     /// With a `replyHandler`, the counterpart's `session(_:didReceiveMessage:replyHandler:)`
     /// must answer; otherwise its `session(_:didReceiveMessage:)` gets the message. Exactly
     /// one of `replyHandler` or `errorHandler` is called, on the session's queue.
-    open func sendMessage(_ message: [String: Any], replyHandler: (([String: Any]) -> Void)?,
-                          errorHandler: ((any Error) -> Void)? = nil) {
+    open func sendMessage(
+        _ message: [String: Any], replyHandler: (([String: Any]) -> Void)?,
+        errorHandler: ((any Error) -> Void)? = nil
+    ) {
         sendDictionaryMessage(message, replyHandler: replyHandler, errorHandler: errorHandler)
     }
 
     /// Sends `data` to the reachable counterpart at once; see
     /// ``sendMessage(_:replyHandler:errorHandler:)``.
-    open func sendMessageData(_ data: Data, replyHandler: ((Data) -> Void)?,
-                              errorHandler: ((any Error) -> Void)? = nil) {
+    open func sendMessageData(
+        _ data: Data, replyHandler: ((Data) -> Void)?,
+        errorHandler: ((any Error) -> Void)? = nil
+    ) {
         sendDataMessage(data, replyHandler: replyHandler, errorHandler: errorHandler)
     }
 

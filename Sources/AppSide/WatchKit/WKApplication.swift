@@ -21,15 +21,19 @@ public final class WKApplication: NSObject {
     /// exceeds its budget for background tasks"). One at a time: scheduling another cancels it.
     /// In the foreground at that time the task is ignored. `scheduledCompletion` runs on the
     /// main queue once it is scheduled: with a `WatchKitError` when it could not be.
-    public func scheduleBackgroundRefresh(withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
-                                          scheduledCompletion: @escaping ((any Error)?) -> Void) {
+    public func scheduleBackgroundRefresh(
+        withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
+        scheduledCompletion: @escaping ((any Error)?) -> Void
+    ) {
         WatchKitConnection.shared.schedule(.applicationRefresh, at: preferredFireDate, userInfo: userInfo, completion: scheduledCompletion)
     }
 
     /// Schedules a snapshot refresh: a `WKSnapshotRefreshBackgroundTask` at, not before,
     /// `preferredFireDate`; one at a time.
-    public func scheduleSnapshotRefresh(withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
-                                        scheduledCompletion: @escaping ((any Error)?) -> Void) {
+    public func scheduleSnapshotRefresh(
+        withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
+        scheduledCompletion: @escaping ((any Error)?) -> Void
+    ) {
         WatchKitConnection.shared.schedule(.snapshot, at: preferredFireDate, userInfo: userInfo, completion: scheduledCompletion)
     }
 }
@@ -50,16 +54,22 @@ public final class WKExtension: NSObject {
     public var applicationState: WKApplicationState { WatchApp.applicationState }
 
     /// See ``WKApplication/scheduleBackgroundRefresh(withPreferredDate:userInfo:scheduledCompletion:)``.
-    public func scheduleBackgroundRefresh(withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
-                                          scheduledCompletion: @escaping ((any Error)?) -> Void) {
-        WKApplication.shared().scheduleBackgroundRefresh(withPreferredDate: preferredFireDate, userInfo: userInfo,
-                                                         scheduledCompletion: scheduledCompletion)
+    public func scheduleBackgroundRefresh(
+        withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
+        scheduledCompletion: @escaping ((any Error)?) -> Void
+    ) {
+        WKApplication.shared().scheduleBackgroundRefresh(
+            withPreferredDate: preferredFireDate, userInfo: userInfo,
+            scheduledCompletion: scheduledCompletion)
     }
 
     /// See ``WKApplication/scheduleSnapshotRefresh(withPreferredDate:userInfo:scheduledCompletion:)``.
-    public func scheduleSnapshotRefresh(withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
-                                        scheduledCompletion: @escaping ((any Error)?) -> Void) {
-        WKApplication.shared().scheduleSnapshotRefresh(withPreferredDate: preferredFireDate, userInfo: userInfo,
-                                                       scheduledCompletion: scheduledCompletion)
+    public func scheduleSnapshotRefresh(
+        withPreferredDate preferredFireDate: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
+        scheduledCompletion: @escaping ((any Error)?) -> Void
+    ) {
+        WKApplication.shared().scheduleSnapshotRefresh(
+            withPreferredDate: preferredFireDate, userInfo: userInfo,
+            scheduledCompletion: scheduledCompletion)
     }
 }

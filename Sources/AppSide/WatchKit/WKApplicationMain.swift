@@ -3,6 +3,7 @@ import Foundation
 import LinkJSON
 import WatchLinkClient
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Runs a watch app: makes its delegate, attaches the app's WatchKit to its watch's daemon
 /// (`watchd`), tells the delegate of its launch, hands it the background tasks and state changes
 /// watchOS gives it, and runs the main queue (so `DispatchQueue.main.async` in delegate code

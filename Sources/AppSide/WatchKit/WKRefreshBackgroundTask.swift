@@ -88,8 +88,10 @@ public final class WKSnapshotRefreshBackgroundTask: WKRefreshBackgroundTask, @un
 
     /// Completes the snapshot task. With an `estimatedSnapshotExpiration` other than
     /// `Date.distantFuture` the system schedules the next snapshot refresh for then.
-    public func setTaskCompleted(restoredDefaultState: Bool, estimatedSnapshotExpiration expirationDate: Date?,
-                                 userInfo: (any NSSecureCoding & NSObjectProtocol)?) {
+    public func setTaskCompleted(
+        restoredDefaultState: Bool, estimatedSnapshotExpiration expirationDate: Date?,
+        userInfo: (any NSSecureCoding & NSObjectProtocol)?
+    ) {
         complete(snapshot: true)
         guard let expirationDate, expirationDate < Date.distantFuture else { return }
         WatchKitConnection.shared.schedule(.snapshot, at: expirationDate, userInfo: userInfo) { error in

@@ -53,8 +53,10 @@ final class WatchKitConnection: Sendable {
     }
 
     /// Schedules a task of `kind` at `date`; `completion` runs on the main queue.
-    func schedule(_ kind: TaskKind, at date: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
-                  completion: @escaping ((any Error)?) -> Void) {
+    func schedule(
+        _ kind: TaskKind, at date: Date, userInfo: (any NSSecureCoding & NSObjectProtocol)?,
+        completion: @escaping ((any Error)?) -> Void
+    ) {
         let done = UncheckedBox(completion)
         let finish: @Sendable ((any Error)?) -> Void = { error in
             let error = error.map { UncheckedBox($0) }

@@ -1,5 +1,6 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// The domain of WatchKit's errors.
 public let WatchKitErrorDomain = "WatchKitErrorDomain"
 

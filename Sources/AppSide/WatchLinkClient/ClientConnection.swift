@@ -145,9 +145,11 @@ final class ClientConnection: @unchecked Sendable {
         }
         let (reason, pending, closeHandlers, continuation) = state.withLock { state in
             state.closed = true
-            let taken = (state.closeReason ?? .connection("the connection to \(path) is closed"),
-                         state.pending.sorted { $0.key < $1.key }.map(\.value.completion),
-                         state.closeHandlers, state.continuation)
+            let taken = (
+                state.closeReason ?? .connection("the connection to \(path) is closed"),
+                state.pending.sorted { $0.key < $1.key }.map(\.value.completion),
+                state.closeHandlers, state.continuation
+            )
             state.pending = [:]
             state.closeHandlers = []
             state.eventHandlers = []
@@ -203,12 +205,14 @@ final class ClientConnection: @unchecked Sendable {
         }
         if let name = object["event"] {
             guard let name = name.stringValue else { return "an event whose name is not a string: \(object)" }
-            deliver(WatchLinkEvent(name: name, at: object["at"]?.stringValue ?? "",
-                                   data: object["data"]?.objectValue ?? [:]))
+            deliver(
+                WatchLinkEvent(
+                    name: name, at: object["at"]?.stringValue ?? "",
+                    data: object["data"]?.objectValue ?? [:]))
             return nil
         }
         guard let id = object["id"]?.intValue,
-              let waiting = state.withLock({ $0.pending.removeValue(forKey: id) })
+            let waiting = state.withLock({ $0.pending.removeValue(forKey: id) })
         else { return nil }  // an answer to no call of ours (a `null` id, for instance)
         waiting.completion(Self.result(of: object, op: waiting.op))
         return nil

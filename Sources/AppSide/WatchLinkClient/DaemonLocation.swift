@@ -59,6 +59,7 @@ package struct DaemonLocation: Sendable, Hashable {
     /// why, and how to point it at one.
     package func unreachable(_ error: WatchLinkError, framework: String) -> String {
         let daemon = side?.daemonName ?? "the WatchLink daemon"
-        return "\(framework) cannot reach \(daemon): \(error.message) (start it with --home DIR and set \(Self.homeVariable)=DIR and \(Self.sideVariable)=phone|watch, or \(Self.controlVariable) to its control socket)"
+        return
+            "\(framework) cannot reach \(daemon): \(error.message) (start it with --home DIR and set \(Self.homeVariable)=DIR and \(Self.sideVariable)=phone|watch, or \(Self.controlVariable) to its control socket)"
     }
 }

@@ -71,7 +71,8 @@ package enum PropertyListJSON {
         }
         if let dictionary = value as? [String: Any] {
             if dictionary.count == 1, let key = dictionary.keys.first, key == PlistJSON.dataKey || key == PlistJSON.dateKey {
-                throw unsupported(path, "a dictionary whose only key is '\(key)', which the control protocol reads as \(key == PlistJSON.dataKey ? "Data" : "a Date")")
+                throw unsupported(
+                    path, "a dictionary whose only key is '\(key)', which the control protocol reads as \(key == PlistJSON.dataKey ? "Data" : "a Date")")
             }
             var object = JSONObject()
             for key in dictionary.keys.sorted() {

@@ -108,4 +108,3 @@ package final class SystemConnection: Sendable {
         client.onEvent(handler)
     }
 }
-

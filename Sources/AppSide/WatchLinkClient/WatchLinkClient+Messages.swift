@@ -5,13 +5,16 @@ extension WatchLinkClient {
     /// `message.send` (`sendMessage(_:replyHandler:errorHandler:)`).
     ///
     /// - Parameters:
+    ///   - message: the dictionary to send, property-list values as JSON (docs/control-protocol.md).
     ///   - wantsReply: whether the sender has a reply handler.
     ///   - timeoutMs: how long to wait for the reply (the daemon's default is 10,000 ms).
     /// - Returns: the reply when `wantsReply`; `nil` once the other side has a message that
     ///   wants none.
     @discardableResult
-    public func sendMessage(_ message: JSONObject, wantsReply: Bool = false,
-                            timeoutMs: Int? = nil) async throws(WatchLinkError) -> JSONObject? {
+    public func sendMessage(
+        _ message: JSONObject, wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> JSONObject? {
         var args: JSONObject = ["message": .object(message)]
         if wantsReply { args["wantsReply"] = true }
         if let timeoutMs { args["timeoutMs"] = .int(Int64(timeoutMs)) }
@@ -23,8 +26,10 @@ extension WatchLinkClient {
     ///
     /// - Returns: the reply's bytes when `wantsReply`, else `nil`.
     @discardableResult
-    public func sendMessageData(_ data: [UInt8], wantsReply: Bool = false,
-                                timeoutMs: Int? = nil) async throws(WatchLinkError) -> [UInt8]? {
+    public func sendMessageData(
+        _ data: [UInt8], wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> [UInt8]? {
         var args: JSONObject = ["data": WatchLinkData.json(data)]
         if wantsReply { args["wantsReply"] = true }
         if let timeoutMs { args["timeoutMs"] = .int(Int64(timeoutMs)) }
@@ -38,8 +43,10 @@ extension WatchLinkClient {
 
     /// `message.sendData` with Foundation's `Data`.
     @discardableResult
-    public func sendMessageData(_ data: Data, wantsReply: Bool = false,
-                                timeoutMs: Int? = nil) async throws(WatchLinkError) -> Data? {
+    public func sendMessageData(
+        _ data: Data, wantsReply: Bool = false,
+        timeoutMs: Int? = nil
+    ) async throws(WatchLinkError) -> Data? {
         try await sendMessageData([UInt8](data), wantsReply: wantsReply, timeoutMs: timeoutMs).map { Data($0) }
     }
 
@@ -67,13 +74,16 @@ extension WatchLinkClient {
     /// `replies.set`: how this side answers messages that want a reply.
     ///
     /// - Parameters:
+    ///   - mode: how messages that want a reply are answered.
     ///   - reply: the dictionary `fixed` answers with.
     ///   - replyData: the bytes `fixed` answers data messages with.
     ///   - delayMs: how long automatic replies wait.
     /// - Returns: the configuration now.
     @discardableResult
-    public func setReplies(mode: WatchLinkReplyMode, reply: JSONObject? = nil, replyData: [UInt8]? = nil,
-                           delayMs: Int? = nil) async throws(WatchLinkError) -> JSONObject {
+    public func setReplies(
+        mode: WatchLinkReplyMode, reply: JSONObject? = nil, replyData: [UInt8]? = nil,
+        delayMs: Int? = nil
+    ) async throws(WatchLinkError) -> JSONObject {
         var args: JSONObject = ["mode": .string(mode.rawValue)]
         if let reply { args["reply"] = .object(reply) }
         if let replyData { args["replyData"] = WatchLinkData.json(replyData) }

@@ -45,15 +45,18 @@ extension WatchLinkClient {
     ///   - state: `foreground` or `background`.
     ///   - handles: the delegate's message methods; a message for one it lacks fails on the
     ///     sender with 7014. `nil` sends none (the daemon assumes every method).
-    public func attachApp(state: WatchLinkAppState = .foreground,
-                          handles: WatchLinkAppHandles? = nil) async throws(WatchLinkError) -> WatchLinkAttachment {
+    public func attachApp(
+        state: WatchLinkAppState = .foreground,
+        handles: WatchLinkAppHandles? = nil
+    ) async throws(WatchLinkError) -> WatchLinkAttachment {
         var args: JSONObject = ["state": .string(state.rawValue)]
         if let handles { args["handles"] = .array(handles.names.map { .string($0) }) }
         let result = try await call("app.attach", args)
         let reader = ResultReader(result, op: "app.attach")
-        return WatchLinkAttachment(appState: try reader.value("appState", as: WatchLinkAppState.self),
-                                   activationState: try reader.value("activationState", as: WatchLinkActivationState.self),
-                                   isReachable: try reader.bool("isReachable"), raw: result)
+        return WatchLinkAttachment(
+            appState: try reader.value("appState", as: WatchLinkAppState.self),
+            activationState: try reader.value("activationState", as: WatchLinkActivationState.self),
+            isReachable: try reader.bool("isReachable"), raw: result)
     }
 
     /// `app.setState`: the app enters the foreground, the background, or stops running.
@@ -87,8 +90,9 @@ extension WatchLinkClient {
         if let up { args["up"] = .bool(up) }
         if let latencyMs { args["latencyMs"] = .int(Int64(latencyMs)) }
         let reader = ResultReader(try await call("link.set", args), op: "link.set")
-        return WatchLinkLinkState(up: try reader.bool("up"), latencyMs: try reader.int("latencyMs"),
-                                  connected: try reader.bool("connected"))
+        return WatchLinkLinkState(
+            up: try reader.bool("up"), latencyMs: try reader.int("latencyMs"),
+            connected: try reader.bool("connected"))
     }
 
     /// `app.acknowledge`: the attached app's delegate returned for every item handed to it up

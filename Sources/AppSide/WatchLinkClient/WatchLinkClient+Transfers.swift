@@ -55,9 +55,10 @@ extension WatchLinkClient {
     /// `userInfo.outstanding`: the transfers not yet acknowledged by the other side, oldest first.
     public func outstandingUserInfo() async throws(WatchLinkError) -> [WatchLinkOutstandingUserInfo] {
         try ResultReader(try await call("userInfo.outstanding"), op: "userInfo.outstanding").objects("transfers") { entry throws(WatchLinkError) in
-            WatchLinkOutstandingUserInfo(transferId: try entry.string("transferId"), userInfo: try entry.object("userInfo"),
-                                         isTransferring: entry.optionalBool("isTransferring") ?? false,
-                                         isCurrentComplicationInfo: entry.optionalBool("isCurrentComplicationInfo") ?? false)
+            WatchLinkOutstandingUserInfo(
+                transferId: try entry.string("transferId"), userInfo: try entry.object("userInfo"),
+                isTransferring: entry.optionalBool("isTransferring") ?? false,
+                isCurrentComplicationInfo: entry.optionalBool("isCurrentComplicationInfo") ?? false)
         }
     }
 
@@ -87,11 +88,12 @@ extension WatchLinkClient {
     /// `file.outstanding`: the file transfers not yet delivered, oldest first.
     public func outstandingFiles() async throws(WatchLinkError) -> [WatchLinkOutstandingFile] {
         try ResultReader(try await call("file.outstanding"), op: "file.outstanding").objects("transfers") { entry throws(WatchLinkError) in
-            WatchLinkOutstandingFile(transferId: try entry.string("transferId"), path: try entry.string("path"),
-                                     metadata: entry.object["metadata"]?.objectValue ?? [:],
-                                     totalBytes: Int64(try entry.int("totalBytes")),
-                                     completedBytes: Int64(entry.optionalInt("completedBytes") ?? 0),
-                                     isTransferring: entry.optionalBool("isTransferring") ?? false)
+            WatchLinkOutstandingFile(
+                transferId: try entry.string("transferId"), path: try entry.string("path"),
+                metadata: entry.object["metadata"]?.objectValue ?? [:],
+                totalBytes: Int64(try entry.int("totalBytes")),
+                completedBytes: Int64(entry.optionalInt("completedBytes") ?? 0),
+                isTransferring: entry.optionalBool("isTransferring") ?? false)
         }
     }
 

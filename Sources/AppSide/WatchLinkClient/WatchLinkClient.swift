@@ -77,8 +77,10 @@ public final class WatchLinkClient: Sendable {
     /// The request line is written before this method returns, so requests made one after
     /// the other reach the daemon in that order. `completion` runs on the client's serial
     /// queue, in the order the answers arrive, interleaved with the ``onEvent(_:)`` handlers.
-    public func send(_ op: String, _ args: JSONObject = [:],
-                     completion: @escaping @Sendable (Result<JSONObject, WatchLinkError>) -> Void) {
+    public func send(
+        _ op: String, _ args: JSONObject = [:],
+        completion: @escaping @Sendable (Result<JSONObject, WatchLinkError>) -> Void
+    ) {
         connection.send(op, args, completion: completion)
     }
 

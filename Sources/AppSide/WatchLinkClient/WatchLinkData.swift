@@ -23,7 +23,7 @@ public enum WatchLinkData {
     /// The data of a `{"$data": "<base64>"}` value; `nil` when `value` is not one.
     public static func data(_ value: JSONValue) -> Data? {
         guard case .object(let object) = value, object.count == 1,
-              let text = object[PlistJSON.dataKey]?.stringValue
+            let text = object[PlistJSON.dataKey]?.stringValue
         else { return nil }
         return Data(base64Encoded: text)
     }
@@ -37,7 +37,7 @@ public enum WatchLinkData {
     /// The date of a `{"$date": "<ISO 8601>"}` value; `nil` when `value` is not one.
     public static func date(_ value: JSONValue) -> Date? {
         guard case .object(let object) = value, object.count == 1,
-              let text = object[PlistJSON.dateKey]?.stringValue
+            let text = object[PlistJSON.dateKey]?.stringValue
         else { return nil }
         return ISO8601Timestamp.date(from: text)
     }

@@ -1,14 +1,22 @@
 /// A session's activation state as the daemon names it (`WCSessionActivationState`).
 public enum WatchLinkActivationState: String, Sendable, Hashable, CaseIterable {
+    /// Not activated yet: nothing can be sent (7004 `sessionNotActivated`).
     case notActivated
+    /// A phone's session after a watch switch, still delivering what the previous watch sent;
+    /// new sends fail with 7016 `sessionInactive`.
     case inactive
+    /// Activated: the session sends and receives.
     case activated
 }
 
 /// The app's state on one side (`app.setState`, `app.stateDidChange`).
 public enum WatchLinkAppState: String, Sendable, Hashable, CaseIterable {
+    /// Running in the foreground: reachable on either side.
     case foreground
+    /// Running in the background: a phone app is still reachable (a watch message wakes it),
+    /// a watch app is not.
     case background
+    /// Not running: what the daemon receives waits for the app's next launch.
     case notRunning
 }
 
@@ -31,10 +39,16 @@ public enum WatchLinkReplyMode: String, Sendable, Hashable, CaseIterable {
 /// A device flag that `device.set` changes: the phone's `isPaired`, `isWatchAppInstalled`,
 /// `isComplicationEnabled`; the watch's `isCompanionAppInstalled`, `isWatchOnlyApp`.
 public enum WatchLinkDeviceFlag: String, Sendable, Hashable, CaseIterable {
+    /// Phone: a watch is paired (false: sends fail with 7005 `deviceNotPaired`).
     case isPaired
+    /// Phone: the watch app is installed (false: sends fail with 7006 `watchAppNotInstalled`).
     case isWatchAppInstalled
+    /// Phone: the app's complication is on the watch face, so complication userInfo counts
+    /// against the daily budget.
     case isComplicationEnabled
+    /// Watch: the iOS app is installed (false: sends fail with 7018 `companionAppNotInstalled`).
     case isCompanionAppInstalled
+    /// Watch: the app runs without an iOS app (sends fail with 7019 `watchOnlyApp`).
     case isWatchOnlyApp
 }
 

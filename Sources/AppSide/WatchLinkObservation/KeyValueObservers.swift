@@ -28,8 +28,10 @@ package final class KeyValueObservers<Root: AnyObject>: @unchecked Sendable {
     package init() {}
 
     /// Registers `handler` for `keyPath` of `root`, whose current value is `current`.
-    package func observe<Value>(_ root: Root, _ keyPath: KeyPath<Root, Value>, current: Value, options: NSKeyValueObservingOptions,
-                                changeHandler: @escaping (Root, NSKeyValueObservedChange<Value>) -> Void) -> NSKeyValueObservation {
+    package func observe<Value>(
+        _ root: Root, _ keyPath: KeyPath<Root, Value>, current: Value, options: NSKeyValueObservingOptions,
+        changeHandler: @escaping (Root, NSKeyValueObservedChange<Value>) -> Void
+    ) -> NSKeyValueObservation {
         let id = nextId.withLock { next -> UInt64 in
             defer { next += 1 }
             return next
@@ -53,8 +55,11 @@ package final class KeyValueObservers<Root: AnyObject>: @unchecked Sendable {
         entries.withLock { $0[id] = Entry(keyPath: keyPath, options: options, notify: notify) }
         #endif
         if options.contains(.initial) {
-            changeHandler(root, NSKeyValueObservedChange(kind: .setting, newValue: options.contains(.new) ? current : nil,
-                                                         oldValue: nil, indexes: nil, isPrior: false))
+            changeHandler(
+                root,
+                NSKeyValueObservedChange(
+                    kind: .setting, newValue: options.contains(.new) ? current : nil,
+                    oldValue: nil, indexes: nil, isPrior: false))
         }
         return observation
     }

@@ -4,12 +4,15 @@ import Foundation
 /// the running program or of a loaded bundle that has `phoned` beside it (a test bundle in
 /// `.build/debug`), else `.build/debug`.
 public enum DaemonBinaries {
+    /// The directory found, once per process.
     public static let directory: URL = {
         if let dir = ProcessInfo.processInfo.environment["WATCHLINK_BIN_DIR"], !dir.isEmpty {
             return URL(fileURLWithPath: dir)
         }
-        var candidates = [URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent(),
-                          Bundle.main.bundleURL]
+        var candidates = [
+            URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
         candidates += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         for start in candidates {
             var url = start

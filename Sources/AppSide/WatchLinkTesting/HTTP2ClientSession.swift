@@ -27,12 +27,15 @@ final class HTTP2ClientSession {
         self.connection = connection
         self.authority = authority
         var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw Self.failure("nghttp2_session_callbacks_new", NGHTTP2_ERR_NOMEM.rawValue) }
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw Self.failure("nghttp2_session_callbacks_new", NGHTTP2_ERR_NOMEM.rawValue)
+        }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            HTTP2ClientSession.from(user).header(frame.pointee.hd.stream_id, String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                                                 String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+            HTTP2ClientSession.from(user).header(
+                frame.pointee.hd.stream_id, String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamId, data, length, user in
@@ -135,8 +138,9 @@ final class HTTP2ClientSession {
         var offset = 0
         var nva: [nghttp2_nv] = zip(names, values).map { name, value in
             defer { offset += name.count + value.count }
-            return nghttp2_nv(name: storage + offset, value: storage + offset + name.count, namelen: name.count, valuelen: value.count,
-                              flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            return nghttp2_nv(
+                name: storage + offset, value: storage + offset + name.count, namelen: name.count, valuelen: value.count,
+                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         return nva.withUnsafeMutableBufferPointer { body($0) }
     }

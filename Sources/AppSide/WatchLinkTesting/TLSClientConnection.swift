@@ -31,8 +31,9 @@ final class TLSClientConnection {
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1, wl_ssl_ctx_set_min_tls12(context) == 1,
-              SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0,
-              let ssl = SSL_new(context), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem()) else {
+            SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) == 0,
+            let ssl = SSL_new(context), let input = BIO_new(BIO_s_mem()), let output = BIO_new(BIO_s_mem())
+        else {
             let detail = OpenSSLError("setting up TLS")
             SSL_CTX_free(context)
             Syscall.close(fd)
@@ -65,7 +66,8 @@ final class TLSClientConnection {
             guard SSL_get_error(ssl, result) == SSL_ERROR_WANT_READ else {
                 let verify = SSL_get_verify_result(ssl)
                 let why = verify == X509_V_OK ? "" : " (certificate: \(String(cString: X509_verify_cert_error_string(verify))))"
-                throw WatchLinkTestingError("TLS handshake with \(peer) as \(serverName), trusting \(caFile), failed\(why): \(OpenSSLError("SSL_do_handshake"))")
+                throw WatchLinkTestingError(
+                    "TLS handshake with \(peer) as \(serverName), trusting \(caFile), failed\(why): \(OpenSSLError("SSL_do_handshake"))")
             }
             guard try fill() else { throw WatchLinkTestingError("\(peer) closed the connection during the TLS handshake") }
         }

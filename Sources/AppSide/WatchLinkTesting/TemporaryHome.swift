@@ -3,8 +3,10 @@ import LinkSystem
 /// A short temporary directory under /tmp (a Unix socket path has at most 108 bytes), removed
 /// by ``remove()``.
 public final class TemporaryHome: @unchecked Sendable {
+    /// The directory, `/tmp/wl-XXXXXX`.
     public let path: String
 
+    /// Makes a new directory, private to this user (mode 0700).
     public init() {
         do {
             path = try FileSystem.makeTemporaryDirectory(prefix: "wl-")
@@ -13,6 +15,7 @@ public final class TemporaryHome: @unchecked Sendable {
         }
     }
 
+    /// Removes the directory and everything in it.
     public func remove() {
         try? FileSystem.removeRecursively(path)
     }

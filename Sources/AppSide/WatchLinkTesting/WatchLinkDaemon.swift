@@ -5,16 +5,25 @@ import LinkSystem
 /// One spawned daemon (`phoned` or `watchd`) of the package's build, in a home of its own or
 /// shared: started, waited for, signalled and stopped by its pid, its output kept in a log file.
 public final class WatchLinkDaemon: @unchecked Sendable {
+    /// The program: `phoned` or `watchd`.
     public let name: String
+    /// Its WatchLink home (`--home`).
     public let home: String
+    /// Its command line after the program's path.
     public let arguments: [String]
+    /// The file its standard output and standard error go to; each start appends.
     public let logPath: String
     /// The environment it runs with (the caller's by default).
     public var environment: [String: String]
+    /// The process of the last start, running or not; nil before the first.
     public private(set) var process: Process?
 
-    public init(_ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil,
-                logLevel: String = "debug", environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// A daemon to start, with `--home home --log-level logLevel` and `extraArguments`, its
+    /// output in `logPath` (else `HOME/NAME.log`). Nothing runs before ``start()``.
+    public init(
+        _ name: String, home: String, extraArguments: [String] = [], logPath: String? = nil,
+        logLevel: String = "debug", environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.name = name
         self.home = home
         arguments = ["--home", home, "--log-level", logLevel] + extraArguments
@@ -22,11 +31,15 @@ public final class WatchLinkDaemon: @unchecked Sendable {
         self.environment = environment
     }
 
+    /// The pid of the last start; 0 before the first.
     public var pid: Int32 { process?.processIdentifier ?? 0 }
+    /// Whether the process of the last start is running.
     public var isRunning: Bool { process?.isRunning ?? false }
     /// Its control socket: `HOME/phone.ctl` or `HOME/watch.ctl`.
     public var controlPath: String { home + (name == "phoned" ? "/phone.ctl" : "/watch.ctl") }
 
+    /// Spawns the daemon from ``DaemonBinaries`` and returns at once; ``waitUntilReady(timeout:)``
+    /// waits for its control socket.
     @discardableResult
     public func start() throws -> WatchLinkDaemon {
         let process = Process()
@@ -82,6 +95,7 @@ public final class WatchLinkDaemon: @unchecked Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
+    /// Sends `signal` (`SIGSTOP`, `SIGTERM`, ...) to the process, if it is running.
     public func signal(_ signal: Int32) {
         guard let process, process.isRunning else { return }
         SystemCalls.signal(process.processIdentifier, signal)
@@ -116,6 +130,8 @@ public final class WatchLinkDaemon: @unchecked Sendable {
 
 /// What went wrong starting or stopping daemons, in words.
 public struct WatchLinkTestingError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, in words (with the daemon's log when one failed to start or link).
     public let description: String
+    /// An error that says `description`.
     public init(_ description: String) { self.description = description }
 }

@@ -13,6 +13,7 @@ import LinkTrace
 /// (`phone.ctl`, `watch.ctl`); every further watch has a home of its own, linked to the phone's
 /// `link.sock` with the phone's `pairing.key`.
 public final class WatchLinkPair: @unchecked Sendable {
+    /// phoned.
     public let phone: WatchLinkDaemon
     /// The watches, in the order they were started; the first is the phone's active watch.
     public let watches: [WatchLinkDaemon]
@@ -24,8 +25,10 @@ public final class WatchLinkPair: @unchecked Sendable {
     /// Starts phoned and `watchCount` watches (device ids `watch-1`, `watch-2`, ...), and
     /// returns once each watch is linked on both ends (phoned lists it as connected).
     /// `activate` starts each daemon with its session activated (`--activate`).
-    public static func start(watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
-                             watchArguments: [String] = [], timeout: Double = 10) throws -> WatchLinkPair {
+    public static func start(
+        watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
+        watchArguments: [String] = [], timeout: Double = 10
+    ) throws -> WatchLinkPair {
         precondition(watchCount >= 1, "a pair has at least one watch")
         let shared = TemporaryHome()
         var homes = [shared]
@@ -81,8 +84,9 @@ public final class WatchLinkPair: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if (try? client.call("status"))?["link"]?["connected"]?.boolValue == true,
-               let watches = (try? phoneClient.call("status"))?["pairedWatches"]?.arrayValue,
-               watches.contains(where: { $0["deviceId"]?.stringValue == deviceId && $0["isConnected"]?.boolValue == true }) {
+                let watches = (try? phoneClient.call("status"))?["pairedWatches"]?.arrayValue,
+                watches.contains(where: { $0["deviceId"]?.stringValue == deviceId && $0["isConnected"]?.boolValue == true })
+            {
                 return
             }
             Thread.sleep(forTimeInterval: 0.005)
@@ -147,8 +151,10 @@ public final class WatchLinkPair: @unchecked Sendable {
 /// Runs `body` with a started pair and stops it afterwards; when `body` throws, the daemons'
 /// logs are kept (see ``WatchLinkPair/stop(keepingLogs:)``). For Swift Testing and plain code;
 /// XCTest cases can use `XCTestCase.startWatchLinkPair()`.
-public func withWatchLinkPair<T>(watchCount: Int = 1, activate: Bool = false,
-                                 _ body: (WatchLinkPair) async throws -> T) async throws -> T {
+public func withWatchLinkPair<T>(
+    watchCount: Int = 1, activate: Bool = false,
+    _ body: (WatchLinkPair) async throws -> T
+) async throws -> T {
     let pair = try WatchLinkPair.start(watchCount: watchCount, activate: activate)
     do {
         let result = try await body(pair)

@@ -35,6 +35,7 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
     public struct Endpoint: Sendable {
         /// The address it listens on (an IP literal).
         public var host: String
+        /// The TCP port: `port` of phoned's `push.endpoint` (its development endpoint), or of one of its `environments`.
         public var port: UInt16
         /// The CA certificate (PEM) to trust: phoned's `caFile`.
         public var caFile: String
@@ -73,27 +74,34 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
 
     /// Sets `phone` up for a provider and returns one: `push.config` with `bundleId` and
     /// `teamId`, a new key from `push.keys.create`, the endpoint from `push.endpoint`.
-    public static func configure(_ phone: WatchLinkDaemon, bundleId: String = "com.example.files",
-                                 teamId: String = "TEAM123456") throws -> WatchLinkPushProvider {
+    public static func configure(
+        _ phone: WatchLinkDaemon, bundleId: String = "com.example.files",
+        teamId: String = "TEAM123456"
+    ) throws -> WatchLinkPushProvider {
         try configure(controlSocketPath: phone.controlPath, bundleId: bundleId, teamId: teamId)
     }
 
     /// ``configure(_:bundleId:teamId:)`` for the phoned listening at `controlSocketPath`.
-    public static func configure(controlSocketPath: String, bundleId: String = "com.example.files",
-                                 teamId: String = "TEAM123456") throws -> WatchLinkPushProvider {
+    public static func configure(
+        controlSocketPath: String, bundleId: String = "com.example.files",
+        teamId: String = "TEAM123456"
+    ) throws -> WatchLinkPushProvider {
         let client = try ControlClient(socketPath: controlSocketPath, timeoutSeconds: 10)
         defer { client.close() }
         _ = try client.call("push.config", ["bundleId": .string(bundleId), "teamId": .string(teamId)])
         let key = try client.call("push.keys.create")
         let place = try client.call("push.endpoint")
         guard let pem = key["privateKeyPEM"]?.stringValue, let keyId = key["keyId"]?.stringValue,
-              let host = place["host"]?.stringValue, let port = place["port"]?.intValue, let caFile = place["caFile"]?.stringValue else {
+            let host = place["host"]?.stringValue, let port = place["port"]?.intValue, let caFile = place["caFile"]?.stringValue
+        else {
             throw WatchLinkTestingError("phoned's push.keys.create or push.endpoint answer lacks a field: \(key) \(place)")
         }
         let tokens = try APNsProviderTokens(privateKeyPEM: pem, keyId: keyId, teamId: teamId)
-        return WatchLinkPushProvider(endpoint: Endpoint(host: host, port: UInt16(port), caFile: caFile,
-                                                        serverName: place["serverName"]?.stringValue ?? "localhost"),
-                                     bundleId: bundleId, tokens: tokens)
+        return WatchLinkPushProvider(
+            endpoint: Endpoint(
+                host: host, port: UInt16(port), caFile: caFile,
+                serverName: place["serverName"]?.stringValue ?? "localhost"),
+            bundleId: bundleId, tokens: tokens)
     }
 
     /// How many connections have been made so far (1 while the endpoint keeps the first open).
@@ -107,16 +115,21 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
     /// topic (by default the bundle id with the push type's suffix, `.pushkit.fileprovider` for
     /// `fileprovider`), the current provider token, and `headers` (e.g. `apns-id`,
     /// `apns-priority`).
-    public func send(_ payload: [UInt8], to deviceToken: String, pushType: String = "fileprovider", topic: String? = nil,
-                     headers: [(String, String)] = []) throws -> Response {
-        let fields = [("authorization", "bearer " + (try tokens.token())), ("apns-push-type", pushType),
-                      ("apns-topic", topic ?? bundleId + Self.topicSuffix(pushType))] + headers
+    public func send(
+        _ payload: [UInt8], to deviceToken: String, pushType: String = "fileprovider", topic: String? = nil,
+        headers: [(String, String)] = []
+    ) throws -> Response {
+        let fields =
+            [
+                ("authorization", "bearer " + (try tokens.token())), ("apns-push-type", pushType),
+                ("apns-topic", topic ?? bundleId + Self.topicSuffix(pushType)),
+            ] + headers
         lock.lock()
         defer { lock.unlock() }
         let answer: HTTP2ClientSession.Response
         do {
             answer = try openSession().send(method: "POST", path: "/3/device/" + deviceToken, headers: fields, body: payload)
-        } catch where session != nil && !isFresh {
+        } catch  where session != nil && !isFresh {
             // A kept connection the endpoint ended meanwhile (idle timeout, GOAWAY): once more on a new one.
             session = nil
             do {
@@ -131,16 +144,18 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
         }
         isFresh = false
         let body = answer.body.isEmpty ? nil : try? JSON.parse(answer.body)
-        return Response(status: answer.status, apnsId: answer.header("apns-id"), reason: body?["reason"]?.stringValue,
-                        timestamp: body?["timestamp"]?.intValue, body: answer.body)
+        return Response(
+            status: answer.status, apnsId: answer.header("apns-id"), reason: body?["reason"]?.stringValue,
+            timestamp: body?["timestamp"]?.intValue, body: answer.body)
     }
 
     /// The kept session, or a new connection when there is none or the endpoint ended it.
     private func openSession() throws -> HTTP2ClientSession {
         if let session, session.isUsable { return session }
         session = nil
-        let connection = try TLSClientConnection(host: endpoint.host, port: endpoint.port, caFile: endpoint.caFile,
-                                                 serverName: endpoint.serverName, timeoutMilliseconds: timeoutMilliseconds)
+        let connection = try TLSClientConnection(
+            host: endpoint.host, port: endpoint.port, caFile: endpoint.caFile,
+            serverName: endpoint.serverName, timeoutMilliseconds: timeoutMilliseconds)
         let opened = try HTTP2ClientSession(connection: connection, authority: "\(endpoint.serverName):\(endpoint.port)")
         session = opened
         isFresh = true
@@ -149,8 +164,10 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
     }
 
     /// ``send(_:to:pushType:topic:headers:)`` to a token as PushKit's credentials hold it.
-    public func send(_ payload: [UInt8], to deviceToken: Data, pushType: String = "fileprovider", topic: String? = nil,
-                     headers: [(String, String)] = []) throws -> Response {
+    public func send(
+        _ payload: [UInt8], to deviceToken: Data, pushType: String = "fileprovider", topic: String? = nil,
+        headers: [(String, String)] = []
+    ) throws -> Response {
         try send(payload, to: deviceToken.map { String(format: "%02x", $0) }.joined(), pushType: pushType, topic: topic, headers: headers)
     }
 

@@ -4,10 +4,13 @@ import XCTest
 extension XCTestCase {
     /// Starts a pair for this test and stops it when the test ends, keeping the daemons' logs
     /// (and saying where) when the test failed.
-    public func startWatchLinkPair(watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
-                                   watchArguments: [String] = []) throws -> WatchLinkPair {
-        let pair = try WatchLinkPair.start(watchCount: watchCount, activate: activate, phoneArguments: phoneArguments,
-                                           watchArguments: watchArguments)
+    public func startWatchLinkPair(
+        watchCount: Int = 1, activate: Bool = false, phoneArguments: [String] = [],
+        watchArguments: [String] = []
+    ) throws -> WatchLinkPair {
+        let pair = try WatchLinkPair.start(
+            watchCount: watchCount, activate: activate, phoneArguments: phoneArguments,
+            watchArguments: watchArguments)
         addTeardownBlock { [weak self] in
             // The run is not over while its teardown blocks run (`hasSucceeded` is false until
             // it is): what counts is whether a failure was recorded so far.

@@ -30,12 +30,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = ProviderToken.parse(line)
     }
     let body = Array(bytes[bodyStart...])
-    let request = APNsRequest(method: lines.first, path: lines.count > 1 ? lines[1] : nil, headers: headers,
-                              body: Array(body.prefix(APNsRequest.maximumKeptBodySize)), bodyLength: body.count)
-    let validator = APNsRequestValidator(bundleId: "com.example.app",
-                                         device: DeviceRegistration(token: String(repeating: "ab", count: 32),
-                                                                    types: [.fileProvider, .voIP],
-                                                                    invalidated: [String(repeating: "cd", count: 32): 1]))
+    let request = APNsRequest(
+        method: lines.first, path: lines.count > 1 ? lines[1] : nil, headers: headers,
+        body: Array(body.prefix(APNsRequest.maximumKeptBodySize)), bodyLength: body.count)
+    let validator = APNsRequestValidator(
+        bundleId: "com.example.app",
+        device: DeviceRegistration(
+            token: String(repeating: "ab", count: 32),
+            types: [.fileProvider, .voIP],
+            invalidated: [String(repeating: "cd", count: 32): 1]))
     _ = validator.validate(request, authenticator: FuzzProvider.makeAuthenticator(), now: 1_700_000_000)
     _ = APNsRequestValidator.isUUID(request.path ?? "")
     _ = APNsRequestValidator.isTopicSyntax(request.method ?? "")
@@ -46,11 +49,11 @@ private enum FuzzProvider {
     /// The public half of the key that signed the provider token in the seed corpus, so that
     /// seeded requests pass authentication and reach the later checks.
     static let publicKeyPEM = """
-    -----BEGIN PUBLIC KEY-----
-    MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEGfPLA+biqxTqc34tj16F5sgbk7Lq
-    JSvXMjdmoUvsMyP0o+cKwTaiKtsFFEs2nIMbmXgMDsTUmuBiqf0h2RulYA==
-    -----END PUBLIC KEY-----
-    """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEGfPLA+biqxTqc34tj16F5sgbk7Lq
+        JSvXMjdmoUvsMyP0o+cKwTaiKtsFFEs2nIMbmXgMDsTUmuBiqf0h2RulYA==
+        -----END PUBLIC KEY-----
+        """
     nonisolated(unsafe) static let key = try! P256PublicKey(pem: publicKeyPEM)
 
     static func makeAuthenticator() -> ProviderAuthenticator {

@@ -114,7 +114,7 @@ private func checkEncodingFromText(_ value: JSONValue) {
     case .object(let object):
         if let text = object.jsonText, let encoded = PlistJSON.encodedDictionary(jsonText: text) {
             guard let entries = try? PlistJSON.entries(from: value, path: "x"),
-                  let expected = try? PropertyListCodec.encode(entries: entries)
+                let expected = try? PropertyListCodec.encode(entries: entries)
             else { preconditionFailure("a dictionary encodes from its text but not from its members") }
             precondition(encoded == expected, "a dictionary encodes differently from its text")
         }

@@ -34,8 +34,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = phone.receive(frame)
         }
     }
-    precondition(decoder.bufferedByteCount <= Int(decoder.maximumFrameLength) + 4 + chunk,
-                 "the decoder buffers \(decoder.bufferedByteCount) bytes, more than one frame")
+    precondition(
+        decoder.bufferedByteCount <= Int(decoder.maximumFrameLength) + 4 + chunk,
+        "the decoder buffers \(decoder.bufferedByteCount) bytes, more than one frame")
     checkScatteredReads(Array(input), chunk: chunk, frames: frames, failure: failure)
     return 0
 }
@@ -73,12 +74,16 @@ private func checkScatteredReads(_ input: [UInt8], chunk: Int, frames expected: 
                     }!
                 }
                 try rest.withUnsafeBytes { rest in
-                    try decoder.decode(expectedFrameRead: count, rest: rest) { frames.append($0); return true }
+                    try decoder.decode(expectedFrameRead: count, rest: rest) {
+                        frames.append($0); return true
+                    }
                 }
             } else {
                 count = wholeFrame ?? min(chunk, input.count - start)
                 try input[start..<start + count].withUnsafeBytes { raw in
-                    try decoder.decode(raw) { frames.append($0); return true }
+                    try decoder.decode(raw) {
+                        frames.append($0); return true
+                    }
                 }
             }
         } catch {
@@ -88,7 +93,9 @@ private func checkScatteredReads(_ input: [UInt8], chunk: Int, frames expected: 
         start += count
     }
     precondition(frames == expected, "reading large payloads in place changed the frames")
-    precondition(failure == expectedFailure, "reading large payloads in place changed the error: \(String(describing: failure)) against \(String(describing: expectedFailure))")
+    precondition(
+        failure == expectedFailure,
+        "reading large payloads in place changed the error: \(String(describing: failure)) against \(String(describing: expectedFailure))")
 }
 
 private func checkRoundTrip(_ frame: Frame) {

@@ -27,9 +27,11 @@ private func checkStatusBlob(_ bytes: [UInt8]) {
         precondition((try? StatusBlob.decode(blob.encoded())) == blob, "a status blob changes across encode and decode")
     }
     if let blob = try? StatusBlobCipher.decrypt(bytes, transportKey: transportKey, challenge: challenge, nonce: nonce),
-       let encrypted = try? StatusBlobCipher.encrypt(blob, transportKey: transportKey, challenge: challenge, nonce: nonce) {
-        precondition((try? StatusBlobCipher.decrypt(encrypted, transportKey: transportKey, challenge: challenge, nonce: nonce)) == blob,
-                     "an encrypted status blob changes across encrypt and decrypt")
+        let encrypted = try? StatusBlobCipher.encrypt(blob, transportKey: transportKey, challenge: challenge, nonce: nonce)
+    {
+        precondition(
+            (try? StatusBlobCipher.decrypt(encrypted, transportKey: transportKey, challenge: challenge, nonce: nonce)) == blob,
+            "an encrypted status blob changes across encrypt and decrypt")
     }
 }
 

@@ -15,14 +15,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let result = Result { try PropertyListCodec.decodeDictionary(bytes) }
     let decoded = try? result.get()
-    precondition(PropertyListCodec.isDictionaryByCheck(bytes) == (decoded != nil),
-                 "the check without decoding and the decoder disagree")
+    precondition(
+        PropertyListCodec.isDictionaryByCheck(bytes) == (decoded != nil),
+        "the check without decoding and the decoder disagree")
     let entries = Result { try PropertyListCodec.decodeEntries(bytes) }
     switch (result, entries) {
     case (.success(let dictionary), .success(let entries)):
         // Values are compared through their encodings below (a NaN is not equal to itself).
-        precondition(entries.count == dictionary.count && entries.allSatisfy { dictionary[$0.key] != nil },
-                     "the entries and the dictionary have different keys")
+        precondition(
+            entries.count == dictionary.count && entries.allSatisfy { dictionary[$0.key] != nil },
+            "the entries and the dictionary have different keys")
     case (.failure(let error), .failure(let entriesError)):
         precondition("\(error)" == "\(entriesError)", "the entries and the decoder fail differently")
     default:
@@ -33,13 +35,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let decoded, case .dictionary(let walked)? = walker.top else {
             preconditionFailure("the walk takes what the decoder refuses")
         }
-        precondition((try? PropertyListCodec.encode(walked)) == (try? PropertyListCodec.encode(decoded)),
-                     "the walk and the decoder give different values")
+        precondition(
+            (try? PropertyListCodec.encode(walked)) == (try? PropertyListCodec.encode(decoded)),
+            "the walk and the decoder give different values")
     }
     guard let dictionary = decoded else { return 0 }
     guard let encoded = try? PropertyListCodec.encode(dictionary) else { return 0 }
-    precondition((try? PropertyListCodec.encode(entries: (try? entries.get()) ?? [])) == encoded,
-                 "the entries encode differently from the dictionary")
+    precondition(
+        (try? PropertyListCodec.encode(entries: (try? entries.get()) ?? [])) == encoded,
+        "the entries encode differently from the dictionary")
     guard let again = try? PropertyListCodec.decodeDictionary(encoded) else {
         preconditionFailure("an encoded dictionary does not decode")
     }

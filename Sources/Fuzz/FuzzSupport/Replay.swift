@@ -7,8 +7,10 @@ import Foundation
 /// The `main` of a fuzz target built without `--sanitize=fuzzer` (where libFuzzer provides
 /// `main`): runs each file named on the command line through `fuzz` once, so a crash
 /// reproducer can be replayed with an ordinary debug build.
-public func replay(target: String, argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
-                   _ fuzz: (UnsafePointer<UInt8>, Int) -> CInt) -> CInt {
+public func replay(
+    target: String, argc: CInt, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+    _ fuzz: (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt {
     let paths = (1..<Int(argc)).compactMap { argv[$0].map { String(cString: $0) } }
     guard !paths.isEmpty else {
         print("usage: \(target) FILE...  (scripts/fuzz.sh builds this target with libFuzzer)")

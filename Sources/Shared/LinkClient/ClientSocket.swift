@@ -40,7 +40,7 @@ struct ClientSocket: Sendable {
         guard let base = buffer.baseAddress else { return 0 }
         do {
             return try Syscall.readBlocking(descriptor, base, buffer.count)
-        } catch where error.errno == .connectionReset {
+        } catch  where error.errno == .connectionReset {
             return 0
         } catch {
             throw ControlClientError.systemCallFailed(call: "read", errno: error.errno.rawValue)

@@ -83,8 +83,10 @@ public final class ControlClient: @unchecked Sendable {
     /// Waits for the next event called `name` that satisfies `predicate`, dropping other events.
     ///
     /// - Throws: ``ControlClientError/timedOut(_:)`` naming the event when none came in time.
-    public func waitForEvent(_ name: String, timeoutSeconds: Double,
-                             where predicate: (ControlEvent) -> Bool = { _ in true }) throws -> ControlEvent {
+    public func waitForEvent(
+        _ name: String, timeoutSeconds: Double,
+        where predicate: (ControlEvent) -> Bool = { _ in true }
+    ) throws -> ControlEvent {
         let deadline = Date(timeIntervalSinceNow: timeoutSeconds)
         while let event = try connection.nextEvent(deadline: deadline) {
             if event.name == name && predicate(event) {

@@ -34,8 +34,8 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// of the wrong type. A missing `message` reads as empty.
     public init?(json: JSONValue) {
         guard let domain = json["domain"]?.stringValue,
-              let code = json["code"]?.intValue, let code = Int(exactly: code),
-              let name = json["name"]?.stringValue
+            let code = json["code"]?.intValue, let code = Int(exactly: code),
+            let name = json["name"]?.stringValue
         else { return nil }
         let message = json["message"]
         if let message, message.stringValue == nil, !message.isNull { return nil }

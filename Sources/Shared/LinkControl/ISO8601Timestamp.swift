@@ -40,11 +40,11 @@ public enum ISO8601Timestamp {
     public static func date(from text: String) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take("-"),
-              let month = scanner.digits(2), scanner.take("-"),
-              let day = scanner.digits(2), scanner.take("T") || scanner.take("t"),
-              let hour = scanner.digits(2), scanner.take(":"),
-              let minute = scanner.digits(2), scanner.take(":"),
-              let second = scanner.digits(2)
+            let month = scanner.digits(2), scanner.take("-"),
+            let day = scanner.digits(2), scanner.take("T") || scanner.take("t"),
+            let hour = scanner.digits(2), scanner.take(":"),
+            let minute = scanner.digits(2), scanner.take(":"),
+            let second = scanner.digits(2)
         else { return nil }
         var fraction = 0.0
         if scanner.take(".") || scanner.take(",") {
@@ -63,8 +63,8 @@ public enum ISO8601Timestamp {
             return nil
         }
         guard scanner.atEnd,
-              (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 59
+            (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month),
+            hour <= 23, minute <= 59, second <= 59
         else { return nil }
         let days = self.days(fromCivil: year, month, day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds

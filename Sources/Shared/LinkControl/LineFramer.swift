@@ -83,7 +83,7 @@ public struct LineFramer: Sendable {
 
     private static func index(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard let base = bytes.baseAddress,
-              let found = memchr(base + start, Int32(byte), bytes.count - start)
+            let found = memchr(base + start, Int32(byte), bytes.count - start)
         else { return nil }
         return base.distance(to: UnsafeRawPointer(found))
     }

@@ -176,10 +176,16 @@ public enum PlistJSON {
         var entries: [(key: String, value: PropertyListValue)] = []
         entries.reserveCapacity(object.count)
         for (key, member) in object {
-            entries.append((key, try propertyList(from: member, path: {
-                let parent = path()
-                return parent.isEmpty ? key : "\(parent).\(key)"
-            })))
+            entries.append(
+                (
+                    key,
+                    try propertyList(
+                        from: member,
+                        path: {
+                            let parent = path()
+                            return parent.isEmpty ? key : "\(parent).\(key)"
+                        })
+                ))
         }
         return entries
     }

@@ -43,12 +43,14 @@ extension PlistJSON {
         withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
             var reader = FlatObjectReader(bytes: bytes)
             var count = 0
-            guard reader.readMembers({ entry in
-                guard count < flatDictionaryCapacity else { return false }
-                entries.initializeElement(at: count, to: entry)
-                count += 1
-                return true
-            }) else { return nil }
+            guard
+                reader.readMembers({ entry in
+                    guard count < flatDictionaryCapacity else { return false }
+                    entries.initializeElement(at: count, to: entry)
+                    count += 1
+                    return true
+                })
+            else { return nil }
             return PropertyListCodec.encodeFlatDictionary(UnsafeMutableBufferPointer(rebasing: entries[0..<count]))
         }
     }
@@ -152,9 +154,15 @@ private struct JSONTextReader: JSONTextScanning {
             list.string(utf8: string)
             return true
         case UInt8(ascii: "t"):
-            return readLiteral("true") && { list.boolean(true); return true }()
+            return readLiteral("true")
+                && {
+                    list.boolean(true); return true
+                }()
         case UInt8(ascii: "f"):
-            return readLiteral("false") && { list.boolean(false); return true }()
+            return readLiteral("false")
+                && {
+                    list.boolean(false); return true
+                }()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return readNumber()
         default:
@@ -309,7 +317,7 @@ extension JSONTextScanning {
     mutating func readLiteral(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count,
-              UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
+            UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
         else { return false }
         index += count
         return true

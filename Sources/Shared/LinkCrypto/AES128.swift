@@ -53,12 +53,15 @@ public enum AES128 {
             iv.withUnsafeBufferPointer { ivBytes in
                 input.withUnsafeBufferPointer { inputBytes in
                     output.withUnsafeMutableBufferPointer { outputBytes -> Bool in
-                        guard EVP_CipherInit_ex(context, EVP_aes_128_cbc(), nil, keyBytes.baseAddress, ivBytes.baseAddress,
-                                                encrypt ? 1 : 0) == 1,
-                              EVP_CIPHER_CTX_set_padding(context, 0) == 1,
-                              EVP_CipherUpdate(context, outputBytes.baseAddress, &written, inputBytes.baseAddress,
-                                               Int32(inputBytes.count)) == 1,
-                              EVP_CipherFinal_ex(context, outputBytes.baseAddress! + Int(written), &final) == 1
+                        guard
+                            EVP_CipherInit_ex(
+                                context, EVP_aes_128_cbc(), nil, keyBytes.baseAddress, ivBytes.baseAddress,
+                                encrypt ? 1 : 0) == 1,
+                            EVP_CIPHER_CTX_set_padding(context, 0) == 1,
+                            EVP_CipherUpdate(
+                                context, outputBytes.baseAddress, &written, inputBytes.baseAddress,
+                                Int32(inputBytes.count)) == 1,
+                            EVP_CipherFinal_ex(context, outputBytes.baseAddress! + Int(written), &final) == 1
                         else { return false }
                         return true
                     }

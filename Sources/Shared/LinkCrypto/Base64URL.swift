@@ -8,14 +8,15 @@ import Foundation
 public enum Base64URL {
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let standard = Data(bytes).base64EncodedString().utf8
-        return String(decoding: standard.compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "+"): return UInt8(ascii: "-")
-            case UInt8(ascii: "/"): return UInt8(ascii: "_")
-            case UInt8(ascii: "="): return nil
-            default: return byte
-            }
-        }, as: UTF8.self)
+        return String(
+            decoding: standard.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: "+"): return UInt8(ascii: "-")
+                case UInt8(ascii: "/"): return UInt8(ascii: "_")
+                case UInt8(ascii: "="): return nil
+                default: return byte
+                }
+            }, as: UTF8.self)
     }
 
     /// The bytes of `text`, or `nil` when it holds anything but the base64url alphabet.
@@ -37,7 +38,7 @@ public enum Base64URL {
     private static func isAlphabet(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
             return true
         default:
             return false

@@ -14,10 +14,11 @@ public enum HMACSHA256 {
         let result = keyStorage.withUnsafeBytes { keyBytes in
             message.withUnsafeBufferPointer { messageBytes in
                 code.withUnsafeMutableBufferPointer { codeBytes in
-                    EVP_Q_mac(nil, "HMAC", nil, "SHA256", nil,
-                              keyBytes.baseAddress, key.count,
-                              messageBytes.baseAddress, messageBytes.count,
-                              codeBytes.baseAddress, codeBytes.count, &written)
+                    EVP_Q_mac(
+                        nil, "HMAC", nil, "SHA256", nil,
+                        keyBytes.baseAddress, key.count,
+                        messageBytes.baseAddress, messageBytes.count,
+                        codeBytes.baseAddress, codeBytes.count, &written)
                 }
             }
         }

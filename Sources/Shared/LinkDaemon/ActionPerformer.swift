@@ -20,8 +20,10 @@ final class ActionPerformer {
     private let features: [DaemonFeature]
     private let launcher: AppLauncher
 
-    init(role: Role, loop: EventLoop, logger: Logger, directory: PeerDirectory, committer: TurnCommitter,
-         gateway: SessionGateway, control: ControlServer, tracer: Tracer, features: [DaemonFeature], launcher: AppLauncher) {
+    init(
+        role: Role, loop: EventLoop, logger: Logger, directory: PeerDirectory, committer: TurnCommitter,
+        gateway: SessionGateway, control: ControlServer, tracer: Tracer, features: [DaemonFeature], launcher: AppLauncher
+    ) {
         self.tracer = tracer
         self.launcher = launcher
         self.role = role
@@ -102,7 +104,7 @@ final class ActionPerformer {
         var fields: JSONObject
         switch notification {
         case .activationDidComplete, .didBecomeInactive, .didDeactivate, .reachabilityDidChange, .watchStateDidChange,
-             .companionAppInstalledDidChange, .appStateDidChange:
+            .companionAppInstalledDidChange, .appStateDidChange:
             let (name, data) = ControlRendering.render(notification)
             kind = .state
             fields = ["name": .string(name)]
@@ -131,15 +133,20 @@ final class ActionPerformer {
             fields = ["name": "system.userInfoReceived", "seq": .int(Int64(clamping: seq))]
         case .file(.progress(let transferId, let completed, let total)):
             kind = .note
-            fields = ["name": "file.progress", "transferId": .string(transferId),
-                      "completedBytes": .int(Int64(clamping: completed)), "totalBytes": .int(Int64(clamping: total))]
+            fields = [
+                "name": "file.progress", "transferId": .string(transferId),
+                "completedBytes": .int(Int64(clamping: completed)), "totalBytes": .int(Int64(clamping: total)),
+            ]
         case .file(.didFinish(let transferId, let error)):
             kind = error == nil ? .note : .fault
             fields = ["name": "file.didFinish", "transferId": .string(transferId)]
             if let error { fields["error"] = error.controlError.json }
         case .file(.received(let file)):
             kind = .note
-            fields = ["name": "file.received", "seq": .int(Int64(clamping: file.seq)), "transferId": .string(file.transferId), "totalBytes": .int(Int64(clamping: file.totalBytes))]
+            fields = [
+                "name": "file.received", "seq": .int(Int64(clamping: file.seq)), "transferId": .string(file.transferId),
+                "totalBytes": .int(Int64(clamping: file.totalBytes)),
+            ]
         case .file(.problem(let text)):
             kind = .fault
             fields = ["name": "file.problem", "message": .string(TracePreview.clip(text))]
@@ -151,7 +158,8 @@ final class ActionPerformer {
             // A task's kind is `taskKind` here: `kind` is the entry's.
             for (key, value) in data { fields[key == "kind" ? "taskKind" : key] = value }
             if case .wakeScheduled = event, let status = peer.session.backgroundTaskStatus(now: loop.turnMilliseconds),
-               status.policy == .watch {
+                status.policy == .watch
+            {
                 fields["seed"] = .int(Int64(clamping: status.seed))
             }
         }

@@ -10,11 +10,15 @@ struct AppLaunchOperations {
 
     var operations: [ControlOperation] {
         [
-            ControlOperation("app.install", summary: "how this side's OS launches its app (or, phone, its File Provider extension)",
-                             arguments: [.required("command", .array, "the executable's absolute path, then its arguments"),
-                                         .optional("environment", .object, "variables added to those of an app process of this side"),
-                                         .optional("workingDirectory", .string, "an absolute path"),
-                                         .optional("extension", .string, "fileProvider (phone): install the File Provider extension instead")]) { call in
+            ControlOperation(
+                "app.install", summary: "how this side's OS launches its app (or, phone, its File Provider extension)",
+                arguments: [
+                    .required("command", .array, "the executable's absolute path, then its arguments"),
+                    .optional("environment", .object, "variables added to those of an app process of this side"),
+                    .optional("workingDirectory", .string, "an absolute path"),
+                    .optional("extension", .string, "fileProvider (phone): install the File Provider extension instead"),
+                ]
+            ) { call in
                 let kind = try Self.kind(call)
                 let program: InstalledProgram
                 do { program = try InstalledProgram(json: call.args.object) } catch {
@@ -23,16 +27,21 @@ struct AppLaunchOperations {
                 try launcher.install(program, as: kind)
                 call.succeed(["installed": .string(kind.name), "log": .string(AppLauncher.logPath(home: launcher.home, role: call.role, kind: kind))])
             },
-            ControlOperation("app.uninstall", summary: "remove the installed app (or extension); a running one is ended",
-                             arguments: [.optional("extension", .string, "fileProvider (phone)")]) { call in
+            ControlOperation(
+                "app.uninstall", summary: "remove the installed app (or extension); a running one is ended",
+                arguments: [.optional("extension", .string, "fileProvider (phone)")]
+            ) { call in
                 let kind = try Self.kind(call)
                 call.succeed(["uninstalled": .bool(try launcher.uninstall(kind))])
             },
-            ControlOperation("app.launch", summary: "launch the installed app as the user's tap does (foreground), unless it runs",
-                             arguments: [.optional("state", .string, "foreground (default)")]) { call in
+            ControlOperation(
+                "app.launch", summary: "launch the installed app as the user's tap does (foreground), unless it runs",
+                arguments: [.optional("state", .string, "foreground (default)")]
+            ) { call in
                 let state = try call.args.optionalString("state") ?? "foreground"
                 guard state == "foreground" else {
-                    throw call.args.invalid("'state' is foreground: a user launches an app into the foreground; the OS launches it into the background for what wakes it")
+                    throw call.args.invalid(
+                        "'state' is foreground: a user launches an app into the foreground; the OS launches it into the background for what wakes it")
                 }
                 // A running app (in the background, or suspended) comes to the foreground.
                 if let running = launcher.launch(of: .app), running.attached {
@@ -48,8 +57,10 @@ struct AppLaunchOperations {
                     throw ControlError.control(.invalidArgument, "app.launch: \(failure)")
                 }
             },
-            ControlOperation("app.terminate", summary: "end the running app as the system ends a background app (SIGTERM, then SIGKILL)",
-                             arguments: [.optional("extension", .string, "fileProvider (phone)")]) { call in
+            ControlOperation(
+                "app.terminate", summary: "end the running app as the system ends a background app (SIGTERM, then SIGKILL)",
+                arguments: [.optional("extension", .string, "fileProvider (phone)")]
+            ) { call in
                 let kind = try Self.kind(call)
                 guard let launch = launcher.launch(of: kind) else {
                     throw call.args.invalid("app.terminate: the \(kind.name) is not running (the OS ends only what it launched)")

@@ -61,9 +61,11 @@ extension AppLauncher {
     private func ended(_ launch: Launch, _ exit: ChildExit) {
         if let timer = launch.killTimer { loop.cancel(timer) }
         if let timer = launch.budgetTimer { loop.cancel(timer) }
-        var fields: JSONObject = ["program": .string(launch.kind.name), "pid": .int(Int64(launch.pid)),
-                                  "reason": .string(launch.ending ?? (launch.attached ? "exited" : "crashedAtLaunch")),
-                                  "log": .string(launch.logPath)]
+        var fields: JSONObject = [
+            "program": .string(launch.kind.name), "pid": .int(Int64(launch.pid)),
+            "reason": .string(launch.ending ?? (launch.attached ? "exited" : "crashedAtLaunch")),
+            "log": .string(launch.logPath),
+        ]
         switch exit {
         case .exited(let status): fields["status"] = .int(Int64(status))
         case .signaled(let signo): fields["signal"] = .int(Int64(signo))

@@ -151,14 +151,16 @@ public final class AppLauncher {
         }
         guard let program = installed[kind] else { return .failure(LaunchFailure("no \(kind.name) is installed (app.install)")) }
         if let wait = backoff[kind], wait.notBefore > loop.nowMilliseconds {
-            return .failure(LaunchFailure("the \(kind.name) \(wait.lastExit) at its last launch; it is not launched again for \(wait.notBefore - loop.nowMilliseconds) ms"))
+            return .failure(
+                LaunchFailure("the \(kind.name) \(wait.lastExit) at its last launch; it is not launched again for \(wait.notBefore - loop.nowMilliseconds) ms"))
         }
         let logPath = Self.logPath(home: home, role: role, kind: kind)
         let pid: Int32
         do {
-            pid = try ChildProcesses.spawn(executable: program.executable, arguments: Array(program.command.dropFirst()),
-                                           environment: environment(for: program, reason: reason), workingDirectory: program.workingDirectory,
-                                           outputPath: logPath)
+            pid = try ChildProcesses.spawn(
+                executable: program.executable, arguments: Array(program.command.dropFirst()),
+                environment: environment(for: program, reason: reason), workingDirectory: program.workingDirectory,
+                outputPath: logPath)
         } catch {
             let failure = LaunchFailure("cannot launch the \(kind.name) \(program.executable): \(error)")
             logger.error("app: \(failure.description)")
@@ -173,8 +175,10 @@ public final class AppLauncher {
         }
         running[kind] = launch
         logger.info("app: launched the \(kind.name) for \(reason.rawValue): pid \(pid), output in \(logPath)")
-        let fields: JSONObject = ["program": .string(kind.name), "reason": .string(reason.rawValue), "pid": .int(Int64(pid)),
-                                  "log": .string(logPath), "state": .string(reason == .user ? "foreground" : "background")]
+        let fields: JSONObject = [
+            "program": .string(kind.name), "reason": .string(reason.rawValue), "pid": .int(Int64(pid)),
+            "log": .string(logPath), "state": .string(reason == .user ? "foreground" : "background"),
+        ]
         var entry = fields
         entry["name"] = "launched"
         tracer.record(.app, entry)
@@ -252,9 +256,11 @@ public final class AppLauncher {
         var result: JSONObject = [:]
         for kind in InstalledProgramKind.allCases {
             guard let program = installed[kind] else { continue }
-            var entry: JSONObject = ["command": .array(program.command.map(JSONValue.string)),
-                                     "log": .string(Self.logPath(home: home, role: role, kind: kind)),
-                                     "running": .bool(running[kind] != nil)]
+            var entry: JSONObject = [
+                "command": .array(program.command.map(JSONValue.string)),
+                "log": .string(Self.logPath(home: home, role: role, kind: kind)),
+                "running": .bool(running[kind] != nil),
+            ]
             if let launch = running[kind] {
                 entry["pid"] = .int(Int64(launch.pid))
                 entry["reason"] = .string(launch.reason.rawValue)

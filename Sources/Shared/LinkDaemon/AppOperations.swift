@@ -50,9 +50,13 @@ struct AppOperations {
 
     var operations: [ControlOperation] {
         [
-            ControlOperation("app.attach", summary: "this connection is the running app: its state, its delegate's messages and deliveries",
-                      arguments: [.optional("state", .string, "foreground (default) or background"),
-                                  .optional("handles", .array, "the delegate's message methods: " + AppHandles.names.map(\.0).joined(separator: ", "))]) { call in
+            ControlOperation(
+                "app.attach", summary: "this connection is the running app: its state, its delegate's messages and deliveries",
+                arguments: [
+                    .optional("state", .string, "foreground (default) or background"),
+                    .optional("handles", .array, "the delegate's message methods: " + AppHandles.names.map(\.0).joined(separator: ", ")),
+                ]
+            ) { call in
                 guard let client = call.client else { throw ControlError.control(.internalError, "app.attach needs a connection") }
                 let stateName = try call.args.optionalString("state") ?? "foreground"
                 guard var state = AppState(name: stateName), state != .notRunning else {
@@ -60,7 +64,8 @@ struct AppOperations {
                 }
                 let handles = try Self.handles(call)
                 guard !attachment.isHeld(byAnotherThan: client) else {
-                    throw ControlError.control(.busy, "app.attach: an app is attached already (control connection #\(attachment.client?.serial ?? 0)); one app at a time")
+                    throw ControlError.control(
+                        .busy, "app.attach: an app is attached already (control connection #\(attachment.client?.serial ?? 0)); one app at a time")
                 }
                 // An app the OS launched runs in the state it was launched in, whatever it says.
                 let launched = launcher.attached(.app)
@@ -68,22 +73,29 @@ struct AppOperations {
                 attachment.attach(client)
                 subscribe(client)
                 context.submit(.attachApp(state, handles, launchedByTheOS: launched != nil)) { result in
-                    call.respond(result.map { _ in
-                        let status = context.status()
-                        return ["attached": true, "appState": .string(status.appState.name),
-                                "activationState": .string(status.activationState.name), "isReachable": .bool(status.isReachable)]
-                    }.mapError(\.controlError))
+                    call.respond(
+                        result.map { _ in
+                            let status = context.status()
+                            return [
+                                "attached": true, "appState": .string(status.appState.name),
+                                "activationState": .string(status.activationState.name), "isReachable": .bool(status.isReachable),
+                            ]
+                        }.mapError(\.controlError))
                 }
             },
-            ControlOperation("app.acknowledge", summary: "the attached app's delegate returned for every item handed to it up to seq",
-                      arguments: [.required("seq", .integer(1...Int64.max))]) { call in
+            ControlOperation(
+                "app.acknowledge", summary: "the attached app's delegate returned for every item handed to it up to seq",
+                arguments: [.required("seq", .integer(1...Int64.max))]
+            ) { call in
                 guard let client = call.client, attachment.client === client else {
                     throw call.args.invalid("only the attached app acknowledges deliveries (this connection did not app.attach)")
                 }
                 context.submit(.acknowledgeDelivery(upTo: UInt64(try call.args.int("seq"))), answering: call)
             },
-            ControlOperation("message.decline", summary: "the app has no reply handler for this message: its sender gets 7014",
-                      arguments: [.required("replyId", .integer(1...Int64.max))]) { call in
+            ControlOperation(
+                "message.decline", summary: "the app has no reply handler for this message: its sender gets 7014",
+                arguments: [.required("replyId", .integer(1...Int64.max))]
+            ) { call in
                 context.submit(.declineMessage(replyId: UInt64(try call.args.int("replyId"))), answering: call)
             },
         ]

@@ -14,16 +14,20 @@ struct BackgroundTaskOperations {
 
     var operations: [ControlOperation] {
         [
-            ControlOperation("watchKit.attach", sides: .watch,
-                             summary: "this connection is the running app's WatchKit: its background tasks and life-cycle events",
-                             arguments: [.optional("state", .string, "foreground (default) or background, for an app this OS did not launch")]) { call in
+            ControlOperation(
+                "watchKit.attach", sides: .watch,
+                summary: "this connection is the running app's WatchKit: its background tasks and life-cycle events",
+                arguments: [.optional("state", .string, "foreground (default) or background, for an app this OS did not launch")]
+            ) { call in
                 guard let client = call.client else { throw ControlError.control(.internalError, "watchKit.attach needs a connection") }
                 let stateName = try call.args.optionalString("state") ?? "foreground"
                 guard var state = AppState(name: stateName), state != .notRunning else {
                     throw call.args.invalid("'state' must be foreground or background; got '\(stateName)'")
                 }
                 guard !attachment.isWatchKitHeld(byAnotherThan: client) else {
-                    throw ControlError.control(.busy, "watchKit.attach: the app's WatchKit is attached already (control connection #\(attachment.watchKit?.serial ?? 0)); one app at a time")
+                    throw ControlError.control(
+                        .busy,
+                        "watchKit.attach: the app's WatchKit is attached already (control connection #\(attachment.watchKit?.serial ?? 0)); one app at a time")
                 }
                 // An app the OS launched runs in the state it was launched in, whatever it says.
                 let launched = launcher.attached(.app)
@@ -31,24 +35,33 @@ struct BackgroundTaskOperations {
                 attachment.attachWatchKit(client)
                 subscribe(client)
                 context.submit(.attachWatchKit(state, launchedByTheOS: launched != nil)) { result in
-                    call.respond(result.map { _ in
-                        var answer: JSONObject = ["attached": true, "appState": .string(context.status().appState.name)]
-                        if launched != nil, let launch = launcher.launch(of: .app) { answer["launchReason"] = .string(launch.reason.rawValue) }
-                        return answer
-                    }.mapError(\.controlError))
+                    call.respond(
+                        result.map { _ in
+                            var answer: JSONObject = ["attached": true, "appState": .string(context.status().appState.name)]
+                            if launched != nil, let launch = launcher.launch(of: .app) { answer["launchReason"] = .string(launch.reason.rawValue) }
+                            return answer
+                        }.mapError(\.controlError))
                 }
             },
-            ControlOperation("backgroundTask.complete", sides: .watch,
-                             summary: "the app completed a background task (setTaskCompletedWithSnapshot); with none open it is suspended",
-                             arguments: [.required("taskId", .integer(1...Int64.max)),
-                                         .optional("snapshot", .bool, "whether the app asked for a new snapshot (no effect: nothing is drawn)")]) { call in
+            ControlOperation(
+                "backgroundTask.complete", sides: .watch,
+                summary: "the app completed a background task (setTaskCompletedWithSnapshot); with none open it is suspended",
+                arguments: [
+                    .required("taskId", .integer(1...Int64.max)),
+                    .optional("snapshot", .bool, "whether the app asked for a new snapshot (no effect: nothing is drawn)"),
+                ]
+            ) { call in
                 context.submit(.completeBackgroundTask(id: UInt64(try call.args.int("taskId"))), answering: call)
             },
-            ControlOperation("backgroundTask.schedule", sides: .watch,
-                             summary: "schedule a background app refresh or snapshot refresh task, replacing the one of its kind",
-                             arguments: [.required("kind", .string, "applicationRefresh or snapshot"),
-                                         .required("preferredDate", .number(nil), "seconds since 1970: due at, not before, this date"),
-                                         .optional("userInfo", .object, "handed back with the task")]) { call in
+            ControlOperation(
+                "backgroundTask.schedule", sides: .watch,
+                summary: "schedule a background app refresh or snapshot refresh task, replacing the one of its kind",
+                arguments: [
+                    .required("kind", .string, "applicationRefresh or snapshot"),
+                    .required("preferredDate", .number(nil), "seconds since 1970: due at, not before, this date"),
+                    .optional("userInfo", .object, "handed back with the task"),
+                ]
+            ) { call in
                 let name = try call.args.string("kind")
                 guard let kind = BackgroundTaskKind(rawValue: name), kind != .watchConnectivity else {
                     throw call.args.invalid("'kind' is applicationRefresh or snapshot; got '\(name)'")

@@ -28,29 +28,41 @@ public final class BenchFeature: DaemonFeature {
         let size: ControlOperation.Argument = .optional("size", .integer(1...65_000), "payload bytes")
         let kind: ControlOperation.Argument = .optional("kind", .string, "data or dictionary")
         return [
-            ControlOperation("bench.roundTrip", summary: "messages with replies, one at a time, timed inside the daemon",
-                      arguments: [size, .optional("count", .integer(1...10_000_000)), kind]) { [unowned self] call in
+            ControlOperation(
+                "bench.roundTrip", summary: "messages with replies, one at a time, timed inside the daemon",
+                arguments: [size, .optional("count", .integer(1...10_000_000)), kind]
+            ) { [unowned self] call in
                 try self.requireIdle(call)
                 let payload = try Self.payload(call.args)
                 self.roundTrips(payload: payload, count: Int(try call.args.optionalInt("count") ?? 10_000), respond: call.respond)
             },
-            ControlOperation("bench.oneWay", summary: "messages without replies, pipelined, timed inside the daemon",
-                      arguments: [size, .optional("count", .integer(1...10_000_000)), kind,
-                                  .optional("window", .integer(1...4_096))]) { [unowned self] call in
+            ControlOperation(
+                "bench.oneWay", summary: "messages without replies, pipelined, timed inside the daemon",
+                arguments: [
+                    size, .optional("count", .integer(1...10_000_000)), kind,
+                    .optional("window", .integer(1...4_096)),
+                ]
+            ) { [unowned self] call in
                 try self.requireIdle(call)
                 let payload = try Self.payload(call.args)
                 // By default at most 1 MiB of payload in flight (what the link's socket buffer
                 // holds: more only queues bytes in memory) and at most 4,096 messages.
                 let defaultWindow = max(16, min(4_096, (1 << 20) / max(1, payload.bytes.count)))
-                self.oneWay(payload: payload, count: Int(try call.args.optionalInt("count") ?? 100_000),
-                            window: Int(try call.args.optionalInt("window") ?? Int64(defaultWindow)), respond: call.respond)
+                self.oneWay(
+                    payload: payload, count: Int(try call.args.optionalInt("count") ?? 100_000),
+                    window: Int(try call.args.optionalInt("window") ?? Int64(defaultWindow)), respond: call.respond)
             },
-            ControlOperation("bench.userInfo", summary: "durable userInfo transfers end to end, timed inside the daemon",
-                      arguments: [size, .optional("count", .integer(1...10_000_000)),
-                                  .optional("batch", .integer(1...65_536))]) { [unowned self] call in
+            ControlOperation(
+                "bench.userInfo", summary: "durable userInfo transfers end to end, timed inside the daemon",
+                arguments: [
+                    size, .optional("count", .integer(1...10_000_000)),
+                    .optional("batch", .integer(1...65_536)),
+                ]
+            ) { [unowned self] call in
                 try self.requireIdle(call)
-                self.userInfo(size: Int(try call.args.optionalInt("size") ?? 100), count: Int(try call.args.optionalInt("count") ?? 50_000),
-                              batch: Int(try call.args.optionalInt("batch") ?? 512), respond: call.respond)
+                self.userInfo(
+                    size: Int(try call.args.optionalInt("size") ?? 100), count: Int(try call.args.optionalInt("count") ?? 50_000),
+                    batch: Int(try call.args.optionalInt("batch") ?? 512), respond: call.respond)
             },
         ]
     }
@@ -139,8 +151,11 @@ public final class BenchFeature: DaemonFeature {
                     if done == count {
                         running = false
                         let seconds = Double(context.loop.nowNanoseconds - start) / 1e9
-                        respond(.success(["count": .int(Int64(count)), "bytes": .int(Int64(payload.bytes.count)),
-                                          "seconds": .double(seconds), "messagesPerSecond": .double(Double(count) / seconds)]))
+                        respond(
+                            .success([
+                                "count": .int(Int64(count)), "bytes": .int(Int64(payload.bytes.count)),
+                                "seconds": .double(seconds), "messagesPerSecond": .double(Double(count) / seconds),
+                            ]))
                     } else {
                         pump()
                     }
@@ -172,8 +187,11 @@ public final class BenchFeature: DaemonFeature {
             finished += 1
             if finished == count, !failed {
                 let seconds = Double(self.context.loop.nowNanoseconds - start) / 1e9
-                complete(.success(["count": .int(Int64(count)), "bytes": .int(Int64(payload.count)),
-                                   "seconds": .double(seconds), "transfersPerSecond": .double(Double(count) / seconds)]))
+                complete(
+                    .success([
+                        "count": .int(Int64(count)), "bytes": .int(Int64(payload.count)),
+                        "seconds": .double(seconds), "transfersPerSecond": .double(Double(count) / seconds),
+                    ]))
             }
         }
         func submitBatch() {
@@ -202,9 +220,11 @@ public final class BenchFeature: DaemonFeature {
             Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1_000
         }
         let mean = Double(sorted.reduce(0, +)) / Double(sorted.count) / 1_000
-        return ["count": .int(Int64(sorted.count)), "bytes": .int(Int64(bytes)),
-                "p50Us": .double(percentile(0.50)), "p99Us": .double(percentile(0.99)),
-                "meanUs": .double(mean), "minUs": .double(Double(sorted.first ?? 0) / 1_000),
-                "maxUs": .double(Double(sorted.last ?? 0) / 1_000)]
+        return [
+            "count": .int(Int64(sorted.count)), "bytes": .int(Int64(bytes)),
+            "p50Us": .double(percentile(0.50)), "p99Us": .double(percentile(0.99)),
+            "meanUs": .double(mean), "minUs": .double(Double(sorted.first ?? 0) / 1_000),
+            "maxUs": .double(Double(sorted.last ?? 0) / 1_000),
+        ]
     }
 }

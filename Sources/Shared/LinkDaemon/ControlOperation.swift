@@ -38,8 +38,10 @@ public final class ControlOperation {
     let requiredCount: Int
     let handler: Handler
 
-    public init(_ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
-                takesOtherArguments: Bool = false, handler: @escaping Handler) {
+    public init(
+        _ name: String, sides: Sides = .both, summary: String, arguments: [Argument] = [],
+        takesOtherArguments: Bool = false, handler: @escaping Handler
+    ) {
         self.name = name
         self.sides = sides
         self.summary = summary
@@ -158,8 +160,10 @@ extension ControlOperation {
 
     /// The op as `ops.list` shows it.
     var json: JSONValue {
-        .object(["name": .string(name), "sides": .array(sides.names.map { .string($0) }), "summary": .string(summary),
-                 "arguments": .array(arguments.map(\.json))])
+        .object([
+            "name": .string(name), "sides": .array(sides.names.map { .string($0) }), "summary": .string(summary),
+            "arguments": .array(arguments.map(\.json)),
+        ])
     }
 }
 
@@ -189,8 +193,10 @@ public struct OperationCall {
         }
     }
 
-    init(request: ControlRequest, role: Role, client: ControlClientConnection?,
-         answer: @escaping (Result<JSONObject, ControlError>) -> Void) {
+    init(
+        request: ControlRequest, role: Role, client: ControlClientConnection?,
+        answer: @escaping (Result<JSONObject, ControlError>) -> Void
+    ) {
         self.init(request: request, role: role, client: client, answerer: .function(answer))
     }
 

@@ -44,24 +44,31 @@ enum ControlRendering {
         case .timedOut(let timedOut):
             return ["timedOut": .bool(timedOut)]
         case .outstanding(let transfers):
-            return ["transfers": .array(transfers.map { transfer in
-                .object([
-                    "transferId": .string(transfer.transferId),
-                    "userInfo": dictionaryJSON(transfer.payload),
-                    "isTransferring": .bool(transfer.isTransferring),
-                    "isCurrentComplicationInfo": .bool(transfer.isCurrentComplicationInfo),
-                ])
-            })]
+            return [
+                "transfers": .array(
+                    transfers.map { transfer in
+                        .object([
+                            "transferId": .string(transfer.transferId),
+                            "userInfo": dictionaryJSON(transfer.payload),
+                            "isTransferring": .bool(transfer.isTransferring),
+                            "isCurrentComplicationInfo": .bool(transfer.isCurrentComplicationInfo),
+                        ])
+                    })
+            ]
         case .contextUpdated:
             return [:]
         case .contexts(let application, let received):
-            return ["applicationContext": dictionaryJSON(application),
-                    "receivedApplicationContext": dictionaryJSON(received)]
+            return [
+                "applicationContext": dictionaryJSON(application),
+                "receivedApplicationContext": dictionaryJSON(received),
+            ]
         case .outstandingFiles(let transfers):
             return render(transfers)
         case .replies(let configuration):
-            var object: JSONObject = ["mode": .string(configuration.mode.rawValue),
-                                      "delayMs": .int(configuration.delayMilliseconds)]
+            var object: JSONObject = [
+                "mode": .string(configuration.mode.rawValue),
+                "delayMs": .int(configuration.delayMilliseconds),
+            ]
             if let reply = configuration.reply, let dictionary = try? PropertyListCodec.decodeDictionary(reply) {
                 object["reply"] = PlistJSON.json(from: dictionary)
             }
@@ -86,11 +93,15 @@ enum ControlRendering {
     static func render(_ item: InboxItem) -> JSONObject {
         switch item.channel {
         case .userInfo:
-            return ["seq": .int(Int64(item.seq)), "kind": "userInfo", "userInfo": dictionaryJSON(item.payload),
-                    "isCurrentComplicationInfo": .bool(item.flags.contains(.currentComplication))]
+            return [
+                "seq": .int(Int64(item.seq)), "kind": "userInfo", "userInfo": dictionaryJSON(item.payload),
+                "isCurrentComplicationInfo": .bool(item.flags.contains(.currentComplication)),
+            ]
         case .applicationContext:
-            return ["seq": .int(Int64(item.seq)), "kind": "applicationContext",
-                    "applicationContext": dictionaryJSON(item.payload)]
+            return [
+                "seq": .int(Int64(item.seq)), "kind": "applicationContext",
+                "applicationContext": dictionaryJSON(item.payload),
+            ]
         case .file:
             return renderFile(item)
         }
@@ -113,11 +124,14 @@ enum ControlRendering {
         case .reachabilityDidChange(let reachable):
             return ("session.reachabilityDidChange", ["isReachable": .bool(reachable)])
         case .watchStateDidChange(let flags):
-            return ("session.watchStateDidChange", [
-                "isPaired": .bool(flags.contains(.isPaired)),
-                "isWatchAppInstalled": .bool(flags.contains(.isWatchAppInstalled)),
-                "isComplicationEnabled": .bool(flags.contains(.isComplicationEnabled)),
-            ])
+            return (
+                "session.watchStateDidChange",
+                [
+                    "isPaired": .bool(flags.contains(.isPaired)),
+                    "isWatchAppInstalled": .bool(flags.contains(.isWatchAppInstalled)),
+                    "isComplicationEnabled": .bool(flags.contains(.isComplicationEnabled)),
+                ]
+            )
         case .companionAppInstalledDidChange(let installed):
             return ("session.companionAppInstalledDidChange", ["isCompanionAppInstalled": .bool(installed)])
         case .appStateDidChange(let state):
@@ -125,8 +139,13 @@ enum ControlRendering {
         case .messageReceived(let item):
             return ("message.received", render(item))
         case .userInfoReceived(let seq, let userInfo, let isCurrent):
-            return ("userInfo.received", ["seq": .int(Int64(seq)), "userInfo": dictionaryJSON(userInfo),
-                                          "isCurrentComplicationInfo": .bool(isCurrent)])
+            return (
+                "userInfo.received",
+                [
+                    "seq": .int(Int64(seq)), "userInfo": dictionaryJSON(userInfo),
+                    "isCurrentComplicationInfo": .bool(isCurrent),
+                ]
+            )
         case .userInfoDidFinish(let transferId, let error):
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = error.controlError.json }
@@ -172,8 +191,10 @@ enum ControlRendering {
 
     /// A background task as events and `status` show it.
     static func render(_ task: BackgroundTask, withUserInfo: Bool = true) -> JSONObject {
-        var object: JSONObject = ["taskId": .int(Int64(clamping: task.id)), "kind": .string(task.kind.rawValue),
-                                  "state": .string(task.state.rawValue)]
+        var object: JSONObject = [
+            "taskId": .int(Int64(clamping: task.id)), "kind": .string(task.kind.rawValue),
+            "state": .string(task.state.rawValue),
+        ]
         if withUserInfo, let userInfo = task.userInfo, let value = try? JSON.parse(userInfo) { object["userInfo"] = value }
         return object
     }
@@ -194,22 +215,27 @@ enum ControlRendering {
     }
 
     static func render(_ transfers: [OutstandingFileTransfer]) -> JSONObject {
-        ["transfers": .array(transfers.map { transfer in
-            .object([
-                "transferId": .string(transfer.transferId),
-                "path": .string(transfer.path),
-                "metadata": dictionaryJSON(transfer.metadata),
-                "totalBytes": .int(Int64(clamping: transfer.totalBytes)),
-                "completedBytes": .int(Int64(clamping: transfer.completedBytes)),
-                "isTransferring": .bool(transfer.isTransferring),
-            ])
-        })]
+        [
+            "transfers": .array(
+                transfers.map { transfer in
+                    .object([
+                        "transferId": .string(transfer.transferId),
+                        "path": .string(transfer.path),
+                        "metadata": dictionaryJSON(transfer.metadata),
+                        "totalBytes": .int(Int64(clamping: transfer.totalBytes)),
+                        "completedBytes": .int(Int64(clamping: transfer.completedBytes)),
+                        "isTransferring": .bool(transfer.isTransferring),
+                    ])
+                })
+        ]
     }
 
     /// A received file as `received.list` and `file.received` show it.
     static func render(_ file: ReceivedFile) -> JSONObject {
-        ["seq": .int(Int64(file.seq)), "kind": "file", "transferId": .string(file.transferId), "path": .string(file.path),
-         "metadata": dictionaryJSON(file.metadata), "totalBytes": .int(Int64(clamping: file.totalBytes))]
+        [
+            "seq": .int(Int64(file.seq)), "kind": "file", "transferId": .string(file.transferId), "path": .string(file.path),
+            "metadata": dictionaryJSON(file.metadata), "totalBytes": .int(Int64(clamping: file.totalBytes)),
+        ]
     }
 
     /// A received file's inbox row as `received.list` shows it.
@@ -223,8 +249,13 @@ enum ControlRendering {
     static func render(_ notification: FileNotification) -> (String, JSONObject) {
         switch notification {
         case .progress(let transferId, let completed, let total):
-            return ("file.progress", ["transferId": .string(transferId), "completedBytes": .int(Int64(clamping: completed)),
-                                      "totalBytes": .int(Int64(clamping: total))])
+            return (
+                "file.progress",
+                [
+                    "transferId": .string(transferId), "completedBytes": .int(Int64(clamping: completed)),
+                    "totalBytes": .int(Int64(clamping: total)),
+                ]
+            )
         case .didFinish(let transferId, let error):
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = error.controlError.json }

@@ -168,12 +168,17 @@ final class ControlServer {
 
     private func acceptAll() {
         do {
-            try UnixSocket.acceptPending(listener, refuse: { fd, uid in
-                logger.warning("control: refused a client of uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
-                let line = ControlCodec.failure(id: nil, error: .control(.badRequest,
-                    "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
-                line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
-            }, serve: serve)
+            try UnixSocket.acceptPending(
+                listener,
+                refuse: { fd, uid in
+                    logger.warning("control: refused a client of uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+                    let line = ControlCodec.failure(
+                        id: nil,
+                        error: .control(
+                            .badRequest,
+                            "permission denied: this control socket serves uid \(SystemCalls.userID()) only"))
+                    line.withUnsafeBytes { _ = SystemCalls.write(fd, $0) }
+                }, serve: serve)
         } catch {
             logger.warning("control: accept failed: \(error)")
         }
@@ -213,8 +218,11 @@ final class ControlServer {
         client.lines(from: bytes) { output in
             switch output {
             case .tooLong(let length):
-                client.respond(id: nil, error: .control(.lineTooLong,
-                    "request line of at least \(length) bytes is over the limit of \(ControlClientConnection.maximumLineLength) bytes; it was discarded"))
+                client.respond(
+                    id: nil,
+                    error: .control(
+                        .lineTooLong,
+                        "request line of at least \(length) bytes is over the limit of \(ControlClientConnection.maximumLineLength) bytes; it was discarded"))
             case .line(let line):
                 switch ControlCodec.parseRequest(line: line) {
                 case .success(let request):

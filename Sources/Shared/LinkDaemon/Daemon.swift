@@ -53,13 +53,15 @@ public final class Daemon {
         tracer.side = options.role.name
         tracer.logger = logger
         loop = try EventLoop(backend: options.poller)
-        var configuration = LinkSession.Configuration(role: options.role,
-                                                      defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
+        var configuration = LinkSession.Configuration(
+            role: options.role,
+            defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
         configuration.inactiveDeliveryMilliseconds = options.inactiveDeliveryMilliseconds
         configuration.receivedListByteCapacity = options.receivedListBytes
-        configuration.launchPolicy = BackgroundLaunchPolicy(mode: options.launchPolicy,
-                                                            seed: options.launchSeed ?? UInt64.random(in: 0...UInt64(Int64.max)),
-                                                            windowMilliseconds: options.launchWindowMilliseconds)
+        configuration.launchPolicy = BackgroundLaunchPolicy(
+            mode: options.launchPolicy,
+            seed: options.launchSeed ?? UInt64.random(in: 0...UInt64(Int64.max)),
+            windowMilliseconds: options.launchWindowMilliseconds)
         configuration.backgroundTaskBudgetMilliseconds = options.backgroundTaskMilliseconds
         for feature in self.features { feature.configureSession(&configuration) }
         home = DaemonHome(options: options, logger: logger)
@@ -71,8 +73,9 @@ public final class Daemon {
         gateway = SessionGateway(directory: directory, committer: committer, now: { loop.turnMilliseconds })
         control = ControlServer(loop: loop, path: options.controlPath, logger: logger)
         let control = control
-        link = LinkEndpoint(options: options, logger: logger, loop: loop, home: home, directory: directory,
-                            committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
+        link = LinkEndpoint(
+            options: options, logger: logger, loop: loop, home: home, directory: directory,
+            committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
         table = OperationTable(role: options.role)
         launcher = AppLauncher(options: options, loop: loop, logger: logger, tracer: tracer)
         wire()
@@ -82,8 +85,9 @@ public final class Daemon {
 
     /// The committer's actions go to the performer; a failed turn reloads the peer and restarts its link.
     private func wire() {
-        let performer = ActionPerformer(role: role, loop: loop, logger: logger, directory: directory, committer: committer,
-                                        gateway: gateway, control: control, tracer: tracer, features: features, launcher: launcher)
+        let performer = ActionPerformer(
+            role: role, loop: loop, logger: logger, directory: directory, committer: committer,
+            gateway: gateway, control: control, tracer: tracer, features: features, launcher: launcher)
         launcher.publish = { [unowned self] in self.control.publish($0, $1) }
         launcher.tellSession = { [unowned self] in self.gateway.submit($0) { _ in } }
         committer.execute = { performer.execute($0, from: $1) }
@@ -93,12 +97,13 @@ public final class Daemon {
             let directory = directory
             committer.afterPerform = { directory.followActiveWatchIfDeactivated($0) }
         }
-        let recovery = StoreFailureRecovery(role: role, logger: logger, tracer: tracer, committer: committer, directory: directory,
-                                            link: link, publish: { [unowned self] in self.control.publish($0, $1) },
-                                            stop: { [unowned self] (reason: DaemonStopped) in
-                                                self.failure = reason
-                                                self.stop()
-                                            })
+        let recovery = StoreFailureRecovery(
+            role: role, logger: logger, tracer: tracer, committer: committer, directory: directory,
+            link: link, publish: { [unowned self] in self.control.publish($0, $1) },
+            stop: { [unowned self] (reason: DaemonStopped) in
+                self.failure = reason
+                self.stop()
+            })
         committer.storeFailed = { recovery.turnRolledBack($0, $1) }
         stateWriteFailed = { recovery.stateWriteFailed($0, $1) }
         (launcher.stateWriteFailed, directory.stateWriteFailed) = (stateWriteFailed, stateWriteFailed)
@@ -168,9 +173,13 @@ public final class Daemon {
         if options.activateOnStart { tracer.withCause(started) { gateway.submit(.activate) { _ in } } }
         startedFully = true
         if role == .watch {
-            logger.info("background launches: \(policy.mode.rawValue) policy, seed \(policy.seed) (replay with --launch-seed \(policy.seed)), window \(policy.windowMilliseconds) ms, budget \(directory.session.configuration.backgroundTaskBudgetMilliseconds) ms")
+            logger.info(
+                "background launches: \(policy.mode.rawValue) policy, seed \(policy.seed) (replay with --launch-seed \(policy.seed)), window \(policy.windowMilliseconds) ms, budget \(directory.session.configuration.backgroundTaskBudgetMilliseconds) ms"
+            )
         }
-        logger.info("\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)")
+        logger.info(
+            "\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)"
+        )
     }
 
     /// Runs until `stop()` (SIGTERM, SIGINT or the `shutdown` op); throws what made the daemon
@@ -212,4 +221,3 @@ public final class Daemon {
         table.dispatch(request, from: client, tracer: tracer)
     }
 }
-

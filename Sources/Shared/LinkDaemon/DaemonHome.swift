@@ -32,7 +32,9 @@ final class DaemonHome {
         }
         for (what, path) in [("link socket", options.linkPath), ("control socket", options.controlPath)]
         where path.utf8.count > UnixSocket.maximumPathLength {
-            throw StartupError("the \(what) path \(path) is \(path.utf8.count) bytes; Unix socket paths are limited to \(UnixSocket.maximumPathLength) bytes here (use a shorter --home)")
+            throw StartupError(
+                "the \(what) path \(path) is \(path.utf8.count) bytes; Unix socket paths are limited to \(UnixSocket.maximumPathLength) bytes here (use a shorter --home)"
+            )
         }
         deviceId = try options.deviceId ?? loadDeviceId()
         if options.role == .phone {

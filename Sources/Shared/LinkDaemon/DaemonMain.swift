@@ -16,8 +16,10 @@ public enum DaemonMain {
     public static func run(role: Role, features: @escaping () -> [DaemonFeature] = { [] }) -> Never {
         let name = role == .phone ? "phoned" : "watchd"
         let features = features()
-        switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), role: role,
-                                   featureOptions: features.flatMap(\.commandLineOptions)) {
+        switch DaemonOptions.parse(
+            Array(CommandLine.arguments.dropFirst()), role: role,
+            featureOptions: features.flatMap(\.commandLineOptions))
+        {
         case .exit(let code, let output):
             if code == 0 { print(output) } else { writeStandardError(output + "\n") }
             exit(code)

@@ -11,7 +11,7 @@ import WireProtocol
 
 /// The command line of `phoned` and `watchd`.
 public struct DaemonOptions: Sendable {
-    public static let version = "0.1.0"
+    public static let version = WatchLinkVersion.current
 
     public var role: Role
     public var home: String
@@ -70,31 +70,31 @@ public struct DaemonOptions: Sendable {
         let name = role == .phone ? "phoned" : "watchd"
         let what = role == .phone ? "the emulated iPhone: listens on the link socket" : "the emulated Apple Watch: connects to the link socket"
         return """
-        usage: \(name) [options]
+                usage: \(name) [options]
 
-        \(name) runs \(what) and serves its control socket (JSON lines).
+                \(name) runs \(what) and serves its control socket (JSON lines).
 
-        options:
-          --home DIR              WatchLink home (default: $WATCHLINK_HOME, $XDG_RUNTIME_DIR/watchlink or /tmp/watchlink-$UID)
-          --link PATH             link socket (default: HOME/link.sock)
-          --control PATH          control socket (default: HOME/\(role == .phone ? "phone" : "watch").ctl)
-          --state-dir DIR         state directory (default: HOME/\(role == .phone ? "phone" : "watch"))
-          --pairing-key PATH      the pairing key (default: HOME/pairing.key)\(role == .phone ? "; created when missing" : "; waited for until it exists")
-          --device-id ID          this device's id (default: generated once and kept in the state directory)
-          --log-level LEVEL       error, warning, info (default), debug or trace
-          --reply-timeout-ms N    default reply timeout of message.send (default: \(LinkSession.Configuration.standardReplyTimeoutMilliseconds))
-          --inactive-delivery-ms N
-                                  phone: how long a session stays inactive after device.switchWatch at most (default: \(LinkSession.Configuration.standardInactiveDeliveryMilliseconds))
-          --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: \(LinkSession.Configuration.defaultReceivedListByteCapacity))
-          --activate              activate the session at start, as an app that calls activate() at launch
-          --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
-          --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
-          --poller epoll|poll     event-loop backend (default: epoll on Linux)
-          --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
-          --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))\(role == .watch ? watchUsage : "")
-        \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
-          --version               print the version
-        """
+            options:
+              --home DIR              WatchLink home (default: $WATCHLINK_HOME, $XDG_RUNTIME_DIR/watchlink or /tmp/watchlink-$UID)
+              --link PATH             link socket (default: HOME/link.sock)
+              --control PATH          control socket (default: HOME/\(role == .phone ? "phone" : "watch").ctl)
+              --state-dir DIR         state directory (default: HOME/\(role == .phone ? "phone" : "watch"))
+              --pairing-key PATH      the pairing key (default: HOME/pairing.key)\(role == .phone ? "; created when missing" : "; waited for until it exists")
+              --device-id ID          this device's id (default: generated once and kept in the state directory)
+              --log-level LEVEL       error, warning, info (default), debug or trace
+              --reply-timeout-ms N    default reply timeout of message.send (default: \(LinkSession.Configuration.standardReplyTimeoutMilliseconds))
+              --inactive-delivery-ms N
+                                      phone: how long a session stays inactive after device.switchWatch at most (default: \(LinkSession.Configuration.standardInactiveDeliveryMilliseconds))
+              --received-list-bytes N payload bytes of immediate messages received.list keeps, newest first (default: \(LinkSession.Configuration.defaultReceivedListByteCapacity))
+              --activate              activate the session at start, as an app that calls activate() at launch
+              --trace-entries N       entries the trace keeps in memory, newest (default: 10000; 0: none)
+              --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
+              --poller epoll|poll     event-loop backend (default: epoll on Linux)
+              --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
+              --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))\(role == .watch ? watchUsage : "")
+            \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
+              --version               print the version
+            """
     }
 
     /// The watch's background-life flags.
@@ -115,8 +115,10 @@ public struct DaemonOptions: Sendable {
         return "  " + flag + gap + option.summary + "\n"
     }
 
-    public static func parse(_ arguments: [String], role: Role, featureOptions: [FeatureOption] = [],
-                             environment: [String: String] = ProcessInfo.processInfo.environment) -> ParseOutcome {
+    public static func parse(
+        _ arguments: [String], role: Role, featureOptions: [FeatureOption] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> ParseOutcome {
         let name = role == .phone ? "phoned" : "watchd"
         var home: String?
         var link: String?, control: String?, state: String?, key: String?
@@ -153,8 +155,8 @@ public struct DaemonOptions: Sendable {
                 guard let v = value() else { return fail("--app-arg needs a value") }
                 appArguments.append(v)
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
-                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
-                 "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms":
+                "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
+                "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 if Self.watchFlags.contains(flag), role != .watch {
                     return fail("\(flag) is watchd's: the watch app's background life is watchOS's")

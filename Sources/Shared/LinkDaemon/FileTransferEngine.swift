@@ -200,7 +200,9 @@ final class FileTransferEngine {
             try data.withUnsafeBytes { bytes in try partial.file.write(bytes, at: offset) }
         } catch {
             if let error = error as? SystemError, error.errno.isNoSpace {
-                logger.error("file: no room for \(data.count) bytes at byte \(offset) of \(path) (\(WCErrorCode.insufficientSpace.rawValue) \(WCErrorCode.insufficientSpace.name)): \(error); the sender is told (ITEM_ERROR) and the transfer fails")
+                logger.error(
+                    "file: no room for \(data.count) bytes at byte \(offset) of \(path) (\(WCErrorCode.insufficientSpace.rawValue) \(WCErrorCode.insufficientSpace.name)): \(error); the sender is told (ITEM_ERROR) and the transfer fails"
+                )
             }
             partials[path] = nil
             throw error

@@ -48,8 +48,10 @@ public struct InstalledProgram: Equatable, Sendable {
     }
 
     var json: JSONValue {
-        var object: JSONObject = ["command": .array(command.map(JSONValue.string)),
-                                  "environment": .object(JSONObject(environment.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))]
+        var object: JSONObject = [
+            "command": .array(command.map(JSONValue.string)),
+            "environment": .object(JSONObject(environment.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ]
         if let workingDirectory { object["workingDirectory"] = .string(workingDirectory) }
         return .object(object)
     }

@@ -27,8 +27,10 @@ enum LinkAdmission {
             return (.alreadyConnected, "the phone is linked with watch '\(hello.deviceId)' already; refused a second link from it")
         }
         if !situation.pairedWatches.contains(hello.deviceId), situation.pairedWatches.count >= PairedWatches.maximumCount {
-            return (.alreadyConnected,
-                    "the phone has \(PairedWatches.maximumCount) watches paired, as many as it keeps; refused watch '\(hello.deviceId)'")
+            return (
+                .alreadyConnected,
+                "the phone has \(PairedWatches.maximumCount) watches paired, as many as it keeps; refused watch '\(hello.deviceId)'"
+            )
         }
         return nil
     }

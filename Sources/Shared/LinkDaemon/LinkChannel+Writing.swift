@@ -26,8 +26,10 @@ extension LinkChannel {
             return
         }
         let wasEmpty = output.isEmpty && detached.isEmpty
-        if let payload = FrameEncoder.encode(frame, into: &output,
-                                             detachingPayloadOfAtLeast: Self.detachedPayloadThreshold) {
+        if let payload = FrameEncoder.encode(
+            frame, into: &output,
+            detachingPayloadOfAtLeast: Self.detachedPayloadThreshold)
+        {
             detached.append((output.count, payload))
         }
         if wasEmpty { onDirty?(self) }

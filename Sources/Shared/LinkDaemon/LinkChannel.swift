@@ -60,8 +60,10 @@ final class LinkChannel: ConnectionReader {
     var onDirty: ((LinkChannel) -> Void)?
     private var closeReported = false
 
-    init(loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake, role: Role,
-         logger: Logger, tracer: Tracer, handshakeTimeoutMilliseconds: Int64 = Int64(LinkProtocol.handshakeTimeoutSeconds) * 1_000) {
+    init(
+        loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake, role: Role,
+        logger: Logger, tracer: Tracer, handshakeTimeoutMilliseconds: Int64 = Int64(LinkProtocol.handshakeTimeoutSeconds) * 1_000
+    ) {
         self.loop = loop
         self.role = role
         self.tracer = tracer
@@ -103,8 +105,12 @@ final class LinkChannel: ConnectionReader {
     func refuse(_ code: GoAwayCode, _ reason: String) {
         guard !isClosing else { return }
         logger.warning("link: refusing \(peerDescription) (\(code.name)): \(reason)")
-        tracer.record(.fault, ["name": "linkRefused", "code": .string(code.name), "reason": .string(TracePreview.clip(reason)),
-                               "peer": peer.map { .string($0.deviceId) } ?? .null])
+        tracer.record(
+            .fault,
+            [
+                "name": "linkRefused", "code": .string(code.name), "reason": .string(TracePreview.clip(reason)),
+                "peer": peer.map { .string($0.deviceId) } ?? .null,
+            ])
         goAway(code, reason)
     }
 
@@ -151,9 +157,11 @@ final class LinkChannel: ConnectionReader {
             return count
         }
         let read = try decoder.readExpectedFrame { head, payload in
-            var vectors = (iovec(iov_base: head.baseAddress, iov_len: head.count),
-                           iovec(iov_base: payload.baseAddress, iov_len: payload.count),
-                           iovec(iov_base: buffer.baseAddress, iov_len: buffer.count))
+            var vectors = (
+                iovec(iov_base: head.baseAddress, iov_len: head.count),
+                iovec(iov_base: payload.baseAddress, iov_len: payload.count),
+                iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+            )
             return try withUnsafeBytes(of: &vectors) { raw in
                 try Syscall.receive(fd, vectors: raw.baseAddress!.assumingMemoryBound(to: iovec.self), 3)
             }

@@ -37,8 +37,10 @@ final class LinkEndpoint {
     static let sendBufferSize: Int32 = 1 << 20
     static let holdAfterStoreFailure: Int64 = 1_000
 
-    init(options: DaemonOptions, logger: Logger, loop: EventLoop, home: DaemonHome, directory: PeerDirectory,
-         committer: TurnCommitter, tracer: Tracer, publish: @escaping (String, JSONObject) -> Void) {
+    init(
+        options: DaemonOptions, logger: Logger, loop: EventLoop, home: DaemonHome, directory: PeerDirectory,
+        committer: TurnCommitter, tracer: Tracer, publish: @escaping (String, JSONObject) -> Void
+    ) {
         self.tracer = tracer
         self.options = options
         self.logger = logger
@@ -120,9 +122,11 @@ final class LinkEndpoint {
 
     private func acceptAll() {
         do {
-            try UnixSocket.acceptPending(listener, refuse: { _, uid in
-                logger.warning("link: refused a connection from uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
-            }, serve: serve)
+            try UnixSocket.acceptPending(
+                listener,
+                refuse: { _, uid in
+                    logger.warning("link: refused a connection from uid \(uid) (only uid \(SystemCalls.userID()) may connect)")
+                }, serve: serve)
         } catch {
             logger.warning("link: accept failed: \(error)")
         }
@@ -197,8 +201,9 @@ final class LinkEndpoint {
         let handshake = LinkHandshake(role: role, deviceId: home.deviceId, key: home.pairingKey) { [unowned self] hello in
             LinkAdmission.refusal(of: hello, in: self.admissionSituation)
         }
-        let channel = LinkChannel(loop: loop, connection: connection, serial: serial, handshake: handshake, role: role,
-                                  logger: logger, tracer: tracer)
+        let channel = LinkChannel(
+            loop: loop, connection: connection, serial: serial, handshake: handshake, role: role,
+            logger: logger, tracer: tracer)
         channel.latencyMilliseconds = latencyMilliseconds
         channel.onDirty = { [unowned self] channel in self.dirtyChannels.append(channel) }
         channel.onEvent = { [unowned self] channel, event in self.channelEvent(channel, event) }
@@ -207,9 +212,10 @@ final class LinkEndpoint {
     }
 
     private var admissionSituation: LinkAdmission.Situation {
-        LinkAdmission.Situation(role: role, linkedPhone: directory.appPeer.channel?.peer?.deviceId,
-                                linkedWatches: Set(directory.peers.compactMap { $0.channel == nil ? nil : $0.deviceId }),
-                                pairedWatches: Set(directory.pairedWatches.watches.map(\.deviceId)))
+        LinkAdmission.Situation(
+            role: role, linkedPhone: directory.appPeer.channel?.peer?.deviceId,
+            linkedWatches: Set(directory.peers.compactMap { $0.channel == nil ? nil : $0.deviceId }),
+            pairedWatches: Set(directory.pairedWatches.watches.map(\.deviceId)))
     }
 
     private func channelEvent(_ channel: LinkChannel, _ event: LinkChannel.Event) {
@@ -227,8 +233,12 @@ final class LinkEndpoint {
                 var data: JSONObject = ["connected": false, "reason": .string(reason)]
                 if let id = channel.peer?.deviceId { data["peerDeviceId"] = .string(id) }
                 publish("link.stateDidChange", data)
-                let entry = tracer.record(.link, ["name": "down", "peer": channel.peer.map { .string($0.deviceId) } ?? .null,
-                                                  "by": .string(channel.closedBy), "reason": .string(TracePreview.clip(reason))])
+                let entry = tracer.record(
+                    .link,
+                    [
+                        "name": "down", "peer": channel.peer.map { .string($0.deviceId) } ?? .null,
+                        "by": .string(channel.closedBy), "reason": .string(TracePreview.clip(reason)),
+                    ])
                 tracer.withCause(entry) {
                     committer.perform(peer.session.linkDown(now: loop.turnMilliseconds), from: peer)
                 }

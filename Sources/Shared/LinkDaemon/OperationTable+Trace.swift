@@ -18,9 +18,11 @@ extension OperationTable {
         tracer.withOp(name, client: client.serial) { op in
             dispatch(request, client: client) { [tracer] result in
                 if case .failure(let error) = result, let op, let opEntry = tracer.number(of: op) {
-                    var fields: JSONObject = ["op": .string(name), "domain": .string(error.domain), "code": .int(Int64(error.code)),
-                                              "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
-                                              "opEntry": .int(Int64(opEntry))]
+                    var fields: JSONObject = [
+                        "op": .string(name), "domain": .string(error.domain), "code": .int(Int64(error.code)),
+                        "name": .string(error.name), "message": .string(TracePreview.clip(error.message)),
+                        "opEntry": .int(Int64(opEntry)),
+                    ]
                     // Answered later, with nothing else as its cause: the op.
                     if tracer.cause == nil { fields["cause"] = .int(Int64(opEntry)) }
                     tracer.record(.error, fields)

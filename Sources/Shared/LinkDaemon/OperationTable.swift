@@ -43,8 +43,10 @@ public final class OperationTable {
 
     /// Checks `request` against the table and runs its handler; `respond` is called exactly
     /// once. Errors the handler throws become the answer.
-    func dispatch(_ request: ControlRequest, client: ControlClientConnection?,
-                  respond: @escaping (Result<JSONObject, ControlError>) -> Void) {
+    func dispatch(
+        _ request: ControlRequest, client: ControlClientConnection?,
+        respond: @escaping (Result<JSONObject, ControlError>) -> Void
+    ) {
         let id = nextCall
         nextCall += 1
         outstanding[id] = Responder(respond: respond)

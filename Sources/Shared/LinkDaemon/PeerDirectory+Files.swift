@@ -51,7 +51,8 @@ extension PeerDirectory {
         switch action {
         case .sendChunk(let seq, let path, let offset, let length):
             guard let channel = peer.channel, let files = peer.files,
-                  let frame = files.chunk(seq: seq, path: path, offset: offset, length: length) else { return }
+                let frame = files.chunk(seq: seq, path: path, offset: offset, length: length)
+            else { return }
             channel.send(frame)
         case .removeFile(let path):
             peer.files?.remove(path)

@@ -81,7 +81,9 @@ extension PeerDirectory {
             committer.perform(peer.session.adoptSettings(from: appPeer.session), from: peer)
             committer.perform(peer.session.setActiveWatch(active, now: loop.turnMilliseconds), from: peer)
         }
-        logger.info("paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")")
+        logger.info(
+            "paired with watch '\(hello.deviceId)'\(active ? "; it is the active watch" : " (\(watch.directory)); the active watch is '\(updated.activeDeviceId ?? "")'")"
+        )
         committer.tracer.record(.state, ["name": "paired", "peer": .string(hello.deviceId), "isActive": .bool(active)])
         return peer
     }
@@ -120,8 +122,9 @@ extension PeerDirectory {
     /// Moves the app's session to the active watch once the current one is not activated.
     func followActiveWatch() {
         guard role == .phone, let id = pairedWatches.activeDeviceId,
-              let target = peers.first(where: { $0.deviceId == id }), target !== appPeer,
-              appPeer.session.activationState == .notActivated else { return }
+            let target = peers.first(where: { $0.deviceId == id }), target !== appPeer,
+            appPeer.session.activationState == .notActivated
+        else { return }
         formerAppPeer = appPeer
         appPeer = target
         logger.info("session: the app's session is now with watch '\(id)'")
@@ -132,7 +135,8 @@ extension PeerDirectory {
     /// (after a switch the session deactivates when its watch has everything).
     func followActiveWatchIfDeactivated(_ peer: PeerSession) {
         if peer.session.activationState == .notActivated, role == .phone, peer === appPeer,
-           peer.deviceId != pairedWatches.activeDeviceId {
+            peer.deviceId != pairedWatches.activeDeviceId
+        {
             followActiveWatch()
         }
     }
@@ -148,18 +152,19 @@ extension PeerDirectory {
     func addWatchStatus(to result: inout JSONObject) {
         result["activeWatchDeviceId"] = pairedWatches.activeDeviceId.map { .string($0) } ?? .null
         result["sessionWatchDeviceId"] = appPeer.deviceId.map { .string($0) } ?? .null
-        result["pairedWatches"] = .array(peers.compactMap { peer in
-            guard let id = peer.deviceId else { return nil }
-            let status = peer.session.status()
-            return .object([
-                "deviceId": .string(id),
-                "isActive": .bool(id == pairedWatches.activeDeviceId),
-                "isConnected": .bool(status.linkConnected),
-                "activationState": .string(status.activationState.name),
-                "isReachable": .bool(status.isReachable),
-                "outstandingUserInfoTransfers": .int(Int64(status.outstandingUserInfoTransfers)),
-                "hasContentPending": .bool(status.hasContentPending),
-            ])
-        })
+        result["pairedWatches"] = .array(
+            peers.compactMap { peer in
+                guard let id = peer.deviceId else { return nil }
+                let status = peer.session.status()
+                return .object([
+                    "deviceId": .string(id),
+                    "isActive": .bool(id == pairedWatches.activeDeviceId),
+                    "isConnected": .bool(status.linkConnected),
+                    "activationState": .string(status.activationState.name),
+                    "isReachable": .bool(status.isReachable),
+                    "outstandingUserInfoTransfers": .int(Int64(status.outstandingUserInfoTransfers)),
+                    "hasContentPending": .bool(status.hasContentPending),
+                ])
+            })
     }
 }

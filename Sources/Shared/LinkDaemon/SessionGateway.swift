@@ -30,7 +30,8 @@ final class SessionGateway {
         waiting[token.rawValue] = Waiting(completion: completion)
         let app = directory.appPeer
         if case .reply(let replyId, _) = command, !app.session.awaitsReply(replyId),
-           let sender = directory.peers.first(where: { $0.session.awaitsReply(replyId) }) {
+            let sender = directory.peers.first(where: { $0.session.awaitsReply(replyId) })
+        {
             // A message of the previous watch, answered after a switch.
             committer.perform(sender.session.handle(command, token: token, now: loop()), from: sender)
             return

@@ -21,8 +21,10 @@ struct SessionOperations {
             ControlOperation("session.activate", summary: "WCSession.activate(): activate the app's session") { call in
                 context.submit(.activate, answering: call)
             },
-            ControlOperation("app.setState", summary: "the app's state, which decides reachability",
-                      arguments: [.required("state", .string, "foreground, background or notRunning")]) { call in
+            ControlOperation(
+                "app.setState", summary: "the app's state, which decides reachability",
+                arguments: [.required("state", .string, "foreground, background or notRunning")]
+            ) { call in
                 let name = try call.args.string("state")
                 guard let state = AppState(name: name) else {
                     throw call.args.invalid("'state' must be one of foreground, background, notRunning; got '\(name)'")

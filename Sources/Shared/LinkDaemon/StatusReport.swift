@@ -6,12 +6,16 @@ import WireProtocol
 /// What `status` answers: the app's session, the link, the device flags, the watches (phoned)
 /// and each feature's fields.
 enum StatusReport {
-    static func make(role: Role, deviceId: String, directory: PeerDirectory, link: LinkEndpoint,
-                     launcher: AppLauncher, features: [DaemonFeature], now: Int64) -> JSONObject {
+    static func make(
+        role: Role, deviceId: String, directory: PeerDirectory, link: LinkEndpoint,
+        launcher: AppLauncher, features: [DaemonFeature], now: Int64
+    ) -> JSONObject {
         let session = directory.session
         let status = session.status()
-        var linkObject: JSONObject = ["connected": .bool(status.linkConnected), "up": .bool(link.isEnabled),
-                                      "latencyMs": .int(link.latencyMilliseconds)]
+        var linkObject: JSONObject = [
+            "connected": .bool(status.linkConnected), "up": .bool(link.isEnabled),
+            "latencyMs": .int(link.latencyMilliseconds),
+        ]
         if let peer = directory.appPeer.channel?.peer { linkObject["peerDeviceId"] = .string(peer.deviceId) }
         var result: JSONObject = [
             "role": .string(role.name),

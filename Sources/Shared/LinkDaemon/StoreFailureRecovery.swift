@@ -20,8 +20,10 @@ final class StoreFailureRecovery {
     /// Stops the daemon, with what made it stop.
     private let stop: (DaemonStopped) -> Void
 
-    init(role: Role, logger: Logger, tracer: Tracer, committer: TurnCommitter, directory: PeerDirectory, link: LinkEndpoint,
-         publish: @escaping (String, JSONObject) -> Void, stop: @escaping (DaemonStopped) -> Void) {
+    init(
+        role: Role, logger: Logger, tracer: Tracer, committer: TurnCommitter, directory: PeerDirectory, link: LinkEndpoint,
+        publish: @escaping (String, JSONObject) -> Void, stop: @escaping (DaemonStopped) -> Void
+    ) {
         self.role = role
         self.logger = logger
         self.tracer = tracer

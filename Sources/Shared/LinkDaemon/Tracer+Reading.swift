@@ -25,8 +25,10 @@ extension Tracer {
     var detailCount: Int { ring.detailCount }
 
     func entry(_ slot: Slot, number: UInt64, _ detail: Detail?) -> TraceEntry {
-        var object: JSONObject = ["n": .int(Int64(number)), "t": .int(slot.time), "side": .string(side),
-                                  "device": .string(device), "pid": .int(pid), "kind": .string(slot.kind.rawValue)]
+        var object: JSONObject = [
+            "n": .int(Int64(number)), "t": .int(slot.time), "side": .string(side),
+            "device": .string(device), "pid": .int(pid), "kind": .string(slot.kind.rawValue),
+        ]
         if slot.kind == .frame {
             describe(slot, into: &object)
         } else if let name = slot.note {

@@ -50,8 +50,10 @@ public enum JSON {
     /// value, invalid JSON, a key with an escape or a byte outside ASCII, bytes not contiguous
     /// in memory) or `member` declines one, after an unknown number of calls: the caller then parses the document as a whole,
     /// which finds the error. For the envelope of a control request, read on every request.
-    public static func readMembers(_ bytes: some Collection<UInt8>, keepingObjectsAsTextFrom depth: Int,
-                                   _ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool) -> Bool {
+    public static func readMembers(
+        _ bytes: some Collection<UInt8>, keepingObjectsAsTextFrom depth: Int,
+        _ member: (_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) -> Bool
+    ) -> Bool {
         let read = bytes.withContiguousStorageIfAvailable { buffer in
             var parser = JSONParser(buffer, keepingObjectsAsTextFrom: depth)
             return (try? parser.readMembers(member)) ?? false
@@ -91,7 +93,8 @@ public enum JSON {
         for byte in text.dropFirst(negative ? 1 : 0) {
             let digit = Int64(byte &- UInt8(ascii: "0"))
             let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative
+            let (next, overflow2) =
+                negative
                 ? shifted.subtractingReportingOverflow(digit)
                 : shifted.addingReportingOverflow(digit)
             if overflow1 || overflow2 { return nil }

@@ -100,9 +100,10 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else {
-                throw fail(index < bytes.count
-                    ? "expected '\"' to begin object key, found \(describe(bytes[index]))"
-                    : "unexpected end of input, expected '\"' to begin object key")
+                throw fail(
+                    index < bytes.count
+                        ? "expected '\"' to begin object key, found \(describe(bytes[index]))"
+                        : "unexpected end of input, expected '\"' to begin object key")
             }
             let key = try parseString()
             skipWhitespace()
@@ -196,8 +197,10 @@ struct JSONParser {
 
     /// The container at `index` (its opening bracket), its members or elements each checked by
     /// `element` from their first byte.
-    private mutating func skipPlainContainer(depth: Int, closedBy close: UInt8,
-                                             _ element: (inout JSONParser) throws -> Bool) rethrows -> Bool {
+    private mutating func skipPlainContainer(
+        depth: Int, closedBy close: UInt8,
+        _ element: (inout JSONParser) throws -> Bool
+    ) rethrows -> Bool {
         guard depth <= JSON.maximumDepth else { return false }
         index += 1
         skipWhitespace()
@@ -373,7 +376,8 @@ struct JSONParser {
                 index += 2
                 let low = try parseHex4(escapeStart: lowStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw JSONParseError(offset: start, message: "lone high surrogate \(Self.escapeText(unit)) (followed by \(Self.escapeText(low)), not a low surrogate)")
+                    throw JSONParseError(
+                        offset: start, message: "lone high surrogate \(Self.escapeText(unit)) (followed by \(Self.escapeText(low)), not a low surrogate)")
                 }
                 scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             case 0xDC00...0xDFFF:

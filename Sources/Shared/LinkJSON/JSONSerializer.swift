@@ -141,8 +141,10 @@ enum JSONSerializer {
         case 0x0C:
             bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
         case 0x00..<0x20:
-            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                      hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            bytes.append(contentsOf: [
+                UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)],
+            ])
         default:
             bytes.append(byte)
         }

@@ -47,9 +47,10 @@ public enum JSONStringBytes {
     @inlinable @inline(__always)
     static func attention(_ word: UnsafePointer<UInt8>, nonASCIIIsPlain: Bool) -> UInt64 {
         let word = UInt64(littleEndian: UnsafeRawPointer(word).loadUnaligned(as: UInt64.self))
-        var flags = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+        var flags =
+            hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
             | hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
-            | ((word &- ones &* 0x20) & ~word & highBits)   // a byte below 0x20
+            | ((word &- ones &* 0x20) & ~word & highBits)  // a byte below 0x20
         if !nonASCIIIsPlain { flags |= word & highBits }
         return flags
     }
@@ -66,7 +67,8 @@ public enum JSONStringBytes {
         while count &- index >= 32 {
             let a = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD16<UInt8>.self)
             let b = UnsafeRawPointer(base + index).loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self)
-            var flagged = (a .== quote) .| (a .== backslash) .| (a .< space)
+            var flagged =
+                (a .== quote) .| (a .== backslash) .| (a .< space)
                 .| (b .== quote) .| (b .== backslash) .| (b .< space)
             if !nonASCIIIsPlain { flagged .|= (a .>= high) .| (b .>= high) }
             // A lane of the mask is all ones or all zeros: its two halves as words say whether

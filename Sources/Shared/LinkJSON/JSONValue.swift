@@ -38,7 +38,7 @@ extension JSONValue {
             return value
         case .double(let value):
             guard value.rounded(.towardZero) == value,
-                  value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0
+                value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0
             else { return nil }
             return Int64(value)
         default:

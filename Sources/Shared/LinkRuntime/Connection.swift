@@ -298,7 +298,8 @@ public final class Connection {
             withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 16) { buffer in
                 for _ in 0..<16 {
                     guard let count = (try? Syscall.receive(fd, buffer.baseAddress!, buffer.count)) ?? nil,
-                          count == buffer.count else { break }
+                        count == buffer.count
+                    else { break }
                 }
             }
         }
@@ -320,7 +321,8 @@ public final class Connection {
     }
 
     private func fail(_ error: any Error, deferred: Bool) {
-        let systemError = error as? SystemError
+        let systemError =
+            error as? SystemError
             ?? SystemError(operation: "connection", errno: .ioError)
         if deferred {
             guard isOpen else { return }

@@ -142,8 +142,10 @@ public final class EventLoop {
     ///
     /// Call ``unwatch(_:)`` before closing `fd`.
     @discardableResult
-    public func watch(_ fd: Int32, events: PollEvents, priority: Priority = .normal,
-                      _ handler: @escaping (PollEvents) -> Void) throws -> Int32 {
+    public func watch(
+        _ fd: Int32, events: PollEvents, priority: Priority = .normal,
+        _ handler: @escaping (PollEvents) -> Void
+    ) throws -> Int32 {
         guard fd >= 0 else { throw SystemError(operation: "watch(\(fd))", errno: .badFileDescriptor) }
         if registration(fd) != nil { throw SystemError(operation: "watch(\(fd))", errno: .fileExists) }
         let interest = events.intersection([.readable, .writable])
@@ -210,8 +212,9 @@ public final class EventLoop {
     @inline(__always)
     private func dispatch(_ fd: Int32, _ events: PollEvents) {
         guard let registration = registration(fd),
-              registration.armed,
-              registration.epoch != dispatchEpoch else { return }
+            registration.armed,
+            registration.epoch != dispatchEpoch
+        else { return }
         let delivered = events.intersection(registration.interest.union([.hangup, .error]))
         if delivered.isEmpty { return }
         registration.handler(delivered)

@@ -96,8 +96,9 @@ extension LinkSession {
         let expired = launch.held.filter { $0.deadline <= now }
         launch.held.removeAll { $0.deadline <= now }
         for message in expired {
-            fail(message, message.wantsReply ? .messageReplyTimedOut : .deliveryFailed,
-                 "the phone app, launched for this message, did not attach and activate its session within \(configuration.defaultReplyTimeoutMilliseconds) ms")
+            fail(
+                message, message.wantsReply ? .messageReplyTimedOut : .deliveryFailed,
+                "the phone app, launched for this message, did not attach and activate its session within \(configuration.defaultReplyTimeoutMilliseconds) ms")
         }
         if let next = launch.held.map(\.deadline).min() {
             launch.armedDeadline = next

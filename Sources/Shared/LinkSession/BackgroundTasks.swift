@@ -133,7 +133,8 @@ extension LinkSession {
     func backgroundWakeFired() {
         background.wakeDue = nil
         guard launch.isInstalled, appState == .notRunning || background.isSuspended, !launch.isUnderWay,
-              undelivered.contains(where: { $0.seq > background.wokenUpTo }) else { return }
+            undelivered.contains(where: { $0.seq > background.wokenUpTo })
+        else { return }
         let earliest = background.policy.earliestRun(now: currentTime, complicationEnabled: peerComplicationEnabled)
         if earliest > currentTime { return scheduleBackgroundWake(at: earliest) }
         runBackgroundTask(.watchConnectivity, userInfo: nil, counted: true)
@@ -211,7 +212,8 @@ extension LinkSession {
     func completeBackgroundTask(id: UInt64, token: RequestToken) {
         guard let index = background.open.firstIndex(where: { $0.id == id }) else {
             let finished = background.finished.last { $0.id == id }
-            let reason = finished.map { "background task \(id) is \($0.state.rawValue) already" } ?? "no background task \(id) (completed long ago, or never handed)"
+            let reason =
+                finished.map { "background task \(id) is \($0.state.rawValue) already" } ?? "no background task \(id) (completed long ago, or never handed)"
             actions.append(.respond(token, .failure(.invalidArgument("backgroundTask.complete: \(reason)"))))
             return
         }
@@ -247,8 +249,12 @@ extension LinkSession {
             actions.append(.notify(.backgroundTask(.expired(task))))
         }
         background.open.removeAll()
-        actions.append(.appProcess(.end(reason: "backgroundTaskWatchdog",
-                                        detail: "\(names.joined(separator: ", ")) not completed within the background budget of \(configuration.backgroundTaskBudgetMilliseconds) ms")))
+        actions.append(
+            .appProcess(
+                .end(
+                    reason: "backgroundTaskWatchdog",
+                    detail:
+                        "\(names.joined(separator: ", ")) not completed within the background budget of \(configuration.backgroundTaskBudgetMilliseconds) ms")))
     }
 
     // MARK: - The app's state
@@ -309,7 +315,10 @@ extension LinkSession {
             return
         }
         guard kind != .watchConnectivity else {
-            actions.append(.respond(token, .failure(.invalidArgument("backgroundTask.schedule: watchConnectivity tasks come with data; schedule applicationRefresh or snapshot"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(.invalidArgument("backgroundTask.schedule: watchConnectivity tasks come with data; schedule applicationRefresh or snapshot"))))
             return
         }
         let seconds = preferredDate - configuration.wallClock()

@@ -70,10 +70,11 @@ public struct ReceivedFile: Hashable, Sendable {
     /// Reads an inbox row's payload; nil when it is not one.
     public init?(seq: UInt64, payload: [UInt8]) {
         guard let dictionary = try? PropertyListCodec.decodeDictionary(payload),
-              case .string(let transferId)? = dictionary["transferId"],
-              case .string(let path)? = dictionary["path"],
-              case .data(let metadata)? = dictionary["metadata"],
-              case .integer(let total)? = dictionary["totalBytes"], total >= 0 else { return nil }
+            case .string(let transferId)? = dictionary["transferId"],
+            case .string(let path)? = dictionary["path"],
+            case .data(let metadata)? = dictionary["metadata"],
+            case .integer(let total)? = dictionary["totalBytes"], total >= 0
+        else { return nil }
         self.init(seq: seq, transferId: transferId, path: path, metadata: metadata, totalBytes: UInt64(total))
     }
 }

@@ -33,13 +33,19 @@ extension LinkSession {
             return
         }
         guard metadata.count <= configuration.maximumUserInfoLength else {
-            actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
-                "the metadata is \(metadata.count) bytes; it is limited to \(configuration.maximumUserInfoLength) bytes"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .wc(
+                            .payloadTooLarge,
+                            "the metadata is \(metadata.count) bytes; it is limited to \(configuration.maximumUserInfoLength) bytes"))))
             return
         }
         let transferId = configuration.makeTransferId?() ?? transferIds.next()
-        files.copies[token] = FileTransferState.PendingCopy(transferId: transferId, name: FilePaths.fileName(ofPath: path),
-                                                            metadata: metadata)
+        files.copies[token] = FileTransferState.PendingCopy(
+            transferId: transferId, name: FilePaths.fileName(ofPath: path),
+            metadata: metadata)
         actions.append(.file(.copyIntoOutbox(token: token, source: path, destination: filePaths.outbox(transferId))))
     }
 
@@ -51,8 +57,9 @@ extension LinkSession {
         case .failure(let error):
             actions.append(.respond(token, .failure(error)))
         case .success(let copied):
-            let header = FileHeader(totalBytes: copied.totalBytes, sha256: copied.sha256, transferId: copy.transferId,
-                                    name: copy.name, metadata: copy.metadata)
+            let header = FileHeader(
+                totalBytes: copied.totalBytes, sha256: copied.sha256, transferId: copy.transferId,
+                name: copy.name, metadata: copy.metadata)
             let item = enqueue(.file, payload: header.encoded(), flags: [], transferId: copy.transferId)
             files.headers[item.seq] = header
             actions.append(.respond(token, .success(.transfer(transferId: copy.transferId, remainingComplicationTransfers: nil))))
@@ -65,10 +72,11 @@ extension LinkSession {
         queue(.file).items.compactMap { item in
             guard let header = files.headers[item.seq] else { return nil }
             let stream = files.stream
-            return OutstandingFileTransfer(transferId: item.transferId, path: filePaths.outbox(item.transferId),
-                                           metadata: header.metadata, totalBytes: header.totalBytes,
-                                           completedBytes: files.progress[item.seq]?.committed ?? 0,
-                                           isTransferring: isLinkUp && stream?.seq == item.seq && stream?.isResumed == true)
+            return OutstandingFileTransfer(
+                transferId: item.transferId, path: filePaths.outbox(item.transferId),
+                metadata: header.metadata, totalBytes: header.totalBytes,
+                completedBytes: files.progress[item.seq]?.committed ?? 0,
+                isTransferring: isLinkUp && stream?.seq == item.seq && stream?.isResumed == true)
         }
     }
 
@@ -91,7 +99,8 @@ extension LinkSession {
     /// Fails a queued file whose bytes are not all on the link yet; false when there is none.
     func failUnsentFile(_ transferId: String, error: SessionError) -> Bool {
         guard let item = queue(.file).items.first(where: { $0.transferId == transferId }),
-              !files.fullySent.contains(item.seq) else { return false }
+            !files.fullySent.contains(item.seq)
+        else { return false }
         fileRefused(item, error: error)
         return true
     }
@@ -129,7 +138,8 @@ extension LinkSession {
         guard stream.isResumed else { return }
         let path = filePaths.outbox(stream.transferId)
         while stream.sentOffset < stream.totalBytes,
-              stream.sentOffset - min(stream.receivedOffset, stream.sentOffset) < configuration.fileWindowBytes {
+            stream.sentOffset - min(stream.receivedOffset, stream.sentOffset) < configuration.fileWindowBytes
+        {
             let length = Int(min(UInt64(configuration.fileChunkLength), stream.totalBytes - stream.sentOffset))
             actions.append(.file(.sendChunk(seq: stream.seq, path: path, offset: stream.sentOffset, length: length)))
             stream.sentOffset += UInt64(length)
@@ -141,7 +151,8 @@ extension LinkSession {
     /// The receiver's word on a file: where to resume, how far it got, or that it gave up.
     private func receiveFileChunkAck(seq: UInt64, flags: FileChunkAckFlags, received: UInt64, committed: UInt64) {
         guard let item = queue(.file).items.first(where: { $0.seq == seq }),
-              let header = files.headers[seq] else {
+            let header = files.headers[seq]
+        else {
             // The receiver holds part of a file this side no longer sends (cancelled while
             // the link was down, or this side's store was reset): it may drop it.
             actions.append(.send(.fileCancel(seq: seq)))
@@ -149,13 +160,20 @@ extension LinkSession {
         }
         if flags.contains(.rejected) {
             removeOutboundFile(item)
-            actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: .wc(.deliveryFailed,
-                "the \(peerName) discarded the file: its SHA-256 did not match \(configuration.fileMismatchLimit) times")))))
+            actions.append(
+                .notify(
+                    .file(
+                        .didFinish(
+                            transferId: item.transferId,
+                            error: .wc(
+                                .deliveryFailed,
+                                "the \(peerName) discarded the file: its SHA-256 did not match \(configuration.fileMismatchLimit) times")))))
             pumpFiles()
             return
         }
-        reportFileProgress(seq: seq, transferId: item.transferId, committed: min(committed, header.totalBytes),
-                           total: header.totalBytes)
+        reportFileProgress(
+            seq: seq, transferId: item.transferId, committed: min(committed, header.totalBytes),
+            total: header.totalBytes)
         guard var stream = files.stream, stream.seq == seq else { return }
         if flags.contains(.resume) {
             stream.isResumed = true
@@ -172,8 +190,9 @@ extension LinkSession {
         var progress = files.progress[seq] ?? FileTransferState.Progress()
         progress.committed = committed
         if committed != progress.reported,
-           committed == total || committed < progress.reported || committed - progress.reported >= 1 << 20
-            || files.now - (progress.reportedAt ?? files.now - 50) >= 50 {
+            committed == total || committed < progress.reported || committed - progress.reported >= 1 << 20
+                || files.now - (progress.reportedAt ?? files.now - 50) >= 50
+        {
             progress.reported = committed
             progress.reportedAt = files.now
             actions.append(.notify(.file(.progress(transferId: transferId, completedBytes: committed, totalBytes: total))))
@@ -185,8 +204,12 @@ extension LinkSession {
     func filesDelivered(_ items: ArraySlice<OutboundItem>) {
         for item in items {
             if let header = files.headers[item.seq], (files.progress[item.seq]?.reported ?? 0) < header.totalBytes || header.totalBytes == 0 {
-                actions.append(.notify(.file(.progress(transferId: item.transferId, completedBytes: header.totalBytes,
-                                                       totalBytes: header.totalBytes))))
+                actions.append(
+                    .notify(
+                        .file(
+                            .progress(
+                                transferId: item.transferId, completedBytes: header.totalBytes,
+                                totalBytes: header.totalBytes))))
             }
             actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: nil))))
             forgetOutboundFile(item)
@@ -216,7 +239,7 @@ extension LinkSession {
     /// what it promises is committed.
     func receiveFileOffer(seq: UInt64, payload: [UInt8]) {
         guard seq > cursor(.file).lastReceived else {
-            acknowledgementsDue.insert(.file)   // received whole already
+            acknowledgementsDue.insert(.file)  // received whole already
             return
         }
         // The sender sends files in order: an older one still partial here was cancelled.
@@ -239,15 +262,19 @@ extension LinkSession {
         turnReceipts.append(ItemReceipt(channel: .file, seq: seq))
         if let existing = files.incoming[seq] {
             if existing.header == header {
-                actions.append(.send(.fileChunkAck(seq: seq, flags: .resume, receivedOffset: existing.receivedOffset,
-                                                   committedOffset: existing.record.committedOffset)))
+                actions.append(
+                    .send(
+                        .fileChunkAck(
+                            seq: seq, flags: .resume, receivedOffset: existing.receivedOffset,
+                            committedOffset: existing.record.committedOffset)))
                 if !existing.isVerifying, existing.receivedOffset == header.totalBytes { startFileVerification(seq) }
                 return
             }
-            discardIncomingFile(seq)   // another file under the same number: the sender's store was reset
+            discardIncomingFile(seq)  // another file under the same number: the sender's store was reset
         }
-        let record = IncomingFileRecord(seq: seq, transferId: header.transferId, header: payload, committedOffset: 0,
-                                        receivedAt: configuration.wallClock())
+        let record = IncomingFileRecord(
+            seq: seq, transferId: header.transferId, header: payload, committedOffset: 0,
+            receivedAt: configuration.wallClock())
         actions.append(.persist(.beginIncomingFile(record)))
         files.incoming[seq] = FileTransferState.Incoming(record: record, header: header, receivedOffset: 0)
         actions.append(.send(.fileChunkAck(seq: seq, flags: .resume, receivedOffset: 0, committedOffset: 0)))
@@ -258,8 +285,12 @@ extension LinkSession {
         guard refusals[ItemReceipt(channel: .file, seq: seq)] == nil else { return }
         guard var file = files.incoming[seq], !file.isVerifying, offset == file.receivedOffset else { return }
         guard UInt64(data.count) <= file.header.totalBytes - offset else {
-            actions.append(.notify(.file(.problem(
-                "a chunk of file \(file.header.transferId) ends at byte \(offset + UInt64(data.count)), past its \(file.header.totalBytes) bytes; ignored"))))
+            actions.append(
+                .notify(
+                    .file(
+                        .problem(
+                            "a chunk of file \(file.header.transferId) ends at byte \(offset + UInt64(data.count)), past its \(file.header.totalBytes) bytes; ignored"
+                        ))))
             return
         }
         let path = filePaths.partial(file.header.transferId)
@@ -285,9 +316,12 @@ extension LinkSession {
         guard var file = files.incoming[seq] else { return }
         file.isVerifying = true
         files.incoming[seq] = file
-        actions.append(.file(.verify(seq: seq, path: filePaths.partial(file.header.transferId),
-                                     totalBytes: file.header.totalBytes, sha256: file.header.sha256,
-                                     destination: filePaths.inbox(transferId: file.header.transferId, name: file.header.name))))
+        actions.append(
+            .file(
+                .verify(
+                    seq: seq, path: filePaths.partial(file.header.transferId),
+                    totalBytes: file.header.totalBytes, sha256: file.header.sha256,
+                    destination: filePaths.inbox(transferId: file.header.transferId, name: file.header.name))))
     }
 
     /// The SHA-256 check that `.verify` started is done. A match commits the received file
@@ -301,8 +335,12 @@ extension LinkSession {
         }
         guard matched else {
             file.mismatches += 1
-            actions.append(.notify(.file(.problem(
-                "file \(file.header.transferId) (\(file.header.totalBytes) bytes): the SHA-256 of the received bytes does not match the sender's (\(file.mismatches) of \(configuration.fileMismatchLimit)); \(file.mismatches < configuration.fileMismatchLimit ? "receiving it again from byte 0" : "giving it up")"))))
+            actions.append(
+                .notify(
+                    .file(
+                        .problem(
+                            "file \(file.header.transferId) (\(file.header.totalBytes) bytes): the SHA-256 of the received bytes does not match the sender's (\(file.mismatches) of \(configuration.fileMismatchLimit)); \(file.mismatches < configuration.fileMismatchLimit ? "receiving it again from byte 0" : "giving it up")"
+                        ))))
             if file.mismatches >= configuration.fileMismatchLimit {
                 discardIncomingFile(seq)
                 if isLinkUp {
@@ -314,7 +352,7 @@ extension LinkSession {
             file.receivedOffset = 0
             file.record.committedOffset = 0
             files.incoming[seq] = file
-            files.acknowledgementsDue.remove(seq)   // the resume below says it all
+            files.acknowledgementsDue.remove(seq)  // the resume below says it all
             actions.append(.persist(.setIncomingFileOffset(seq: seq, committedOffset: 0)))
             if isLinkUp {
                 actions.append(.send(.fileChunkAck(seq: seq, flags: .resume, receivedOffset: 0, committedOffset: 0)))
@@ -327,10 +365,12 @@ extension LinkSession {
         var cursor = cursor(.file)
         cursor.lastReceived = max(cursor.lastReceived, seq)
         cursors[.file] = cursor
-        let received = ReceivedFile(seq: allocateReceivedSeq(), transferId: file.header.transferId, path: path,
-                                    metadata: file.header.metadata, totalBytes: file.header.totalBytes)
-        let item = InboxItem(seq: received.seq, channel: .file, channelSeq: seq, payload: received.encoded(),
-                             flags: [], receivedAt: configuration.wallClock(), delivered: false)
+        let received = ReceivedFile(
+            seq: allocateReceivedSeq(), transferId: file.header.transferId, path: path,
+            metadata: file.header.metadata, totalBytes: file.header.totalBytes)
+        let item = InboxItem(
+            seq: received.seq, channel: .file, channelSeq: seq, payload: received.encoded(),
+            flags: [], receivedAt: configuration.wallClock(), delivered: false)
         actions.append(.persist(.receive(item)))
         undelivered.append(item)
         turnReceipts.append(ItemReceipt(channel: .file, seq: seq))
@@ -369,8 +409,11 @@ extension LinkSession {
         files.acknowledgementsDue.removeAll()
         for seq in files.incoming.keys.sorted() {
             guard let file = files.incoming[seq] else { continue }
-            actions.append(.send(.fileChunkAck(seq: seq, flags: [], receivedOffset: file.receivedOffset,
-                                               committedOffset: file.record.committedOffset)))
+            actions.append(
+                .send(
+                    .fileChunkAck(
+                        seq: seq, flags: [], receivedOffset: file.receivedOffset,
+                        committedOffset: file.record.committedOffset)))
         }
     }
 
@@ -384,8 +427,11 @@ extension LinkSession {
         if isLinkUp && !files.acknowledgementsDue.isEmpty {
             for seq in files.acknowledgementsDue.sorted() {
                 guard let file = files.incoming[seq] else { continue }
-                actions.append(.send(.fileChunkAck(seq: seq, flags: [], receivedOffset: file.receivedOffset,
-                                                   committedOffset: file.record.committedOffset)))
+                actions.append(
+                    .send(
+                        .fileChunkAck(
+                            seq: seq, flags: [], receivedOffset: file.receivedOffset,
+                            committedOffset: file.record.committedOffset)))
             }
         }
         files.acknowledgementsDue.removeAll(keepingCapacity: true)

@@ -37,10 +37,12 @@ public struct LinkHandshake {
     private let admission: Admission
     private var state: State = .awaitingHello
 
-    public init(role: Role, deviceId: String, key: [UInt8],
-                nonce: [UInt8] = SecureRandom.bytes(LinkProtocol.nonceLength),
-                minVersion: UInt16 = LinkProtocol.minVersion, maxVersion: UInt16 = LinkProtocol.maxVersion,
-                admission: @escaping Admission = { _ in nil }) {
+    public init(
+        role: Role, deviceId: String, key: [UInt8],
+        nonce: [UInt8] = SecureRandom.bytes(LinkProtocol.nonceLength),
+        minVersion: UInt16 = LinkProtocol.minVersion, maxVersion: UInt16 = LinkProtocol.maxVersion,
+        admission: @escaping Admission = { _ in nil }
+    ) {
         self.role = role
         self.key = key
         self.admission = admission
@@ -64,10 +66,14 @@ public struct LinkHandshake {
         case (.awaitingHello, .hello(let peer)):
             return receiveHello(peer)
         case (.awaitingAuth(let peer, let version), .auth(let proof)):
-            guard PairingProof.verify(proof, key: key, senderRole: peer.role, senderNonce: peer.nonce,
-                                      receiverNonce: hello.nonce) else {
-                return fail(.authenticationFailed,
-                            "the \(peer.role.name) '\(peer.deviceId)' did not prove the pairing key (wrong pairing.key?)")
+            guard
+                PairingProof.verify(
+                    proof, key: key, senderRole: peer.role, senderNonce: peer.nonce,
+                    receiverNonce: hello.nonce)
+            else {
+                return fail(
+                    .authenticationFailed,
+                    "the \(peer.role.name) '\(peer.deviceId)' did not prove the pairing key (wrong pairing.key?)")
             }
             // Only a peer that proved the key learns why it is not admitted.
             if let (code, reason) = admission(peer) {
@@ -90,8 +96,9 @@ public struct LinkHandshake {
         let low = max(hello.minVersion, peer.minVersion)
         let high = min(hello.maxVersion, peer.maxVersion)
         guard low <= high else {
-            return fail(.versionMismatch,
-                        "no common protocol version: this side speaks \(hello.minVersion)...\(hello.maxVersion), the peer \(peer.minVersion)...\(peer.maxVersion)")
+            return fail(
+                .versionMismatch,
+                "no common protocol version: this side speaks \(hello.minVersion)...\(hello.maxVersion), the peer \(peer.minVersion)...\(peer.maxVersion)")
         }
         state = .awaitingAuth(peer: peer, version: high)
         let proof = PairingProof.compute(key: key, senderRole: role, senderNonce: hello.nonce, receiverNonce: peer.nonce)

@@ -26,8 +26,13 @@ extension LinkSession {
     func setDeviceFlags(_ changes: [DeviceFlagName: Bool], token: RequestToken) {
         let allowed = Set(DeviceFlagName.owned(by: role))
         for name in changes.keys.sorted(by: { $0.rawValue < $1.rawValue }) where !allowed.contains(name) {
-            actions.append(.respond(token, .failure(.invalidArgument(
-                "device.set: '\(name.rawValue)' is not a flag of the \(role == .phone ? "phone" : "watch") (expected one of: \(allowed.map(\.rawValue).sorted().joined(separator: ", ")))"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .invalidArgument(
+                            "device.set: '\(name.rawValue)' is not a flag of the \(role == .phone ? "phone" : "watch") (expected one of: \(allowed.map(\.rawValue).sorted().joined(separator: ", ")))"
+                        ))))
             return
         }
         let before = flags
@@ -60,14 +65,16 @@ extension LinkSession {
     /// background and makes it reachable" (`sendMessage`).
     private func computeReachability() -> Bool {
         guard isLinkUp, activationState == .activated, let peer = peerState,
-              peer.activationState == .activated else { return false }
+            peer.activationState == .activated
+        else { return false }
         let phoneFlags = role == .phone ? flags : peer.flags
         let watchFlags = role == .watch ? flags : peer.flags
         guard phoneFlags.contains(.isPaired), phoneFlags.contains(.isWatchAppInstalled),
-              watchFlags.contains(.isCompanionAppInstalled), !watchFlags.contains(.isWatchOnlyApp) else { return false }
+            watchFlags.contains(.isCompanionAppInstalled), !watchFlags.contains(.isWatchOnlyApp)
+        else { return false }
         switch role {
         case .phone: return peer.appState == .foreground
-        case .watch: return true   // a message from the watch app wakes the phone app
+        case .watch: return true  // a message from the watch app wakes the phone app
         }
     }
 

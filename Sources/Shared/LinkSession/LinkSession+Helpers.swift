@@ -10,9 +10,9 @@ extension LinkSession {
         case .data(let bytes):
             return .success(.data(bytes))
         case .dictionary(let bytes):
-            do { return .success(.dictionary(try CheckedDictionary(checking: bytes))) }
-            catch let error as PropertyListError { return .failure(error) }
-            catch { return .failure(PropertyListError(message: "\(error)")) }
+            do { return .success(.dictionary(try CheckedDictionary(checking: bytes))) } catch let error as PropertyListError { return .failure(error) } catch {
+                return .failure(PropertyListError(message: "\(error)"))
+            }
         }
     }
 

@@ -13,13 +13,15 @@ extension LinkSession {
     private func sendPrecondition(payloadLength: Int) -> SessionError? {
         if let error = activationFailure() ?? pairingFailure() { return error }
         if payloadLength > configuration.maximumMessagePayloadLength {
-            return .wc(.payloadTooLarge,
-                       "the payload is \(payloadLength) bytes; messages are limited to \(configuration.maximumMessagePayloadLength) bytes")
+            return .wc(
+                .payloadTooLarge,
+                "the payload is \(payloadLength) bytes; messages are limited to \(configuration.maximumMessagePayloadLength) bytes")
         }
         if role == .watch, appState != .foreground {
             // "Messages can only be sent while the sending app is running", and only the
             // active, running watch app wakes the phone app (WCSession.h, sendMessage).
-            return .wc(.notReachable, "the watch app is \(appState.name): only the watch app running in the foreground sends messages (app.setState foreground)")
+            return .wc(
+                .notReachable, "the watch app is \(appState.name): only the watch app running in the foreground sends messages (app.setState foreground)")
         }
         if !isReachable {
             return .wc(.notReachable, "the \(peerName) is not reachable (\(unreachableReason))")
@@ -27,8 +29,10 @@ extension LinkSession {
         return nil
     }
 
-    func sendMessage(_ payload: MessagePayload, wantsReply: Bool, timeout: Int64?,
-                     token: RequestToken, now: Int64) {
+    func sendMessage(
+        _ payload: MessagePayload, wantsReply: Bool, timeout: Int64?,
+        token: RequestToken, now: Int64
+    ) {
         if let error = sendPrecondition(payloadLength: payload.byteCount) {
             actions.append(.respond(token, .failure(error)))
             return
@@ -62,14 +66,25 @@ extension LinkSession {
         switch decode(payload) {
         case .success(let content):
             if content.isData != pending.isData {
-                actions.append(.respond(pending.token, .failure(.wc(.messageReplyFailed,
-                    "the \(peerName) replied with \(content.isData ? "Data" : "a dictionary") to a \(pending.isData ? "sendMessageData" : "sendMessage")"))))
+                actions.append(
+                    .respond(
+                        pending.token,
+                        .failure(
+                            .wc(
+                                .messageReplyFailed,
+                                "the \(peerName) replied with \(content.isData ? "Data" : "a dictionary") to a \(pending.isData ? "sendMessageData" : "sendMessage")"
+                            ))))
             } else {
                 actions.append(.respond(pending.token, .success(.reply(content))))
             }
         case .failure(let error):
-            actions.append(.respond(pending.token, .failure(.wc(.messageReplyFailed,
-                "the reply from the \(peerName) is not a valid property list: \(error)"))))
+            actions.append(
+                .respond(
+                    pending.token,
+                    .failure(
+                        .wc(
+                            .messageReplyFailed,
+                            "the reply from the \(peerName) is not a valid property list: \(error)"))))
         }
     }
 
@@ -81,24 +96,33 @@ extension LinkSession {
         }
         // An inactive session still receives (quick watch switching); it only stops sending.
         guard activationState != .notActivated else {
-            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
-                                               description: "the receiving session is not activated")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                        description: "the receiving session is not activated")))
             return
         }
         let content: MessageContent
         switch decode(payload) {
         case .success(let decoded): content = decoded
         case .failure(let error):
-            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.payloadUnsupportedTypes.rawValue),
-                                               description: "the message is not a valid property-list dictionary: \(error)")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: id, code: UInt16(WCErrorCode.payloadUnsupportedTypes.rawValue),
+                        description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
         if role == .watch, appState != .foreground {
             // Sent while the watch app was still reachable, arriving once it is not: "the
             // counterpart is unreachable (or becomes unreachable before the message is
             // delivered)" (sendMessage).
-            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.notReachable.rawValue),
-                description: "the watch app is \(appState.name), not in the foreground, as the message arrived")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: id, code: UInt16(WCErrorCode.notReachable.rawValue),
+                        description: "the watch app is \(appState.name), not in the foreground, as the message arrived")))
             return
         }
         if role == .phone, appState == .notRunning, attachedApp == nil {
@@ -109,8 +133,11 @@ extension LinkSession {
         let seq = allocateReceivedSeq()
         if frameworksRunInTheDaemon, let isSystem = configuration.isSystemMessage, isSystem(payload) {
             if wantsReply {
-                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
-                                                         linkGeneration: linkGeneration, scheduled: nil))
+                rememberAwaitingReply(
+                    seq,
+                    AwaitingReply(
+                        messageId: id, isData: payload.isData,
+                        linkGeneration: linkGeneration, scheduled: nil))
             } else {
                 actions.append(.send(.messageAck(id: id)))
             }
@@ -119,18 +146,28 @@ extension LinkSession {
         }
         var item = ReceivedItem(seq: seq, kind: payload.isData ? .messageData : .message, content: content, replyId: nil)
         if let app = attachedApp {
-            let method: AppHandles = wantsReply ? (payload.isData ? .messageDataWithReply : .messageWithReply)
-                                                : (payload.isData ? .messageData : .message)
+            let method: AppHandles =
+                wantsReply
+                ? (payload.isData ? .messageDataWithReply : .messageWithReply)
+                : (payload.isData ? .messageData : .message)
             guard app.contains(method) else {
-                actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
-                    description: "the \(role == .phone ? "phone" : "watch") app has no delegate method for \(wantsReply ? "a message with a reply handler" : "a message without a reply handler")")))
+                actions.append(
+                    .send(
+                        .messageError(
+                            id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                            description:
+                                "the \(role == .phone ? "phone" : "watch") app has no delegate method for \(wantsReply ? "a message with a reply handler" : "a message without a reply handler")"
+                        )))
                 return
             }
             if wantsReply {
                 // The attached app answers through its reply handler (`message.reply`).
                 item.replyId = seq
-                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
-                                                         linkGeneration: linkGeneration, scheduled: nil, isTheApps: true))
+                rememberAwaitingReply(
+                    seq,
+                    AwaitingReply(
+                        messageId: id, isData: payload.isData,
+                        linkGeneration: linkGeneration, scheduled: nil, isTheApps: true))
                 record(item)
                 return
             }
@@ -142,13 +179,20 @@ extension LinkSession {
         }
         switch replies.mode {
         case .noReplyHandler:
-            actions.append(.send(.messageError(id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
-                description: "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage:replyHandler:) (replies.set noReplyHandler)")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: id, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                        description:
+                            "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage:replyHandler:) (replies.set noReplyHandler)")))
             return
         case .manual:
             item.replyId = seq
-            rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
-                                                     linkGeneration: linkGeneration, scheduled: nil))
+            rememberAwaitingReply(
+                seq,
+                AwaitingReply(
+                    messageId: id, isData: payload.isData,
+                    linkGeneration: linkGeneration, scheduled: nil))
             record(item)
         case .none:
             record(item)
@@ -156,8 +200,11 @@ extension LinkSession {
             record(item)
             let reply = automaticReply(to: payload)
             if replies.delayMilliseconds > 0 {
-                rememberAwaitingReply(seq, AwaitingReply(messageId: id, isData: payload.isData,
-                                                         linkGeneration: linkGeneration, scheduled: reply))
+                rememberAwaitingReply(
+                    seq,
+                    AwaitingReply(
+                        messageId: id, isData: payload.isData,
+                        linkGeneration: linkGeneration, scheduled: reply))
                 actions.append(.armTimer(.delayedReply(replyId: seq), deadlineMilliseconds: now + replies.delayMilliseconds))
             } else {
                 actions.append(.send(.reply(id: id, payload: reply)))
@@ -183,9 +230,14 @@ extension LinkSession {
     func replyManually(replyId: UInt64, payload: MessagePayload, token: RequestToken) {
         guard let awaiting = awaitingReply(replyId, op: "message.reply", token: token) else { return }
         guard awaiting.isData == payload.isData else {
-            actions.append(.respond(token, .failure(.invalidArgument(awaiting.isData
-                ? "message.reply: message \(replyId) came from sendMessageData: answer with replyData"
-                : "message.reply: message \(replyId) came from sendMessage: answer with reply"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .invalidArgument(
+                            awaiting.isData
+                                ? "message.reply: message \(replyId) came from sendMessageData: answer with replyData"
+                                : "message.reply: message \(replyId) came from sendMessage: answer with reply"))))
             return
         }
         forgetAwaitingReply(replyId)
@@ -195,8 +247,11 @@ extension LinkSession {
         }
         if payload.byteCount > configuration.maximumMessagePayloadLength {
             let reason = "the reply is \(payload.byteCount) bytes; replies are limited to \(configuration.maximumMessagePayloadLength) bytes"
-            actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.messageReplyFailed.rawValue),
-                                               description: "the \(role == .phone ? "phone" : "watch") could not reply: \(reason)")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: awaiting.messageId, code: UInt16(WCErrorCode.messageReplyFailed.rawValue),
+                        description: "the \(role == .phone ? "phone" : "watch") could not reply: \(reason)")))
             actions.append(.respond(token, .failure(.wc(.payloadTooLarge, reason))))
             return
         }
@@ -208,8 +263,13 @@ extension LinkSession {
     /// `token` with what was wrong.
     private func awaitingReply(_ replyId: UInt64, op: String, token: RequestToken) -> AwaitingReply? {
         guard let awaiting = awaitingReplies[replyId], awaiting.scheduled == nil else {
-            actions.append(.respond(token, .failure(.invalidArgument(
-                "\(op): no message is waiting for a reply with replyId \(replyId) (already answered, never asked for one, or the link dropped since)"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .invalidArgument(
+                            "\(op): no message is waiting for a reply with replyId \(replyId) (already answered, never asked for one, or the link dropped since)"
+                        ))))
             return nil
         }
         return awaiting
@@ -220,8 +280,12 @@ extension LinkSession {
         guard let awaiting = awaitingReply(replyId, op: "message.decline", token: token) else { return }
         forgetAwaitingReply(replyId)
         if isLinkUp, awaiting.linkGeneration == linkGeneration {
-            actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
-                description: "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage\(awaiting.isData ? "Data" : ""):replyHandler:)")))
+            actions.append(
+                .send(
+                    .messageError(
+                        id: awaiting.messageId, code: UInt16(WCErrorCode.deliveryFailed.rawValue),
+                        description:
+                            "the \(role == .phone ? "phone" : "watch") app has no session(_:didReceiveMessage\(awaiting.isData ? "Data" : ""):replyHandler:)")))
         }
         actions.append(.respond(token, .success(.empty)))
     }
@@ -255,8 +319,11 @@ extension LinkSession {
             guard let awaiting = awaitingReplies[replyId] else { continue }
             if awaiting.scheduled != nil { actions.append(.cancelTimer(.delayedReply(replyId: replyId))) }
             if let error, isLinkUp, awaiting.linkGeneration == linkGeneration {
-                actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(error.code.rawValue),
-                                                   description: error.description)))
+                actions.append(
+                    .send(
+                        .messageError(
+                            id: awaiting.messageId, code: UInt16(error.code.rawValue),
+                            description: error.description)))
             }
         }
         awaitingReplies.removeAll()
@@ -270,8 +337,11 @@ extension LinkSession {
             guard let awaiting = awaitingReplies[replyId], awaiting.isTheApps else { continue }
             forgetAwaitingReply(replyId)
             if isLinkUp, awaiting.linkGeneration == linkGeneration {
-                actions.append(.send(.messageError(id: awaiting.messageId, code: UInt16(WCErrorCode.notReachable.rawValue),
-                    description: "the \(role == .phone ? "phone" : "watch") app quit before it replied")))
+                actions.append(
+                    .send(
+                        .messageError(
+                            id: awaiting.messageId, code: UInt16(WCErrorCode.notReachable.rawValue),
+                            description: "the \(role == .phone ? "phone" : "watch") app quit before it replied")))
             }
         }
     }
@@ -279,7 +349,9 @@ extension LinkSession {
     /// `sessionDidBecomeInactive`: "all interactive messages will be cancelled" (WCSession.h).
     func cancelInteractiveMessages() {
         failPendingSends { _ in
-            .wc(.sessionInactive, "the session became inactive (the phone switched to another watch) before the \(peerName) answered; interactive messages are cancelled")
+            .wc(
+                .sessionInactive,
+                "the session became inactive (the phone switched to another watch) before the \(peerName) answered; interactive messages are cancelled")
         }
         forgetAwaitingReplies(answering: (.notReachable, "the phone switched to another watch before its app replied"))
     }

@@ -81,11 +81,13 @@ public final class LinkSession {
         /// system, which is 15.0s", home-assistant/iOS 1454).
         public static let standardBackgroundTaskBudgetMilliseconds: Int64 = 15_000
 
-        public init(role: Role,
-                    defaultReplyTimeoutMilliseconds: Int64 = Configuration.standardReplyTimeoutMilliseconds,
-                    maximumMessagePayloadLength: Int = LinkProtocol.maximumMessagePayloadLength,
-                    receivedListCapacity: Int = 1_000,
-                    manualReplyCapacity: Int = 10_000) {
+        public init(
+            role: Role,
+            defaultReplyTimeoutMilliseconds: Int64 = Configuration.standardReplyTimeoutMilliseconds,
+            maximumMessagePayloadLength: Int = LinkProtocol.maximumMessagePayloadLength,
+            receivedListCapacity: Int = 1_000,
+            manualReplyCapacity: Int = 10_000
+        ) {
             self.role = role
             self.defaultReplyTimeoutMilliseconds = defaultReplyTimeoutMilliseconds
             self.maximumMessagePayloadLength = maximumMessagePayloadLength
@@ -188,8 +190,9 @@ public final class LinkSession {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
         case .watch: flags = [.isCompanionAppInstalled]
         }
-        received = RingBuffer(capacity: max(1, configuration.receivedListCapacity),
-                              weightCapacity: configuration.receivedListByteCapacity)
+        received = RingBuffer(
+            capacity: max(1, configuration.receivedListCapacity),
+            weightCapacity: configuration.receivedListByteCapacity)
     }
 
     public var role: Role { configuration.role }
@@ -200,12 +203,13 @@ public final class LinkSession {
     }
 
     public func status() -> SessionStatus {
-        var status = SessionStatus(role: role, activationState: activationState, isReachable: isReachable,
-                                   appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
-                                   hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
-                                   awaitingManualReplies: awaitingReplies.count,
-                                   outstandingUserInfoTransfers: queues[.userInfo]?.count ?? 0,
-                                   remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
+        var status = SessionStatus(
+            role: role, activationState: activationState, isReachable: isReachable,
+            appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
+            hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
+            awaitingManualReplies: awaitingReplies.count,
+            outstandingUserInfoTransfers: queues[.userInfo]?.count ?? 0,
+            remainingComplicationUserInfoTransfers: role == .phone ? remainingComplicationTransfers() : nil)
         status.outstandingFileTransfers = queues[.file]?.count ?? 0
         return status
     }
@@ -295,11 +299,21 @@ public final class LinkSession {
                 _ = deadlines.pop()
                 guard let pending = pendingSends.removeValue(forKey: top.id) else { continue }
                 if pending.wantsReply {
-                    actions.append(.respond(pending.token, .failure(.wc(.messageReplyTimedOut,
-                        "no reply from the \(peerName) within the reply timeout"))))
+                    actions.append(
+                        .respond(
+                            pending.token,
+                            .failure(
+                                .wc(
+                                    .messageReplyTimedOut,
+                                    "no reply from the \(peerName) within the reply timeout"))))
                 } else {
-                    actions.append(.respond(pending.token, .failure(.wc(.deliveryFailed,
-                        "the \(peerName) did not acknowledge delivery within the timeout"))))
+                    actions.append(
+                        .respond(
+                            pending.token,
+                            .failure(
+                                .wc(
+                                    .deliveryFailed,
+                                    "the \(peerName) did not acknowledge delivery within the timeout"))))
                 }
             }
             armNextDeadline()
@@ -345,8 +359,14 @@ public final class LinkSession {
             // A reply must fit a message, as the app's reply handler's dictionary must.
             for (key, bytes) in [("reply", replies.reply), ("replyData", replies.replyData)] {
                 if let bytes, bytes.count > configuration.maximumMessagePayloadLength {
-                    actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
-                        "replies.set: '\(key)' is \(bytes.count) bytes; replies are limited to \(configuration.maximumMessagePayloadLength) bytes"))))
+                    actions.append(
+                        .respond(
+                            token,
+                            .failure(
+                                .wc(
+                                    .payloadTooLarge,
+                                    "replies.set: '\(key)' is \(bytes.count) bytes; replies are limited to \(configuration.maximumMessagePayloadLength) bytes"))
+                        ))
                     return drain()
                 }
             }
@@ -375,8 +395,13 @@ public final class LinkSession {
         case .updateApplicationContext(let payload):
             updateApplicationContext(payload, token: token)
         case .applicationContext:
-            actions.append(.respond(token, .success(.contexts(applicationContext: durableContexts.application,
-                                                              received: durableContexts.received))))
+            actions.append(
+                .respond(
+                    token,
+                    .success(
+                        .contexts(
+                            applicationContext: durableContexts.application,
+                            received: durableContexts.received))))
         case .file(let command):
             handleFileCommand(command, token: token)
         case .setAppInstalled(let installed):
@@ -411,7 +436,7 @@ public final class LinkSession {
             secondSpareActions = []
         } else {
             actions = []
-            actions.reserveCapacity(4)   // one allocation, not one per doubling, for the next few
+            actions.reserveCapacity(4)  // one allocation, not one per doubling, for the next few
         }
         return drained
     }

@@ -69,11 +69,14 @@ public struct PairedWatches: Hashable, Sendable {
     /// Makes a paired watch the active one; 7008 `invalidParameter` for a watch that never linked.
     public mutating func switchTo(_ deviceId: String) -> Result<SwitchOutcome, SessionError> {
         guard watch(deviceId) != nil else {
-            let known = watches.isEmpty
+            let known =
+                watches.isEmpty
                 ? "no watch has linked with this phone yet"
                 : "paired watches: " + watches.map { "'\($0.deviceId)'" }.joined(separator: ", ")
-            return .failure(.wc(.invalidParameter,
-                                "device.switchWatch: no watch with device id '\(deviceId)' has linked with this phone (\(known))"))
+            return .failure(
+                .wc(
+                    .invalidParameter,
+                    "device.switchWatch: no watch with device id '\(deviceId)' has linked with this phone (\(known))"))
         }
         guard deviceId != activeDeviceId else { return .success(.alreadyActive) }
         let previous = activeDeviceId

@@ -164,8 +164,13 @@ extension LinkSession {
     /// it is "transferred as regular userInfos" (WCSession.h).
     func transferUserInfo(_ payload: [UInt8], complication: Bool, token: RequestToken) {
         if complication, role != .phone {
-            actions.append(.respond(token, .failure(.wc(.sessionNotSupported,
-                "transferCurrentComplicationUserInfo is a phone API"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .wc(
+                            .sessionNotSupported,
+                            "transferCurrentComplicationUserInfo is a phone API"))))
             return
         }
         if let error = activationFailure() ?? pairingFailure() {
@@ -173,8 +178,13 @@ extension LinkSession {
             return
         }
         guard payload.count <= configuration.maximumUserInfoLength else {
-            actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
-                "the userInfo is \(payload.count) bytes; transfers are limited to \(configuration.maximumUserInfoLength) bytes"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .wc(
+                            .payloadTooLarge,
+                            "the userInfo is \(payload.count) bytes; transfers are limited to \(configuration.maximumUserInfoLength) bytes"))))
             return
         }
         var remaining: Int?
@@ -207,9 +217,10 @@ extension LinkSession {
         cursor.lastAssigned += 1
         cursors[channel] = cursor
         actions.append(.persist(.shiftOutbound(channel, from: first.seq, lastAssigned: cursor.lastAssigned)))
-        let item = OutboundItem(channel: channel, seq: first.seq,
-                                transferId: configuration.makeTransferId?() ?? transferIds.next(),
-                                payload: payload, flags: flags, createdAt: configuration.wallClock())
+        let item = OutboundItem(
+            channel: channel, seq: first.seq,
+            transferId: configuration.makeTransferId?() ?? transferIds.next(),
+            payload: payload, flags: flags, createdAt: configuration.wallClock())
         queue.insertAhead(item)
         actions.append(.persist(.enqueue(item)))
         return item
@@ -234,8 +245,14 @@ extension LinkSession {
             return
         }
         guard payload.count <= configuration.maximumApplicationContextLength else {
-            actions.append(.respond(token, .failure(.wc(.payloadTooLarge,
-                "the context is \(payload.count) bytes; the application context is limited to \(configuration.maximumApplicationContextLength) bytes"))))
+            actions.append(
+                .respond(
+                    token,
+                    .failure(
+                        .wc(
+                            .payloadTooLarge,
+                            "the context is \(payload.count) bytes; the application context is limited to \(configuration.maximumApplicationContextLength) bytes"
+                        ))))
             return
         }
         if payload == durableContexts.application {
@@ -261,9 +278,10 @@ extension LinkSession {
         var cursor = cursor(channel)
         cursor.lastAssigned += 1
         cursors[channel] = cursor
-        let item = OutboundItem(channel: channel, seq: cursor.lastAssigned,
-                                transferId: transferId ?? configuration.makeTransferId?() ?? transferIds.next(),
-                                payload: payload, flags: flags, createdAt: configuration.wallClock())
+        let item = OutboundItem(
+            channel: channel, seq: cursor.lastAssigned,
+            transferId: transferId ?? configuration.makeTransferId?() ?? transferIds.next(),
+            payload: payload, flags: flags, createdAt: configuration.wallClock())
         queue(channel).append(item)
         actions.append(.persist(.enqueue(item)))
         return item
@@ -277,8 +295,11 @@ extension LinkSession {
         var next = queue.inFlightCount()
         while next < queue.count, next < configuration.maximumItemsInFlight {
             let item = queue[next]
-            actions.append(.send(.item(channel: channel.rawValue, seq: item.seq,
-                                       flags: item.flags.subtracting(.system).rawValue, payload: item.payload)))
+            actions.append(
+                .send(
+                    .item(
+                        channel: channel.rawValue, seq: item.seq,
+                        flags: item.flags.subtracting(.system).rawValue, payload: item.payload)))
             queue.sentUpTo = item.seq
             if item.seq > queue.mayHaveSentUpTo { queue.mayHaveSentUpTo = item.seq }
             next += 1
@@ -315,9 +336,10 @@ extension LinkSession {
     func outstandingTransfers() -> [OutstandingTransfer] {
         let queue = queue(.userInfo)
         return queue.items.map { item in
-            OutstandingTransfer(transferId: item.transferId, payload: item.payload,
-                                isTransferring: isLinkUp && queue.isResumed && item.seq <= queue.sentUpTo,
-                                isCurrentComplicationInfo: item.flags.contains(.currentComplication))
+            OutstandingTransfer(
+                transferId: item.transferId, payload: item.payload,
+                isTransferring: isLinkUp && queue.isResumed && item.seq <= queue.sentUpTo,
+                isCurrentComplicationInfo: item.flags.contains(.currentComplication))
         }
     }
 
@@ -377,8 +399,9 @@ extension LinkSession {
         guard isLinkUp, case .wc(let code, let reason) = error else { return drain() }
         var refused = Set<ItemReceipt>()
         for receipt in committingReceipts where refused.insert(receipt).inserted {
-            let frame = Frame.itemError(channel: receipt.channel.rawValue, seq: receipt.seq, code: UInt16(code.rawValue),
-                                        description: "the \(role == .phone ? "phone" : "watch") has no room for it: \(reason)")
+            let frame = Frame.itemError(
+                channel: receipt.channel.rawValue, seq: receipt.seq, code: UInt16(code.rawValue),
+                description: "the \(role == .phone ? "phone" : "watch") has no room for it: \(reason)")
             if refusals.count >= Self.maximumRemembered { refusals.removeAll() }
             refusals[receipt] = frame
             actions.append(.send(frame))
@@ -401,7 +424,8 @@ extension LinkSession {
     /// reports the peer's error.
     func receiveItemError(channel rawChannel: UInt8, seq: UInt64, code: UInt16, description: String) {
         guard let channel = QueueChannel(rawValue: rawChannel), channel != .applicationContext,
-              let item = queue(channel).items.first(where: { $0.seq == seq }) else { return }
+            let item = queue(channel).items.first(where: { $0.seq == seq })
+        else { return }
         let error = SessionError.wc(WCErrorCode(rawValue: Int(code)) ?? .genericError, description)
         if channel == .file { return fileRefused(item, error: error) }
         queue(channel).removeAll { $0.seq == seq }
@@ -418,7 +442,7 @@ extension LinkSession {
         if channel == .file { return receiveFileOffer(seq: seq, payload: payload) }
         var cursor = cursor(channel)
         acknowledgementsDue.insert(channel)
-        guard seq > cursor.lastReceived else { return }   // a duplicate after a reconnect
+        guard seq > cursor.lastReceived else { return }  // a duplicate after a reconnect
         cursor.lastReceived = seq
         cursors[channel] = cursor
         guard PropertyListCodec.isDictionaryByCheck(payload) else {
@@ -431,8 +455,9 @@ extension LinkSession {
             var flags = flags
             flags.remove(.system)
             if frameworksRunInTheDaemon, let isSystem = configuration.isSystemUserInfo, isSystem(payload) { flags.insert(.system) }
-            let item = InboxItem(seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
-                                 flags: flags, receivedAt: configuration.wallClock(), delivered: false)
+            let item = InboxItem(
+                seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
+                flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
             turnReceipts.append(ItemReceipt(channel: .userInfo, seq: seq))
@@ -446,12 +471,13 @@ extension LinkSession {
                 actions.append(.persist(.removeInbox(seq: stale.seq)))
             }
             undelivered.removeAll { $0.channel == .applicationContext }
-            let item = InboxItem(seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
-                                 flags: flags, receivedAt: configuration.wallClock(), delivered: false)
+            let item = InboxItem(
+                seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
+                flags: flags, receivedAt: configuration.wallClock(), delivered: false)
             actions.append(.persist(.receive(item)))
             undelivered.append(item)
         case .file:
-            return   // receiveFileOffer
+            return  // receiveFileOffer
         }
         deliverPending()
     }
@@ -489,8 +515,11 @@ extension LinkSession {
         case .userInfo where item.flags.contains(.system):
             actions.append(.notify(.systemUserInfoReceived(seq: item.seq, userInfo: item.payload)))
         case .userInfo:
-            actions.append(.notify(.userInfoReceived(seq: item.seq, userInfo: item.payload,
-                                                     isCurrentComplicationInfo: item.flags.contains(.currentComplication))))
+            actions.append(
+                .notify(
+                    .userInfoReceived(
+                        seq: item.seq, userInfo: item.payload,
+                        isCurrentComplicationInfo: item.flags.contains(.currentComplication))))
         case .applicationContext:
             actions.append(.notify(.applicationContextReceived(seq: item.seq, context: item.payload)))
         case .file:

@@ -94,8 +94,9 @@ extension LinkSession {
         case .activated:
             return nil
         case .inactive:
-            return .wc(.sessionInactive,
-                       "the session is inactive: the phone switched to another watch; wait for session.didDeactivate, then call session.activate")
+            return .wc(
+                .sessionInactive,
+                "the session is inactive: the phone switched to another watch; wait for session.didDeactivate, then call session.activate")
         case .notActivated:
             return .wc(.sessionNotActivated, "the session is not activated: call session.activate first")
         }

@@ -47,7 +47,8 @@ final class DeliveryStatements {
         commit = try statement("COMMIT")
         rollback = try statement("ROLLBACK")
 
-        insertOutbox = try statement("""
+        insertOutbox = try statement(
+            """
             INSERT INTO outbox (channel, seq, transfer_id, payload, flags, created_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
@@ -56,14 +57,16 @@ final class DeliveryStatements {
         updateOutboxFlags = try statement("UPDATE outbox SET flags = ?3 WHERE channel = ?1 AND seq = ?2")
         shiftOutboxAway = try statement("UPDATE outbox SET seq = -(seq + 1) WHERE channel = ?1 AND seq >= ?2")
         shiftOutboxBack = try statement("UPDATE outbox SET seq = -seq WHERE channel = ?1 AND seq < 0")
-        insertInbox = try statement("""
+        insertInbox = try statement(
+            """
             INSERT INTO inbox (seq, channel, channel_seq, payload, flags, received_at, delivered)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
             """)
         markDelivered = try statement("UPDATE inbox SET delivered = 1 WHERE seq = ?1")
         deleteInbox = try statement("DELETE FROM inbox WHERE seq = ?1")
 
-        writeCursor = try statement("""
+        writeCursor = try statement(
+            """
             INSERT INTO cursor (channel, last_assigned, last_acknowledged, last_received) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT (channel) DO UPDATE SET
                 last_assigned = max(last_assigned, excluded.last_assigned),
@@ -73,11 +76,13 @@ final class DeliveryStatements {
 
         setApplicationContext = try set(Key.applicationContext)
         setReceivedApplicationContext = try set(Key.receivedApplicationContext)
-        setComplicationBudget = try statement("""
+        setComplicationBudget = try statement(
+            """
             INSERT OR REPLACE INTO kv (key, value)
             VALUES ('\(Key.complicationDay)', ?1), ('\(Key.complicationTransfersUsed)', ?2)
             """)
-        raiseReservedSeq = try statement("""
+        raiseReservedSeq = try statement(
+            """
             INSERT INTO kv (key, value) VALUES ('\(Key.reservedSeq)', ?1)
             ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
             """)
@@ -85,22 +90,26 @@ final class DeliveryStatements {
         selectCursors = try statement("SELECT channel, last_assigned, last_acknowledged, last_received FROM cursor")
         selectOutbox = try statement(
             "SELECT channel, seq, transfer_id, payload, flags, created_at FROM outbox ORDER BY channel, seq")
-        selectUndelivered = try statement("""
+        selectUndelivered = try statement(
+            """
             SELECT seq, channel, channel_seq, payload, flags, received_at, delivered FROM inbox
             WHERE delivered = 0 ORDER BY seq
             """)
         selectValues = try statement("SELECT key, value FROM kv")
         selectNewestInboxSeq = try statement("SELECT max(seq) FROM inbox")
-        selectDelivered = try statement("""
+        selectDelivered = try statement(
+            """
             SELECT seq, channel, channel_seq, payload, flags, received_at, delivered FROM inbox
             WHERE delivered = 1 AND seq > ?1 ORDER BY seq LIMIT ?2
             """)
-        keepNewestInboxSeq = try statement("""
+        keepNewestInboxSeq = try statement(
+            """
             INSERT INTO kv (key, value)
             SELECT '\(Key.reservedSeq)', seq FROM inbox WHERE true ORDER BY seq DESC LIMIT 1
             ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
             """)
-        pruneDelivered = try statement("""
+        pruneDelivered = try statement(
+            """
             DELETE FROM inbox WHERE delivered = 1 AND seq <= (
                 SELECT seq FROM inbox WHERE delivered = 1 ORDER BY seq DESC LIMIT 1 OFFSET ?1)
             """)

@@ -16,48 +16,54 @@ extension DeliveryStore {
     /// made a 1 KiB enqueue three times slower. `transfer_id` has no index: nothing looks an
     /// item up by it (the session keeps the outbox in memory), and an index on random UUIDs
     /// dirties a page per insert, which made an enqueue three to four times slower.
-    public static let schema = StoreSchema(applicationID: applicationID, migrations: [
-        Migration(version: 1, sql: """
-            CREATE TABLE cursor (
-                channel INTEGER PRIMARY KEY,
-                last_assigned INTEGER NOT NULL DEFAULT 0,
-                last_acknowledged INTEGER NOT NULL DEFAULT 0,
-                last_received INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE TABLE outbox (
-                channel INTEGER NOT NULL,
-                seq INTEGER NOT NULL,
-                transfer_id TEXT NOT NULL,
-                payload BLOB NOT NULL,
-                flags INTEGER NOT NULL,
-                created_at REAL NOT NULL,
-                PRIMARY KEY (channel, seq)
-            );
-            CREATE TABLE inbox (
-                seq INTEGER PRIMARY KEY,
-                channel INTEGER NOT NULL,
-                channel_seq INTEGER NOT NULL,
-                payload BLOB NOT NULL,
-                flags INTEGER NOT NULL,
-                received_at REAL NOT NULL,
-                delivered INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE INDEX inbox_undelivered ON inbox (seq) WHERE delivered = 0;
-            CREATE TABLE kv (
-                key TEXT PRIMARY KEY,
-                value BLOB
-            );
-            """),
-        Migration(version: 2, sql: """
-            CREATE TABLE file_incoming (
-                seq INTEGER PRIMARY KEY,
-                transfer_id TEXT NOT NULL,
-                header BLOB NOT NULL,
-                committed_offset INTEGER NOT NULL DEFAULT 0,
-                received_at REAL NOT NULL
-            );
-            """),
-    ])
+    public static let schema = StoreSchema(
+        applicationID: applicationID,
+        migrations: [
+            Migration(
+                version: 1,
+                sql: """
+                    CREATE TABLE cursor (
+                        channel INTEGER PRIMARY KEY,
+                        last_assigned INTEGER NOT NULL DEFAULT 0,
+                        last_acknowledged INTEGER NOT NULL DEFAULT 0,
+                        last_received INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE outbox (
+                        channel INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        transfer_id TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags INTEGER NOT NULL,
+                        created_at REAL NOT NULL,
+                        PRIMARY KEY (channel, seq)
+                    );
+                    CREATE TABLE inbox (
+                        seq INTEGER PRIMARY KEY,
+                        channel INTEGER NOT NULL,
+                        channel_seq INTEGER NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags INTEGER NOT NULL,
+                        received_at REAL NOT NULL,
+                        delivered INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX inbox_undelivered ON inbox (seq) WHERE delivered = 0;
+                    CREATE TABLE kv (
+                        key TEXT PRIMARY KEY,
+                        value BLOB
+                    );
+                    """),
+            Migration(
+                version: 2,
+                sql: """
+                    CREATE TABLE file_incoming (
+                        seq INTEGER PRIMARY KEY,
+                        transfer_id TEXT NOT NULL,
+                        header BLOB NOT NULL,
+                        committed_offset INTEGER NOT NULL DEFAULT 0,
+                        received_at REAL NOT NULL
+                    );
+                    """),
+        ])
 
     /// The `kv` keys.
     enum Key {

@@ -227,13 +227,14 @@ public final class DeliveryStore {
         let outbox = statements.selectOutbox
         defer { outbox.reset() }
         while try outbox.step() {
-            state.outbox.append(OutboundItem(
-                channel: try Self.channel(outbox, at: 0, in: "outbox", path: path),
-                seq: Self.sequence(outbox, at: 1),
-                transferId: outbox.string(at: 2),
-                payload: outbox.blob(at: 3),
-                flags: Self.flags(outbox, at: 4),
-                createdAt: outbox.double(at: 5)))
+            state.outbox.append(
+                OutboundItem(
+                    channel: try Self.channel(outbox, at: 0, in: "outbox", path: path),
+                    seq: Self.sequence(outbox, at: 1),
+                    transferId: outbox.string(at: 2),
+                    payload: outbox.blob(at: 3),
+                    flags: Self.flags(outbox, at: 4),
+                    createdAt: outbox.double(at: 5)))
         }
 
         state.undelivered = try inboxItems(statements.selectUndelivered)
@@ -320,14 +321,15 @@ public final class DeliveryStore {
         defer { select.reset() }
         var items: [InboxItem] = []
         while try select.step() {
-            items.append(InboxItem(
-                seq: Self.sequence(select, at: 0),
-                channel: try Self.channel(select, at: 1, in: "inbox", path: path),
-                channelSeq: Self.sequence(select, at: 2),
-                payload: select.blob(at: 3),
-                flags: Self.flags(select, at: 4),
-                receivedAt: select.double(at: 5),
-                delivered: select.int64(at: 6) != 0))
+            items.append(
+                InboxItem(
+                    seq: Self.sequence(select, at: 0),
+                    channel: try Self.channel(select, at: 1, in: "inbox", path: path),
+                    channelSeq: Self.sequence(select, at: 2),
+                    payload: select.blob(at: 3),
+                    flags: Self.flags(select, at: 4),
+                    receivedAt: select.double(at: 5),
+                    delivered: select.int64(at: 6) != 0))
         }
         return items
     }

@@ -1,5 +1,3 @@
-
-
 /// A queued channel on the link: items carry a per-channel sequence number and are
 /// acknowledged cumulatively once the receiver has committed them.
 public enum QueueChannel: UInt8, Sendable, CaseIterable, Comparable {
@@ -58,8 +56,10 @@ public struct InboxItem: Hashable, Sendable {
     public var receivedAt: Double
     public var delivered: Bool
 
-    public init(seq: UInt64, channel: QueueChannel, channelSeq: UInt64, payload: [UInt8], flags: ItemFlags,
-                receivedAt: Double, delivered: Bool) {
+    public init(
+        seq: UInt64, channel: QueueChannel, channelSeq: UInt64, payload: [UInt8], flags: ItemFlags,
+        receivedAt: Double, delivered: Bool
+    ) {
         self.seq = seq
         self.channel = channel
         self.channelSeq = channelSeq

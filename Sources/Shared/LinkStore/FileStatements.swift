@@ -9,13 +9,15 @@ final class FileStatements {
     let selectIncoming: SQLiteStatement
 
     init(_ database: SQLiteDatabase) throws(SQLiteError) {
-        insertIncoming = try database.cachedStatement("""
+        insertIncoming = try database.cachedStatement(
+            """
             INSERT OR REPLACE INTO file_incoming (seq, transfer_id, header, committed_offset, received_at)
             VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         updateIncomingOffset = try database.cachedStatement("UPDATE file_incoming SET committed_offset = ?2 WHERE seq = ?1")
         deleteIncoming = try database.cachedStatement("DELETE FROM file_incoming WHERE seq = ?1")
-        selectIncoming = try database.cachedStatement("""
+        selectIncoming = try database.cachedStatement(
+            """
             SELECT seq, transfer_id, header, committed_offset, received_at FROM file_incoming ORDER BY seq
             """)
     }
@@ -51,20 +53,22 @@ final class FileStatements {
         defer { select.reset() }
         var records: [IncomingFileRecord] = []
         while try select.step() {
-            records.append(IncomingFileRecord(
-                seq: UInt64(bitPattern: select.int64(at: 0)),
-                transferId: select.string(at: 1),
-                header: select.blob(at: 2),
-                committedOffset: UInt64(bitPattern: select.int64(at: 3)),
-                receivedAt: select.double(at: 4)))
+            records.append(
+                IncomingFileRecord(
+                    seq: UInt64(bitPattern: select.int64(at: 0)),
+                    transferId: select.string(at: 1),
+                    header: select.blob(at: 2),
+                    committedOffset: UInt64(bitPattern: select.int64(at: 3)),
+                    receivedAt: select.double(at: 4)))
         }
         return records
     }
 
     private static func storable(_ value: UInt64, _ name: String, path: String) throws(SQLiteError) -> Int64 {
         guard let stored = Int64(exactly: value) else {
-            throw .misuse("\(name) \(value) is above the largest integer SQLite stores (\(Int64.max))",
-                          operation: "apply", sql: nil, path: path)
+            throw .misuse(
+                "\(name) \(value) is above the largest integer SQLite stores (\(Int64.max))",
+                operation: "apply", sql: nil, path: path)
         }
         return stored
     }

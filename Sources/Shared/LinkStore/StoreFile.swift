@@ -78,8 +78,9 @@ public enum StoreFile {
         // Errors name the file the caller asked for, not the scratch name.
         func named(_ error: Error) -> Error {
             guard let error = error as? SQLiteError, error.path == scratch else { return error }
-            return SQLiteError(extendedCode: error.extendedCode, systemErrno: error.systemErrno, message: error.message,
-                               operation: error.operation, sql: error.sql, path: path)
+            return SQLiteError(
+                extendedCode: error.extendedCode, systemErrno: error.systemErrno, message: error.message,
+                operation: error.operation, sql: error.sql, path: path)
         }
         let database: SQLiteDatabase
         do { database = try openMappingCorruption(path: scratch, options: createOptions) } catch { throw named(error) }
@@ -115,6 +116,7 @@ public enum StoreFile {
         }
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     /// SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it cannot roll back.
     private static let SQLITE_READONLY_ROLLBACK_CODE: Int32 = 8 | (3 << 8)
 

@@ -37,8 +37,10 @@ public enum ChildProcesses {
     ///
     /// - Throws: ``SystemError`` of `open` for the output file, or of `posix_spawn` (for an
     ///   executable that does not exist or cannot be run: `ENOENT`, `EACCES`, `ENOEXEC`).
-    public static func spawn(executable: String, arguments: [String], environment: [String: String],
-                             workingDirectory: String?, outputPath: String) throws(SystemError) -> Int32 {
+    public static func spawn(
+        executable: String, arguments: [String], environment: [String: String],
+        workingDirectory: String?, outputPath: String
+    ) throws(SystemError) -> Int32 {
         let output = try Syscall.open(outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         defer { Syscall.close(output) }
         let argv = ([executable] + arguments).map { strdup($0) }

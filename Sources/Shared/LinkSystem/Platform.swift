@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 // The platform, chosen once. The other files of LinkSystem reach the C library through the
 // `system_*` functions below (named as in swift-system), so `Syscall` never repeats a
 // `#if Glibc … #else Darwin` block and a new platform is one more branch in this file.
@@ -118,7 +119,9 @@ let socketFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 @inline(__always) func system_setsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeRawPointer, _ length: socklen_t) -> Int32 {
     setsockopt(fd, level, name, value, length)
 }
-@inline(__always) func system_getsockopt(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+@inline(__always) func system_getsockopt(
+    _ fd: Int32, _ level: Int32, _ name: Int32, _ value: UnsafeMutableRawPointer, _ length: UnsafeMutablePointer<socklen_t>
+) -> Int32 {
     getsockopt(fd, level, name, value, length)
 }
 

@@ -37,8 +37,9 @@ public enum PollerBackend: String, CaseIterable, Sendable {
     /// available on this platform.
     public static var `default`: PollerBackend {
         if let value = getenv(environmentVariable),
-           let chosen = PollerBackend(rawValue: String(cString: value).lowercased()),
-           chosen.isAvailable {
+            let chosen = PollerBackend(rawValue: String(cString: value).lowercased()),
+            chosen.isAvailable
+        {
             return chosen
         }
         #if os(Linux)

@@ -43,7 +43,7 @@ extension SystemCalls {
         do {
             try Syscall.unlink(path)
             return .success(())
-        } catch where error.errno == .noSuchFileOrDirectory {
+        } catch  where error.errno == .noSuchFileOrDirectory {
             return .success(())
         } catch {
             return .failure(error)

@@ -111,8 +111,10 @@ public enum UnixSocket {
     /// Accepts every pending connection: `serve` gets each one of this process's user;
     /// `refuse` may write a last word to another user's connection before it is closed here.
     /// Returns when none is pending; throws (after serving the earlier ones) when accept fails.
-    public static func acceptPending(_ listener: Int32, refuse: (_ fd: Int32, _ uid: uid_t) -> Void,
-                                     serve: (_ fd: Int32) -> Void) throws {
+    public static func acceptPending(
+        _ listener: Int32, refuse: (_ fd: Int32, _ uid: uid_t) -> Void,
+        serve: (_ fd: Int32) -> Void
+    ) throws {
         while let accepted = try acceptCheckingUser(listener) {
             switch accepted {
             case .sameUser(let fd):

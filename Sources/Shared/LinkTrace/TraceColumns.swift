@@ -13,7 +13,8 @@ public struct TraceColumns: Sendable {
     /// The header line and the rule under it.
     public var header: String {
         let column = (width - 18) / 2
-        return pad("time", 16) + "  " + pad("phone", column) + "│ watch\n" + String(repeating: "─", count: 16 + 2 + column) + "┼" + String(repeating: "─", count: column) + "\n"
+        return pad("time", 16) + "  " + pad("phone", column) + "│ watch\n" + String(repeating: "─", count: 16 + 2 + column) + "┼"
+            + String(repeating: "─", count: column) + "\n"
     }
 
     /// One entry as a line.

@@ -68,9 +68,10 @@ public struct TraceDiagram: Sendable {
         for (index, entry) in entries.enumerated() {
             let own = lane(side: entry.side, device: entry.device)
             let category = TraceText.category(entry)
-            var step = Step(shape: .note(own, nil), label: TraceText.label(entry), category: category,
-                            isAlarm: TraceText.isAlarm(entry), time: entry.time, endTime: entry.time, entry: index,
-                            arrival: nil, details: "", key: "")
+            var step = Step(
+                shape: .note(own, nil), label: TraceText.label(entry), category: category,
+                isAlarm: TraceText.isAlarm(entry), time: entry.time, endTime: entry.time, entry: index,
+                arrival: nil, details: "", key: "")
             switch entry.kind {
             case .frame:
                 if category == "handshake", !options.showsHandshake { continue }
@@ -170,14 +171,17 @@ public struct TraceDiagram: Sendable {
             let order: [Lane] = [.phone, .link] + lanesTouched.compactMap { if case .watch = $0 { return $0 } else { return nil } }
             let present = order.filter { lanesTouched.contains($0) }
             let first = run.first!, last = run.last!
-            let label = "×\(best.length)" + (progress.map { " (\($0))" } ?? "") + ": "
+            let label =
+                "×\(best.length)" + (progress.map { " (\($0))" } ?? "") + ": "
                 + counts.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ")
             let firstEntry = entries[first.entry], lastEntry = entries[last.entry]
             var details = "\(best.length) alike steps from \(TraceText.clock(first.time)) to \(TraceText.clock(last.endTime))\n"
             details += "first: " + TraceText.label(firstEntry) + "\nlast: " + TraceText.label(lastEntry)
-            result.append(Step(shape: .run(present.first ?? .phone, present.last ?? .phone, count: best.length), label: label,
-                               category: first.category, isAlarm: run.contains { $0.isAlarm }, time: first.time,
-                               endTime: max(last.endTime, last.time), entry: first.entry, arrival: nil, details: details, key: "run"))
+            result.append(
+                Step(
+                    shape: .run(present.first ?? .phone, present.last ?? .phone, count: best.length), label: label,
+                    category: first.category, isAlarm: run.contains { $0.isAlarm }, time: first.time,
+                    endTime: max(last.endTime, last.time), entry: first.entry, arrival: nil, details: details, key: "run"))
             index += best.length
         }
         return result

@@ -38,7 +38,7 @@ public struct TraceEntry: Sendable, Hashable {
     /// An entry read from JSON; nil unless it has the members every entry has.
     public init?(json: JSONValue) {
         guard let object = json.objectValue, object["n"]?.intValue != nil, object["t"]?.intValue != nil,
-              object["side"]?.stringValue != nil, object["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) != nil
+            object["side"]?.stringValue != nil, object["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) != nil
         else { return nil }
         self.object = object
     }

@@ -121,7 +121,8 @@ public enum TraceText {
             guard name.hasPrefix("backgroundTask.") else { return nil }
             let event = name.dropFirst("backgroundTask.".count)
             let tasks = entry["tasks"]?.arrayValue?.compactMap(\.objectValue) ?? []
-            let described = tasks.isEmpty
+            let described =
+                tasks.isEmpty
                 ? "task \(entry.int("taskId") ?? 0) \(entry.string("taskKind") ?? "")"
                 : tasks.map { "task \($0["taskId"]?.intValue ?? 0) \($0["kind"]?.stringValue ?? "")" }.joined(separator: ", ")
             return "\(described) \(event)"
@@ -140,7 +141,8 @@ public enum TraceText {
         case "sessionWatch": return "the app's session is with " + (entry.string("value") ?? "?")
         case "paired": return "paired with " + (entry.string("peer") ?? "?") + (entry["isActive"]?.boolValue == true ? ", the active watch" : "")
         case "session.watchStateDidChange":
-            return "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
+            return
+                "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
         case "session.companionAppInstalledDidChange": return "companion app installed \(flag(entry, "isCompanionAppInstalled"))"
         default: return name
         }

@@ -24,15 +24,18 @@ public struct ClientActivationStatus: Hashable, Sendable {
         let active = blob.state == .active && !deadlock
         remainingAttempts = active ? max(0, Int(blob.maxFailCount) - Int(blob.failCount)) : 0
         self.customObject = customObject
-        isProtocolUpgradeAvailable = active && blob.currentVersion < blob.upgradeVersion
+        isProtocolUpgradeAvailable =
+            active && blob.currentVersion < blob.upgradeVersion
             && blob.upgradeVersion <= Self.maximumSupportedVersion
         self.blockExpirationTime = blob.state == .blocked ? blockExpirationTime : nil
     }
 
     public var json: JSONObject {
-        var object: JSONObject = ["state": .string(state), "failCount": .int(Int64(failCount)),
-                                  "maxFailCount": .int(Int64(maxFailCount)), "remainingAttempts": .int(Int64(remainingAttempts)),
-                                  "isProtocolUpgradeAvailable": .bool(isProtocolUpgradeAvailable)]
+        var object: JSONObject = [
+            "state": .string(state), "failCount": .int(Int64(failCount)),
+            "maxFailCount": .int(Int64(maxFailCount)), "remainingAttempts": .int(Int64(remainingAttempts)),
+            "isProtocolUpgradeAvailable": .bool(isProtocolUpgradeAvailable),
+        ]
         if let customObject { object["customObject"] = .object(customObject) }
         if let blockExpirationTime { object["blockExpirationTime"] = .int(blockExpirationTime) }
         return object

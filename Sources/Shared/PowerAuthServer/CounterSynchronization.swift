@@ -28,8 +28,10 @@ public enum CounterSynchronization {
     /// `CalculateHashCounterDistance`: how many steps from `counterData` the server's hash
     /// is, trying `maximumIterations` values (0…max−1); nil when none matches. Also returns
     /// the last value tried (the matching one on success).
-    public static func hashDistance(from counterData: [UInt8], to serverHash: [UInt8], transportKey: [UInt8],
-                                    maximumIterations: Int) -> (distance: Int?, value: [UInt8]) {
+    public static func hashDistance(
+        from counterData: [UInt8], to serverHash: [UInt8], transportKey: [UInt8],
+        maximumIterations: Int
+    ) -> (distance: Int?, value: [UInt8]) {
         let key = PowerAuthKDF.derive(transportKey, index: 4000)
         var value = counterData
         for iteration in 0..<max(0, maximumIterations) {
@@ -50,12 +52,15 @@ public enum CounterSynchronization {
 
     /// Places the client's counter (`counterData`, and `counterByte` when it has one) against
     /// the decrypted blob, exactly as the SDK does.
-    public static func synchronize(counterData: [UInt8], counterByte: UInt8?, blob: StatusBlob,
-                                   transportKey: [UInt8]) -> Outcome {
+    public static func synchronize(
+        counterData: [UInt8], counterByte: UInt8?, blob: StatusBlob,
+        transportKey: [UInt8]
+    ) -> Outcome {
         if blob.currentVersion == 2 { return .ok(.notChecked) }
         let lookAhead = Int(blob.lookAhead)
-        let (hash, matched) = hashDistance(from: counterData, to: blob.counterDataHash, transportKey: transportKey,
-                                           maximumIterations: lookAhead)
+        let (hash, matched) = hashDistance(
+            from: counterData, to: blob.counterDataHash, transportKey: transportKey,
+            maximumIterations: lookAhead)
         guard let counterByte else {
             if hash == 0 { return .updated(counterData: counterData, counterByte: blob.counterByte) }
             return .ok(.notChecked)

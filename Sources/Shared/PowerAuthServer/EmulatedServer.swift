@@ -57,9 +57,10 @@ public final class EmulatedServer {
     /// A new record: a fresh master secret and counter data, which the client gets as the
     /// outcome of the key exchange (the real one agrees the secret by ECDH, see docs/powerauth.md).
     public func createActivation(committed: Bool) throws -> ServerActivation {
-        let record = ServerActivation(activationId: UUID().uuidString, state: committed ? .active : .pendingCommit,
-                                      masterSecret: SecureRandom.bytes(SignatureKeys.byteCount),
-                                      counterData: SecureRandom.bytes(HashCounter.byteCount))
+        let record = ServerActivation(
+            activationId: UUID().uuidString, state: committed ? .active : .pendingCommit,
+            masterSecret: SecureRandom.bytes(SignatureKeys.byteCount),
+            counterData: SecureRandom.bytes(HashCounter.byteCount))
         try store.save(record)
         return record
     }
@@ -125,9 +126,11 @@ public final class EmulatedServer {
 
     /// Changes the record's settings; nil leaves a setting as it is.
     @discardableResult
-    public func configure(_ activationId: String, maxFailCount: Int? = nil, customObject: JSONObject?? = nil,
-                          currentVersion: Int? = nil, upgradeVersion: Int? = nil, lookAhead: Int? = nil,
-                          now: Int64) throws -> ServerActivation {
+    public func configure(
+        _ activationId: String, maxFailCount: Int? = nil, customObject: JSONObject?? = nil,
+        currentVersion: Int? = nil, upgradeVersion: Int? = nil, lookAhead: Int? = nil,
+        now: Int64
+    ) throws -> ServerActivation {
         var record = try activation(activationId, now: now)
         if let maxFailCount {
             guard (1...255).contains(maxFailCount) else { throw ServerError.invalidValue("maxFailCount must be 1…255") }
@@ -159,8 +162,9 @@ public final class EmulatedServer {
         let nonce = SecureRandom.bytes(16)
         let blob = record.statusBlob(reserved: SecureRandom.bytes(StatusBlob.reservedByteCount))
         let encrypted = try StatusBlobCipher.encrypt(blob, transportKey: record.transportKey, challenge: challenge, nonce: nonce)
-        return StatusResponse(encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
-                              blockExpiration: record.state == .blocked ? record.blockExpiration : nil, serverTime: now)
+        return StatusResponse(
+            encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
+            blockExpiration: record.state == .blocked ? record.blockExpiration : nil, serverTime: now)
     }
 
     /// Validates a signature over the look-ahead window: the expected counter data and the
@@ -168,14 +172,17 @@ public final class EmulatedServer {
     /// past it. Only signatures with knowledge or biometry touch the fail count: a valid one
     /// resets it, an invalid one adds a failed attempt (which blocks at the maximum); a
     /// possession-only signature does neither. Only an active activation validates signatures.
-    public func validate(_ activationId: String, signature: String, factor: SignatureFactor, data: [UInt8],
-                         format: PowerAuthSignature.Format, now: Int64) throws -> Validation {
+    public func validate(
+        _ activationId: String, signature: String, factor: SignatureFactor, data: [UInt8],
+        format: PowerAuthSignature.Format, now: Int64
+    ) throws -> Validation {
         var record = try activation(activationId, now: now)
         guard record.state == .active else { return Validation(isValid: false, skipped: nil, record: record) }
         var candidate = record.counterData
         for skipped in 0..<record.lookAhead {
-            let expected = PowerAuthSignature.compute(keys: record.keys, factor: factor, counterData: candidate, data: data,
-                                                      format: format)
+            let expected = PowerAuthSignature.compute(
+                keys: record.keys, factor: factor, counterData: candidate, data: data,
+                format: format)
             if expected == signature {
                 record.counterData = HashCounter.next(candidate)
                 record.counter += Int64(skipped + 1)
@@ -196,13 +203,15 @@ public final class EmulatedServer {
     public func createToken(for activationId: String, signatureType: SignatureFactor, now: Int64) throws -> ServerToken {
         let record = try activation(activationId, now: now)
         guard record.state == .active else {
-            throw ServerError.rejected(code: 8, name: "ACTIVATION_INCORRECT_STATE",
-                                       message: "activation '\(activationId)' is \(record.state.name), not active")
+            throw ServerError.rejected(
+                code: 8, name: "ACTIVATION_INCORRECT_STATE",
+                message: "activation '\(activationId)' is \(record.state.name), not active")
         }
         var tokenId = UUID().uuidString.lowercased()
         while try store.token(tokenId) != nil { tokenId = UUID().uuidString.lowercased() }
-        let token = ServerToken(tokenId: tokenId, activationId: activationId, secret: SecureRandom.bytes(ServerToken.secretLength),
-                                signatureType: signatureType, created: now)
+        let token = ServerToken(
+            tokenId: tokenId, activationId: activationId, secret: SecureRandom.bytes(ServerToken.secretLength),
+            signatureType: signatureType, created: now)
         try store.save(token)
         return token
     }
@@ -222,12 +231,14 @@ public final class EmulatedServer {
     /// digest, compared in constant time.
     public func validateToken(_ header: TokenHeaderFields, now: Int64) throws -> TokenValidation {
         if header.timestamp < now - Self.tokenTimestampValidity {
-            throw ServerError.rejected(code: 30, name: "TOKEN_TIMESTAMP_TOO_OLD",
-                                       message: "the token's timestamp is \(now - header.timestamp) ms in the past, over \(Self.tokenTimestampValidity)")
+            throw ServerError.rejected(
+                code: 30, name: "TOKEN_TIMESTAMP_TOO_OLD",
+                message: "the token's timestamp is \(now - header.timestamp) ms in the past, over \(Self.tokenTimestampValidity)")
         }
         if header.timestamp > now + Self.tokenTimestampForwardValidity {
-            throw ServerError.rejected(code: 44, name: "TOKEN_TIMESTAMP_TOO_IN_FUTURE",
-                                       message: "the token's timestamp is \(header.timestamp - now) ms in the future, over \(Self.tokenTimestampForwardValidity)")
+            throw ServerError.rejected(
+                code: 44, name: "TOKEN_TIMESTAMP_TOO_IN_FUTURE",
+                message: "the token's timestamp is \(header.timestamp - now) ms in the future, over \(Self.tokenTimestampForwardValidity)")
         }
         guard let token = try store.token(header.tokenId) else { return TokenValidation(tokenValid: false) }
         let record = try activation(token.activationId, now: now)
@@ -235,8 +246,9 @@ public final class EmulatedServer {
             return TokenValidation(tokenValid: false, activation: record, signatureType: token.signatureType)
         }
         try checkAndRememberNonce(header, now: now)
-        let expected = PowerAuthTokenHeader.digest(secret: token.secret, nonce: header.nonce, timestamp: String(header.timestamp),
-                                                   version: header.version)
+        let expected = PowerAuthTokenHeader.digest(
+            secret: token.secret, nonce: header.nonce, timestamp: String(header.timestamp),
+            version: header.version)
         let valid = ConstantTime.equal(Array(expected.utf8), Array(Data(header.digest).base64EncodedString().utf8))
         return TokenValidation(tokenValid: valid, activation: record, signatureType: token.signatureType)
     }
@@ -244,8 +256,9 @@ public final class EmulatedServer {
     private func checkAndRememberNonce(_ header: TokenHeaderFields, now: Int64) throws {
         let expiration = header.version == "3.2" || header.version == "3.3" ? Self.requestExpiration : Self.requestExpirationExtended
         if header.timestamp > now + expiration {
-            throw ServerError.rejected(code: 24, name: "INVALID_REQUEST",
-                                       message: "the token's timestamp is more than \(expiration) ms in the future")
+            throw ServerError.rejected(
+                code: 24, name: "INVALID_REQUEST",
+                message: "the token's timestamp is more than \(expiration) ms in the future")
         }
         usedTokenNonces = usedTokenNonces.filter { $0.value > now }
         let key = Data(header.nonce + Array(header.tokenId.utf8)).base64EncodedString()

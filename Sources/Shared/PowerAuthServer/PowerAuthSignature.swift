@@ -24,8 +24,10 @@ public enum PowerAuthSignature {
     /// For each factor key `K_i` in the order possession, knowledge, biometry:
     /// `KEY_i = HMAC(K_i, CTR_DATA)`, chained with the later keys' derived keys as the SDK
     /// chains them, then `HMAC(KEY_i, data)`.
-    public static func compute(keys: SignatureKeys, factor: SignatureFactor, counterData: [UInt8], data: [UInt8],
-                               format: Format) -> String {
+    public static func compute(
+        keys: SignatureKeys, factor: SignatureFactor, counterData: [UInt8], data: [UInt8],
+        format: Format
+    ) -> String {
         let factorKeys = factor.components.map { keys.key($0) }
         var bytes: [UInt8] = []
         var decimals: [String] = []
@@ -53,7 +55,8 @@ public enum PowerAuthSignature {
     public static func decimalize(_ mac: [UInt8], componentLength: Int) -> String {
         precondition(Format.componentLengths.contains(componentLength), "a decimal component has 4…8 digits")
         let offset = mac.count - 4
-        let code = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+        let code =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
             | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
         var modulus: UInt32 = 1
         for _ in 0..<componentLength { modulus *= 10 }

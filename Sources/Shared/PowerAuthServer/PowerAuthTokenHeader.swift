@@ -23,11 +23,14 @@ public enum PowerAuthTokenHeader {
     }
 
     /// `PowerAuth version="…", token_id="…", token_digest="…", nonce="…", timestamp="…"`.
-    public static func value(tokenIdentifier: String, secret: [UInt8], nonce: [UInt8], timestampMilliseconds: Int64,
-                             version: String) -> String {
+    public static func value(
+        tokenIdentifier: String, secret: [UInt8], nonce: [UInt8], timestampMilliseconds: Int64,
+        version: String
+    ) -> String {
         let timestamp = String(timestampMilliseconds)
         let digest = digest(secret: secret, nonce: nonce, timestamp: timestamp, version: version)
         let nonceText = Data(nonce).base64EncodedString()
-        return "PowerAuth version=\"\(version)\", token_id=\"\(tokenIdentifier)\", token_digest=\"\(digest)\", nonce=\"\(nonceText)\", timestamp=\"\(timestamp)\""
+        return
+            "PowerAuth version=\"\(version)\", token_id=\"\(tokenIdentifier)\", token_digest=\"\(digest)\", nonce=\"\(nonceText)\", timestamp=\"\(timestamp)\""
     }
 }

@@ -29,10 +29,12 @@ public struct ServerActivation: Hashable, Sendable {
     /// Server time (Unix ms) when a temporary block ends; nil unless temporarily blocked.
     public var blockExpiration: Int64?
 
-    public init(activationId: String, state: ServerActivationState, masterSecret: [UInt8], counterData: [UInt8],
-                failCount: Int = 0, maxFailCount: Int = defaultMaxFailCount, customObject: JSONObject? = nil,
-                currentVersion: Int = 3, upgradeVersion: Int = 3, lookAhead: Int = defaultLookAhead,
-                counter: Int64 = 0, blockExpiration: Int64? = nil) {
+    public init(
+        activationId: String, state: ServerActivationState, masterSecret: [UInt8], counterData: [UInt8],
+        failCount: Int = 0, maxFailCount: Int = defaultMaxFailCount, customObject: JSONObject? = nil,
+        currentVersion: Int = 3, upgradeVersion: Int = 3, lookAhead: Int = defaultLookAhead,
+        counter: Int64 = 0, blockExpiration: Int64? = nil
+    ) {
         self.activationId = activationId
         self.state = state
         self.masterSecret = masterSecret
@@ -52,20 +54,23 @@ public struct ServerActivation: Hashable, Sendable {
 
     /// The plain status blob of the record, with `reserved` in bytes 7…11.
     public func statusBlob(reserved: [UInt8]) -> StatusBlob {
-        StatusBlob(state: state, currentVersion: UInt8(clamping: currentVersion), upgradeVersion: UInt8(clamping: upgradeVersion),
-                   counterByte: UInt8(truncatingIfNeeded: counter), failCount: UInt8(clamping: failCount),
-                   maxFailCount: UInt8(clamping: maxFailCount), lookAhead: UInt8(clamping: lookAhead),
-                   counterDataHash: PowerAuthKDF.counterDataHash(transportKey: keys.transport, counterData: counterData),
-                   reserved: reserved)
+        StatusBlob(
+            state: state, currentVersion: UInt8(clamping: currentVersion), upgradeVersion: UInt8(clamping: upgradeVersion),
+            counterByte: UInt8(truncatingIfNeeded: counter), failCount: UInt8(clamping: failCount),
+            maxFailCount: UInt8(clamping: maxFailCount), lookAhead: UInt8(clamping: lookAhead),
+            counterDataHash: PowerAuthKDF.counterDataHash(transportKey: keys.transport, counterData: counterData),
+            reserved: reserved)
     }
 
     /// The record as `pa.server.get` shows it: no keys, the counter data in base64.
     public var json: JSONObject {
-        var object: JSONObject = ["activationId": .string(activationId), "state": .string(state.name),
-                                  "failCount": .int(Int64(failCount)), "maxFailCount": .int(Int64(maxFailCount)),
-                                  "currentVersion": .int(Int64(currentVersion)), "upgradeVersion": .int(Int64(upgradeVersion)),
-                                  "lookAhead": .int(Int64(lookAhead)), "counter": .int(counter),
-                                  "ctrData": .string(Data(counterData).base64EncodedString())]
+        var object: JSONObject = [
+            "activationId": .string(activationId), "state": .string(state.name),
+            "failCount": .int(Int64(failCount)), "maxFailCount": .int(Int64(maxFailCount)),
+            "currentVersion": .int(Int64(currentVersion)), "upgradeVersion": .int(Int64(upgradeVersion)),
+            "lookAhead": .int(Int64(lookAhead)), "counter": .int(counter),
+            "ctrData": .string(Data(counterData).base64EncodedString()),
+        ]
         if let customObject { object["customObject"] = .object(customObject) }
         if let blockExpiration { object["blockExpirationTime"] = .int(blockExpiration) }
         return object

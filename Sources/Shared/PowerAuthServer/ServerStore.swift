@@ -6,40 +6,48 @@ import LinkStore
 public final class ServerStore {
     public static let applicationID: Int32 = 0x574C_5053
 
-    static let schema = StoreSchema(name: "WatchLink PowerAuth server", applicationID: applicationID, migrations: [
-        Migration(version: 1, sql: """
-            CREATE TABLE server_activations (
-                activation_id TEXT PRIMARY KEY NOT NULL,
-                state INTEGER NOT NULL,
-                fail_count INTEGER NOT NULL,
-                max_fail_count INTEGER NOT NULL,
-                custom_object TEXT,
-                current_version INTEGER NOT NULL,
-                upgrade_version INTEGER NOT NULL,
-                look_ahead INTEGER NOT NULL,
-                counter INTEGER NOT NULL,
-                counter_data BLOB NOT NULL,
-                transport_key BLOB NOT NULL,
-                block_expiration INTEGER
-            ) WITHOUT ROWID;
-            """),
-        // Records of version 1 held a transport key and a counter that no real PowerAuth
-        // server computes (see docs/powerauth.md); they cannot be carried over.
-        Migration(version: 2, sql: """
-            DELETE FROM server_activations;
-            ALTER TABLE server_activations RENAME COLUMN transport_key TO master_secret;
-            """),
-        Migration(version: 3, sql: """
-            CREATE TABLE server_tokens (
-                token_id TEXT PRIMARY KEY NOT NULL,
-                activation_id TEXT NOT NULL,
-                secret BLOB NOT NULL,
-                signature_type TEXT NOT NULL,
-                created INTEGER NOT NULL
-            ) WITHOUT ROWID;
-            CREATE INDEX server_tokens_by_activation ON server_tokens (activation_id);
-            """),
-    ])
+    static let schema = StoreSchema(
+        name: "WatchLink PowerAuth server", applicationID: applicationID,
+        migrations: [
+            Migration(
+                version: 1,
+                sql: """
+                    CREATE TABLE server_activations (
+                        activation_id TEXT PRIMARY KEY NOT NULL,
+                        state INTEGER NOT NULL,
+                        fail_count INTEGER NOT NULL,
+                        max_fail_count INTEGER NOT NULL,
+                        custom_object TEXT,
+                        current_version INTEGER NOT NULL,
+                        upgrade_version INTEGER NOT NULL,
+                        look_ahead INTEGER NOT NULL,
+                        counter INTEGER NOT NULL,
+                        counter_data BLOB NOT NULL,
+                        transport_key BLOB NOT NULL,
+                        block_expiration INTEGER
+                    ) WITHOUT ROWID;
+                    """),
+            // Records of version 1 held a transport key and a counter that no real PowerAuth
+            // server computes (see docs/powerauth.md); they cannot be carried over.
+            Migration(
+                version: 2,
+                sql: """
+                    DELETE FROM server_activations;
+                    ALTER TABLE server_activations RENAME COLUMN transport_key TO master_secret;
+                    """),
+            Migration(
+                version: 3,
+                sql: """
+                    CREATE TABLE server_tokens (
+                        token_id TEXT PRIMARY KEY NOT NULL,
+                        activation_id TEXT NOT NULL,
+                        secret BLOB NOT NULL,
+                        signature_type TEXT NOT NULL,
+                        created INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX server_tokens_by_activation ON server_tokens (activation_id);
+                    """),
+        ])
 
     private let database: SQLiteDatabase
 
@@ -50,26 +58,31 @@ public final class ServerStore {
     public func close() { database.close() }
 
     public func activation(_ activationId: String) throws -> ServerActivation? {
-        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations WHERE activation_id = ?")
+        let statement = try database.cachedStatement(
+            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations WHERE activation_id = ?"
+        )
         defer { statement.reset() }
         try statement.bind([.text(activationId)])
         return try statement.mapRows(Self.activation).first
     }
 
     public func activations() throws -> [ServerActivation] {
-        let statement = try database.cachedStatement("SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations ORDER BY activation_id")
+        let statement = try database.cachedStatement(
+            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations ORDER BY activation_id"
+        )
         defer { statement.reset() }
         return try statement.mapRows(Self.activation)
     }
 
     public func save(_ record: ServerActivation) throws {
         let custom: SQLiteValue = record.customObject.map { .text(JSON.serialize(.object($0))) } ?? .null
-        try database.run("INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         .text(record.activationId), .integer(Int64(record.state.rawValue)), .integer(Int64(record.failCount)),
-                         .integer(Int64(record.maxFailCount)), custom, .integer(Int64(record.currentVersion)),
-                         .integer(Int64(record.upgradeVersion)), .integer(Int64(record.lookAhead)), .integer(record.counter),
-                         .blob(record.counterData), .blob(record.masterSecret),
-                         record.blockExpiration.map { .integer($0) } ?? .null)
+        try database.run(
+            "INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            .text(record.activationId), .integer(Int64(record.state.rawValue)), .integer(Int64(record.failCount)),
+            .integer(Int64(record.maxFailCount)), custom, .integer(Int64(record.currentVersion)),
+            .integer(Int64(record.upgradeVersion)), .integer(Int64(record.lookAhead)), .integer(record.counter),
+            .blob(record.counterData), .blob(record.masterSecret),
+            record.blockExpiration.map { .integer($0) } ?? .null)
     }
 
     public func token(_ tokenId: String) throws -> ServerToken? {
@@ -80,16 +93,18 @@ public final class ServerStore {
     }
 
     public func tokens(activationId: String) throws -> [ServerToken] {
-        let statement = try database.cachedStatement("SELECT token_id, activation_id, secret, signature_type, created FROM server_tokens WHERE activation_id = ? ORDER BY created, token_id")
+        let statement = try database.cachedStatement(
+            "SELECT token_id, activation_id, secret, signature_type, created FROM server_tokens WHERE activation_id = ? ORDER BY created, token_id")
         defer { statement.reset() }
         try statement.bind([.text(activationId)])
         return try statement.mapRows(Self.token)
     }
 
     public func save(_ token: ServerToken) throws {
-        try database.run("INSERT OR REPLACE INTO server_tokens (token_id, activation_id, secret, signature_type, created) VALUES (?, ?, ?, ?, ?)",
-                         .text(token.tokenId), .text(token.activationId), .blob(token.secret), .text(token.signatureType.rawValue),
-                         .integer(token.created))
+        try database.run(
+            "INSERT OR REPLACE INTO server_tokens (token_id, activation_id, secret, signature_type, created) VALUES (?, ?, ?, ?, ?)",
+            .text(token.tokenId), .text(token.activationId), .blob(token.secret), .text(token.signatureType.rawValue),
+            .integer(token.created))
     }
 
     /// False when there was no such token.
@@ -103,8 +118,9 @@ public final class ServerStore {
         guard secret.count == ServerToken.secretLength, let type = SignatureFactor(rawValue: row.string(at: 3)) else {
             throw ServerError.invalidValue("the server token '\(row.string(at: 0))' is damaged: its secret or signature type is not valid")
         }
-        return ServerToken(tokenId: row.string(at: 0), activationId: row.string(at: 1), secret: secret, signatureType: type,
-                           created: row.int64(at: 4))
+        return ServerToken(
+            tokenId: row.string(at: 0), activationId: row.string(at: 1), secret: secret, signatureType: type,
+            created: row.int64(at: 4))
     }
 
     private static func activation(_ row: SQLiteStatement) throws -> ServerActivation {
@@ -114,11 +130,12 @@ public final class ServerStore {
         }
         var custom: JSONObject?
         if !row.isNull(at: 4), case .object(let object)? = try? JSON.parse(row.string(at: 4)) { custom = object }
-        return ServerActivation(activationId: row.string(at: 0),
-                                state: ServerActivationState(rawValue: UInt8(clamping: row.int(at: 1))) ?? .removed,
-                                masterSecret: masterSecret, counterData: counterData,
-                                failCount: row.int(at: 2), maxFailCount: row.int(at: 3), customObject: custom,
-                                currentVersion: row.int(at: 5), upgradeVersion: row.int(at: 6), lookAhead: row.int(at: 7),
-                                counter: row.int64(at: 8), blockExpiration: row.isNull(at: 11) ? nil : row.int64(at: 11))
+        return ServerActivation(
+            activationId: row.string(at: 0),
+            state: ServerActivationState(rawValue: UInt8(clamping: row.int(at: 1))) ?? .removed,
+            masterSecret: masterSecret, counterData: counterData,
+            failCount: row.int(at: 2), maxFailCount: row.int(at: 3), customObject: custom,
+            currentVersion: row.int(at: 5), upgradeVersion: row.int(at: 6), lookAhead: row.int(at: 7),
+            counter: row.int64(at: 8), blockExpiration: row.isNull(at: 11) ? nil : row.int64(at: 11))
     }
 }

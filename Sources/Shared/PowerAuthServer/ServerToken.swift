@@ -69,13 +69,15 @@ public struct TokenHeaderFields: Hashable, Sendable {
         }
         let timestampText = try field("timestamp", "TIMESTAMP")
         guard (9...15).contains(timestampText.utf8.count), timestampText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              let timestamp = Int64(timestampText) else {
+            let timestamp = Int64(timestampText)
+        else {
             throw Refusal(name: "POWER_AUTH_TOKEN_TIMESTAMP_INVALID", message: "timestamp '\(timestampText)' is not 9 to 15 digits")
         }
         let version = try field("version", "VERSION")
         guard PowerAuthTokenHeader.supportedVersions.contains(version) else {
-            throw Refusal(name: "POWER_AUTH_TOKEN_VERSION_INVALID",
-                          message: "version '\(version)' is not one of \(PowerAuthTokenHeader.supportedVersions.joined(separator: ", "))")
+            throw Refusal(
+                name: "POWER_AUTH_TOKEN_VERSION_INVALID",
+                message: "version '\(version)' is not one of \(PowerAuthTokenHeader.supportedVersions.joined(separator: ", "))")
         }
         return TokenHeaderFields(tokenId: tokenId, digest: digest, nonce: nonce, timestamp: timestamp, version: version)
     }
@@ -100,7 +102,7 @@ public struct TokenHeaderFields: Hashable, Sendable {
             let content: Substring
             if quoted {
                 content = text.prefix { $0 != "\"" }
-                guard content.endIndex < text.endIndex else { break }   // no closing quote
+                guard content.endIndex < text.endIndex else { break }  // no closing quote
             } else {
                 content = text.prefix { !$0.isWhitespace }
             }

@@ -25,9 +25,11 @@ public struct StatusBlob: Hashable, Sendable {
 
     public static let reservedByteCount = 5
 
-    public init(state: ServerActivationState, currentVersion: UInt8, upgradeVersion: UInt8, counterByte: UInt8,
-                failCount: UInt8, maxFailCount: UInt8, lookAhead: UInt8, counterDataHash: [UInt8],
-                reserved: [UInt8] = [UInt8](repeating: 0, count: reservedByteCount)) {
+    public init(
+        state: ServerActivationState, currentVersion: UInt8, upgradeVersion: UInt8, counterByte: UInt8,
+        failCount: UInt8, maxFailCount: UInt8, lookAhead: UInt8, counterDataHash: [UInt8],
+        reserved: [UInt8] = [UInt8](repeating: 0, count: reservedByteCount)
+    ) {
         precondition(counterDataHash.count == 16, "the counter data hash has 16 bytes")
         precondition(reserved.count == Self.reservedByteCount, "the reserved part has 5 bytes")
         self.reserved = reserved
@@ -61,8 +63,9 @@ public struct StatusBlob: Hashable, Sendable {
         guard let state = ServerActivationState(rawValue: bytes[4]) else { throw .unknownState(bytes[4]) }
         let lookAhead = bytes[15]
         guard lookAhead >= 1, lookAhead <= maximumLookAhead else { throw .invalidLookAhead(lookAhead) }
-        return StatusBlob(state: state, currentVersion: bytes[5], upgradeVersion: bytes[6], counterByte: bytes[12],
-                          failCount: bytes[13], maxFailCount: bytes[14], lookAhead: lookAhead,
-                          counterDataHash: Array(bytes[16..<32]), reserved: Array(bytes[7..<12]))
+        return StatusBlob(
+            state: state, currentVersion: bytes[5], upgradeVersion: bytes[6], counterByte: bytes[12],
+            failCount: bytes[13], maxFailCount: bytes[14], lookAhead: lookAhead,
+            counterDataHash: Array(bytes[16..<32]), reserved: Array(bytes[7..<12]))
     }
 }

@@ -21,8 +21,10 @@ public struct ClientCounter: Hashable, Sendable {
     /// Signs `data` with the current `CTR_DATA` and moves the counter on, as the SDK does for
     /// every signature whether or not the request reaches the server (`CalculateNextCounterValue`).
     /// Returns the signature and the counter data it used.
-    public mutating func sign(_ data: [UInt8], factor: SignatureFactor,
-                              format: PowerAuthSignature.Format) -> (signature: String, counterData: [UInt8]) {
+    public mutating func sign(
+        _ data: [UInt8], factor: SignatureFactor,
+        format: PowerAuthSignature.Format
+    ) -> (signature: String, counterData: [UInt8]) {
         let used = counterData
         let signature = PowerAuthSignature.compute(keys: keys, factor: factor, counterData: used, data: data, format: format)
         counterData = HashCounter.next(used)

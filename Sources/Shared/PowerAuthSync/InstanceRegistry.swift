@@ -36,7 +36,8 @@ final class InstanceRegistry {
     /// connection's, stays. False when the connection had not registered it.
     func release(_ instanceId: String, connection: UInt64) -> Bool {
         guard let index = entries.firstIndex(where: { $0.id == instanceId }),
-              var connections = entries[index].connections, connections.remove(connection) != nil else { return false }
+            var connections = entries[index].connections, connections.remove(connection) != nil
+        else { return false }
         if connections.isEmpty { entries.remove(at: index) } else { entries[index].connections = connections }
         return true
     }

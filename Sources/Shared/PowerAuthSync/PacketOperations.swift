@@ -17,14 +17,20 @@ extension PowerAuthFeature {
 
     var packetOperations: [ControlOperation] {
         [
-            ControlOperation("pa.packet.make", summary: "the bytes of a request packet, for the app to send with its session",
-                             arguments: [Self.instance, .required("command", .string, "phone: put_session, put_token, remove_token; watch: get_session, get_token"),
-                                         .optional("name", .string, "the token's name (the token commands)")]) { [unowned self] call in
+            ControlOperation(
+                "pa.packet.make", summary: "the bytes of a request packet, for the app to send with its session",
+                arguments: [
+                    Self.instance, .required("command", .string, "phone: put_session, put_token, remove_token; watch: get_session, get_token"),
+                    .optional("name", .string, "the token's name (the token commands)"),
+                ]
+            ) { [unowned self] call in
                 let instanceId = try self.registered(call.args, { self.instances?.contains($0) ?? false })
                 call.succeed(["data": .string(Data(try self.requestPacket(call.args, instanceId: instanceId).encoded()).base64EncodedString())])
             },
-            ControlOperation("pa.packet.process", summary: "processReceivedMessageData: what the SDK makes of data the app received",
-                             arguments: [Self.packetData, .optional("wantsReply", .bool, "the message came with a reply handler")]) { [unowned self] call in
+            ControlOperation(
+                "pa.packet.process", summary: "processReceivedMessageData: what the SDK makes of data the app received",
+                arguments: [Self.packetData, .optional("wantsReply", .bool, "the message came with a reply handler")]
+            ) { [unowned self] call in
                 guard let manager = self.manager else { throw ControlError.control(.internalError, "PowerAuth is not started") }
                 let outcome = manager.process(try Self.bytes(call.args), wantsReply: try call.args.optionalBool("wantsReply") ?? false)
                 var result: JSONObject = ["processed": .bool(outcome.processed)]
@@ -32,15 +38,20 @@ extension PowerAuthFeature {
                 if let lazy = outcome.lazyAnswer { result["send"] = .string(Data(lazy.encoded()).base64EncodedString()) }
                 call.succeed(result)
             },
-            ControlOperation("pa.packet.response", summary: "what the SDK makes of the answer to a request sent with a response",
-                             arguments: [Self.instance, .required("command", .string, "the request's command"), Self.packetData,
-                                         .optional("name", .string, "the token's name (get_token)")]) { [unowned self] call in
+            ControlOperation(
+                "pa.packet.response", summary: "what the SDK makes of the answer to a request sent with a response",
+                arguments: [
+                    Self.instance, .required("command", .string, "the request's command"), Self.packetData,
+                    .optional("name", .string, "the token's name (get_token)"),
+                ]
+            ) { [unowned self] call in
                 let instanceId = try self.registered(call.args, { self.instances?.contains($0) ?? false })
                 let command = try Self.requestCommand(call.args)
                 let read = PowerAuthResponse.read(try Self.bytes(call.args), expecting: PowerAuthResponse.Expected(request: command))
-                call.respond(read.mapError(\.controlError).flatMap {
-                    self.applyResponse($0, to: command, instanceId: instanceId, name: try? call.args.optionalString("name"))
-                })
+                call.respond(
+                    read.mapError(\.controlError).flatMap {
+                        self.applyResponse($0, to: command, instanceId: instanceId, name: try? call.args.optionalString("name"))
+                    })
             },
         ]
     }

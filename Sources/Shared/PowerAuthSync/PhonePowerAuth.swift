@@ -24,8 +24,10 @@ final class PhonePowerAuth: PacketHandler {
 
     func requireNoActivation(_ instanceId: String) throws {
         if try store.activationId(instanceId: instanceId) != nil {
-            throw PowerAuthError(code: PowerAuthError.invalidActivationState,
-                                 message: "instance '\(instanceId)' already has an activation; remove it first").controlError
+            throw PowerAuthError(
+                code: PowerAuthError.invalidActivationState,
+                message: "instance '\(instanceId)' already has an activation; remove it first"
+            ).controlError
         }
     }
 
@@ -71,13 +73,15 @@ final class PhonePowerAuth: PacketHandler {
     // MARK: - Packets to the watch
 
     func statusPacket(_ instanceId: String) throws -> PowerAuthPacket {
-        .activationStatus("put_session", activationId: try store.activationId(instanceId: instanceId),
-                          target: PowerAuthPacket.sessionTargetPrefix + instanceId)
+        .activationStatus(
+            "put_session", activationId: try store.activationId(instanceId: instanceId),
+            target: PowerAuthPacket.sessionTargetPrefix + instanceId)
     }
 
     static func putTokenPacket(_ token: StoredToken) -> PowerAuthPacket {
-        .token("put_token", name: token.data.name, tokenData: token.data.serialized(),
-               target: PowerAuthPacket.tokenTargetPrefix + token.instanceId)
+        .token(
+            "put_token", name: token.data.name, tokenData: token.data.serialized(),
+            target: PowerAuthPacket.tokenTargetPrefix + token.instanceId)
     }
 
     static func removeTokenPacket(_ token: StoredToken) -> PowerAuthPacket {
@@ -95,12 +99,16 @@ final class PhonePowerAuth: PacketHandler {
         }
         let instanceId = String(target.dropFirst(isSession ? PowerAuthPacket.sessionTargetPrefix.count : PowerAuthPacket.tokenTargetPrefix.count))
         guard isRegistered(instanceId) else {
-            return .failure(DropReason(reason: "instanceNotRegistered",
-                message: "no PowerAuthSDK instance '\(instanceId)' is registered (register instances before session.activate)"))
+            return .failure(
+                DropReason(
+                    reason: "instanceNotRegistered",
+                    message: "no PowerAuthSDK instance '\(instanceId)' is registered (register instances before session.activate)"))
         }
         do {
-            return .success(try isSession ? sessionOutcome(packet, instanceId, withoutReply: withoutReply)
-                                          : tokenOutcome(packet, instanceId))
+            return .success(
+                try isSession
+                    ? sessionOutcome(packet, instanceId, withoutReply: withoutReply)
+                    : tokenOutcome(packet, instanceId))
         } catch {
             return .success(.refused("PowerAuthSDK: cannot read the local state: \(error)", code: PowerAuthError.watchConnectivity))
         }
@@ -111,14 +119,17 @@ final class PhonePowerAuth: PacketHandler {
             return .refused("PowerAuthSDK+WatchSupport: Received packet has invalid data. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         guard packet.activationCommand == "get_session" else {
-            return .refused("PowerAuthSDK+WatchSupport: Unsupported command '\(packet.activationCommand ?? "")'. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+            return .refused(
+                "PowerAuthSDK+WatchSupport: Unsupported command '\(packet.activationCommand ?? "")'. Target: \(packet.target)",
+                code: PowerAuthError.watchConnectivity)
         }
         let activationId = try store.activationId(instanceId: instanceId)
         if withoutReply {
             return .answer(.activationStatus("put_session", activationId: activationId, target: packet.target), sendLazily: true)
         }
-        return .answer(.activationStatus("put_session", activationId: activationId, target: PowerAuthPacket.responseTarget),
-                       sendLazily: false)
+        return .answer(
+            .activationStatus("put_session", activationId: activationId, target: PowerAuthPacket.responseTarget),
+            sendLazily: false)
     }
 
     private func tokenOutcome(_ packet: PowerAuthPacket, _ instanceId: String) throws -> HandlerOutcome {
@@ -126,14 +137,17 @@ final class PhonePowerAuth: PacketHandler {
             return .refused("PowerAuthSDK+WatchSupport: Received packet has invalid data. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         guard packet.tokenCommand == "get_token" else {
-            return .refused("PowerAuthSDK+WatchSupport: Unsupported command '\(packet.tokenCommand ?? "")'. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
+            return .refused(
+                "PowerAuthSDK+WatchSupport: Unsupported command '\(packet.tokenCommand ?? "")'. Target: \(packet.target)",
+                code: PowerAuthError.watchConnectivity)
         }
         guard try store.activationId(instanceId: instanceId) != nil else {
             return .refused("Token for Watch cannot be obtained, because activation is no longer valid.", code: PowerAuthError.missingActivation)
         }
         if let token = try store.token(instanceId: instanceId, name: name) {
-            return .answer(.token("put_token", name: name, tokenData: token.data.serialized(), target: PowerAuthPacket.responseTarget),
-                           sendLazily: false)
+            return .answer(
+                .token("put_token", name: name, tokenData: token.data.serialized(), target: PowerAuthPacket.responseTarget),
+                sendLazily: false)
         }
         return .answer(.token("put_token", name: name, notFound: true, target: PowerAuthPacket.responseTarget), sendLazily: false)
     }

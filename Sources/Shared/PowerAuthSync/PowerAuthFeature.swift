@@ -98,8 +98,10 @@ public final class PowerAuthFeature: DaemonFeature {
 
     public func addStatus(to status: inout JSONObject) {
         let instances = (phone?.instances.ids ?? watch?.instances.ids ?? []).map { JSONValue.string($0) }
-        status["powerAuth"] = .object(["messageDropped": .int(Int64(manager?.droppedCount ?? 0)),
-                                       "instances": .array(instances)])
+        status["powerAuth"] = .object([
+            "messageDropped": .int(Int64(manager?.droppedCount ?? 0)),
+            "instances": .array(instances),
+        ])
     }
 
     /// A control connection closed: the SDK objects of its process are gone, and so are the
@@ -180,9 +182,11 @@ public final class PowerAuthFeature: DaemonFeature {
 
     /// A token without its secret.
     static func tokenJSON(_ token: StoredToken) -> JSONValue {
-        .object(["name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
-                 "activationId": token.data.activationId.map { .string($0) } ?? .null,
-                 "authenticationFactors": .int(Int64(token.data.authenticationFactors))])
+        .object([
+            "name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
+            "activationId": token.data.activationId.map { .string($0) } ?? .null,
+            "authenticationFactors": .int(Int64(token.data.authenticationFactors)),
+        ])
     }
 }
 

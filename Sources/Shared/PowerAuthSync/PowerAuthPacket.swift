@@ -57,8 +57,10 @@ public struct PowerAuthPacket: Hashable, Sendable {
     }
 
     /// A token packet (`get_token` / `put_token` / `remove_token`); `tokenData` is base64-encoded.
-    public static func token(_ command: String, name: String, tokenData: [UInt8]? = nil, notFound: Bool = false,
-                             target: String) -> PowerAuthPacket {
+    public static func token(
+        _ command: String, name: String, tokenData: [UInt8]? = nil, notFound: Bool = false,
+        target: String
+    ) -> PowerAuthPacket {
         var payload: JSONObject = ["tokenCmd": .string(command), "tokenName": .string(name)]
         if let tokenData { payload["tokenData"] = .string(Data(tokenData).base64EncodedString()) }
         if notFound { payload["tokenNotFound"] = .bool(true) }
@@ -67,8 +69,9 @@ public struct PowerAuthPacket: Hashable, Sendable {
 
     /// WatchLink's extension: `{"target":"time:<id>","timeCmd":"put_time","timeAdjustment":ms}`.
     public static func timeAdjustment(_ milliseconds: Int64, instanceId: String) -> PowerAuthPacket {
-        PowerAuthPacket(target: timeTargetPrefix + instanceId,
-                        payload: ["timeCmd": "put_time", "timeAdjustment": .int(milliseconds)])
+        PowerAuthPacket(
+            target: timeTargetPrefix + instanceId,
+            payload: ["timeCmd": "put_time", "timeAdjustment": .int(milliseconds)])
     }
 
     // MARK: - Payload readers
@@ -151,8 +154,9 @@ public struct PowerAuthPacket: Hashable, Sendable {
         object.removeValue(forKey: "target")
         var error: PowerAuthError?
         if let code = object["errorCode"]?.intValue {
-            error = PowerAuthError(code: code, domain: object["errorDomain"]?.stringValue ?? PowerAuthError.domain,
-                                   message: object["errorMsg"]?.stringValue)
+            error = PowerAuthError(
+                code: code, domain: object["errorDomain"]?.stringValue ?? PowerAuthError.domain,
+                message: object["errorMsg"]?.stringValue)
             for key in ["errorCode", "errorDomain", "errorMsg"] { object.removeValue(forKey: key) }
         }
         return .packet(PowerAuthPacket(target: target, payload: object, error: error))
@@ -174,7 +178,8 @@ public struct PowerAuthPacket: Hashable, Sendable {
     /// The packet bytes of a userInfo dictionary, when it holds Data under ``userInfoKey``.
     public static func packetBytes(inUserInfo encoded: [UInt8]) -> [UInt8]? {
         guard let dictionary = try? PropertyListCodec.decodeDictionary(encoded),
-              case .data(let bytes)? = dictionary[userInfoKey] else { return nil }
+            case .data(let bytes)? = dictionary[userInfoKey]
+        else { return nil }
         return bytes
     }
 

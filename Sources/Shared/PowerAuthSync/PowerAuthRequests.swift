@@ -16,8 +16,10 @@ extension PowerAuthFeature {
 
     /// Sends a packet lazily (`{"issued"}`) or with a response, whose answer ``applyResponse``
     /// reads.
-    func send(_ packet: PowerAuthPacket, mode: String, instanceId: String, name: String? = nil,
-              _ respond: @escaping Respond) {
+    func send(
+        _ packet: PowerAuthPacket, mode: String, instanceId: String, name: String? = nil,
+        _ respond: @escaping Respond
+    ) {
         guard let manager else { return }
         if mode == "lazy" {
             respond(.success(["issued": .bool(manager.sendLazily(packet))]))
@@ -38,8 +40,10 @@ extension PowerAuthFeature {
     /// What the SDK does with the answer to a request of `command`, already read as a packet of
     /// the class it expects: a success for what the phone sends; the activation id the watch
     /// asked for, stored; the token the watch asked for, stored.
-    func applyResponse(_ response: PowerAuthPacket, to command: String, instanceId: String,
-                       name: String?) -> Result<JSONObject, ControlError> {
+    func applyResponse(
+        _ response: PowerAuthPacket, to command: String, instanceId: String,
+        name: String?
+    ) -> Result<JSONObject, ControlError> {
         switch command {
         case "get_session":
             guard let watch else { return .failure(Self.notOnThisSide(command)) }
@@ -83,16 +87,19 @@ extension PowerAuthFeature {
     // MARK: - Watch requests
 
     func updateStatus(_ instanceId: String, mode: String, _ respond: @escaping Respond) {
-        send(.activationStatus("get_session", target: PowerAuthPacket.sessionTargetPrefix + instanceId), mode: mode,
-             instanceId: instanceId, respond)
+        send(
+            .activationStatus("get_session", target: PowerAuthPacket.sessionTargetPrefix + instanceId), mode: mode,
+            instanceId: instanceId, respond)
     }
 
     /// A local token when there is one, else one `get_token` message shared by every caller
     /// asking for the same name meanwhile.
     func requestToken(_ instanceId: String, name: String, _ watch: WatchPowerAuth, _ respond: @escaping Respond) throws {
         guard try watch.activationId(instanceId) != nil else {
-            throw PowerAuthError(code: PowerAuthError.missingActivation,
-                                 message: "instance '\(instanceId)' has no activation on the watch (pa.status.update first)").controlError
+            throw PowerAuthError(
+                code: PowerAuthError.missingActivation,
+                message: "instance '\(instanceId)' has no activation on the watch (pa.status.update first)"
+            ).controlError
         }
         if let token = try watch.token(instanceId, name: name) {
             var result = Self.tokenJSON(token).objectValue ?? [:]
@@ -121,12 +128,15 @@ extension PowerAuthFeature {
         // The watch's token store makes headers only for tokens of its current activation.
         let activationId = try watch.activationId(instanceId)
         guard let activationId, token.data.activationId == activationId else {
-            throw PowerAuthError(code: PowerAuthError.missingActivation,
-                                 message: "token '\(name)' does not belong to the watch's current activation; it cannot make a header").controlError
+            throw PowerAuthError(
+                code: PowerAuthError.missingActivation,
+                message: "token '\(name)' does not belong to the watch's current activation; it cannot make a header"
+            ).controlError
         }
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + (watch.timeAdjustments[instanceId] ?? 0)
-        let value = PowerAuthTokenHeader.value(tokenIdentifier: token.data.identifier, secret: token.data.secret,
-                                               nonce: SecureRandom.bytes(16), timestampMilliseconds: milliseconds, version: version)
+        let value = PowerAuthTokenHeader.value(
+            tokenIdentifier: token.data.identifier, secret: token.data.secret,
+            nonce: SecureRandom.bytes(16), timestampMilliseconds: milliseconds, version: version)
         return ["key": .string(PowerAuthTokenHeader.name), "value": .string(value)]
     }
 }
@@ -142,16 +152,20 @@ extension PowerAuthFeature {
     }
 
     static func cannotStartActivation(_ instanceId: String) -> ControlError {
-        PowerAuthError(code: PowerAuthError.invalidActivationState,
-                       message: "Invalid activation state: instance '\(instanceId)' already has an activation or a pending one; remove it first").controlError
+        PowerAuthError(
+            code: PowerAuthError.invalidActivationState,
+            message: "Invalid activation state: instance '\(instanceId)' already has an activation or a pending one; remove it first"
+        ).controlError
     }
 
     /// What creating an activation answers. The fingerprint stands in for the SDK's, which is
     /// computed from the device's public key that the emulated key exchange does not have:
     /// eight digits derived from the activation id.
     static func createdActivation(_ record: ServerActivation) -> JSONObject {
-        ["activationId": .string(record.activationId), "state": .string(record.state.name),
-         "activationFingerprint": .string(fingerprint(record.activationId))]
+        [
+            "activationId": .string(record.activationId), "state": .string(record.state.name),
+            "activationFingerprint": .string(fingerprint(record.activationId)),
+        ]
     }
 
     /// Eight digits from the SHA-256 of the activation id, standing in for the SDK's fingerprint.
@@ -164,12 +178,16 @@ extension PowerAuthFeature {
     /// `requestAccessToken`: the local token when there is one (with other factors than asked
     /// for, the SDK's error), else one the server creates, shared by every caller asking for the
     /// same name meanwhile.
-    func createToken(_ instanceId: String, name: String, factor: SignatureFactor, _ phone: PhonePowerAuth,
-                     _ status: StatusService, _ respond: @escaping Respond) throws {
+    func createToken(
+        _ instanceId: String, name: String, factor: SignatureFactor, _ phone: PhonePowerAuth,
+        _ status: StatusService, _ respond: @escaping Respond
+    ) throws {
         if let local = try phone.localToken(instanceId, name: name) {
             guard local.data.authenticationFactors == factor.mask else {
-                throw PowerAuthError(code: PowerAuthError.wrongParameter,
-                                     message: "Different PowerAuthAuthentication used for the same token creation.").controlError
+                throw PowerAuthError(
+                    code: PowerAuthError.wrongParameter,
+                    message: "Different PowerAuthAuthentication used for the same token creation."
+                ).controlError
             }
             respond(.success(Self.createdToken(local, created: false)))
             return
@@ -188,19 +206,22 @@ extension PowerAuthFeature {
         }
         do {
             try status.createToken(instanceId, activationId: activationId, factor: factor) { result in
-                finish(result.flatMap { created in
-                    // The activation may have gone while the request was out.
-                    guard (try? phone.activationId(instanceId)) == activationId else {
-                        return .failure(PowerAuthError(code: PowerAuthError.missingActivation, message: "Activation is no longer valid.").controlError)
-                    }
-                    let token = StoredToken(instanceId: instanceId,
-                                            data: PowerAuthTokenData(name: name, identifier: created.tokenId, activationId: activationId,
-                                                                     authenticationFactors: factor.mask, secret: created.secret))
-                    do { try phone.saveToken(token) } catch {
-                        return .failure(.control(.internalError, "cannot store the token: \(error)"))
-                    }
-                    return .success(Self.createdToken(token, created: true))
-                })
+                finish(
+                    result.flatMap { created in
+                        // The activation may have gone while the request was out.
+                        guard (try? phone.activationId(instanceId)) == activationId else {
+                            return .failure(PowerAuthError(code: PowerAuthError.missingActivation, message: "Activation is no longer valid.").controlError)
+                        }
+                        let token = StoredToken(
+                            instanceId: instanceId,
+                            data: PowerAuthTokenData(
+                                name: name, identifier: created.tokenId, activationId: activationId,
+                                authenticationFactors: factor.mask, secret: created.secret))
+                        do { try phone.saveToken(token) } catch {
+                            return .failure(.control(.internalError, "cannot store the token: \(error)"))
+                        }
+                        return .success(Self.createdToken(token, created: true))
+                    })
             }
         } catch {
             finish(.failure(error as? ControlError ?? .control(.internalError, "\(error)")))
@@ -209,15 +230,19 @@ extension PowerAuthFeature {
 
     /// A token as `pa.token.create` answers it: with its secret, which the SDK's token object holds.
     static func createdToken(_ token: StoredToken, created: Bool) -> JSONObject {
-        ["name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
-         "authenticationFactors": .int(Int64(token.data.authenticationFactors)),
-         "tokenSecret": .string(Data(token.data.secret).base64EncodedString()), "created": .bool(created)]
+        [
+            "name": .string(token.data.name), "tokenIdentifier": .string(token.data.identifier),
+            "authenticationFactors": .int(Int64(token.data.authenticationFactors)),
+            "tokenSecret": .string(Data(token.data.secret).base64EncodedString()), "created": .bool(created),
+        ]
     }
 
     /// `removeAccessToken`: removed from the server (a request signed with possession), then
     /// locally; when the request fails the local token stays, as the SDK keeps it.
-    func removeTokenFromServer(_ instanceId: String, name: String, _ phone: PhonePowerAuth, _ status: StatusService,
-                               _ respond: @escaping Respond) throws {
+    func removeTokenFromServer(
+        _ instanceId: String, name: String, _ phone: PhonePowerAuth, _ status: StatusService,
+        _ respond: @escaping Respond
+    ) throws {
         guard let token = try phone.localToken(instanceId, name: name) else {
             throw PowerAuthError(code: PowerAuthError.invalidToken, message: "Token not found").controlError
         }
@@ -225,12 +250,13 @@ extension PowerAuthFeature {
             throw PowerAuthError(code: PowerAuthError.missingActivation, message: "Activation is no longer valid.").controlError
         }
         try status.removeToken(instanceId, activationId: activationId, tokenId: token.data.identifier) { result in
-            respond(result.flatMap { removedOnServer in
-                do { try phone.removeToken(instanceId, name: name) } catch {
-                    return .failure(.control(.internalError, "cannot remove the local token: \(error)"))
-                }
-                return .success(["removed": .bool(true), "removedOnServer": .bool(removedOnServer)])
-            })
+            respond(
+                result.flatMap { removedOnServer in
+                    do { try phone.removeToken(instanceId, name: name) } catch {
+                        return .failure(.control(.internalError, "cannot remove the local token: \(error)"))
+                    }
+                    return .success(["removed": .bool(true), "removedOnServer": .bool(removedOnServer)])
+                })
         }
     }
 }

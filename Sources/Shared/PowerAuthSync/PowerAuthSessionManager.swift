@@ -62,7 +62,8 @@ final class PowerAuthSessionManager {
             context.submit(.sendMessage(.data(bytes), wantsReply: false, timeoutMilliseconds: nil)) { [weak self] result in
                 guard let self, case .failure(let error) = result else { return }
                 if case .wc(let code, _) = error,
-                   [.sessionNotSupported, .sessionNotActivated, .deviceNotPaired, .watchAppNotInstalled].contains(code) {
+                    [.sessionNotSupported, .sessionNotActivated, .deviceNotPaired, .watchAppNotInstalled].contains(code)
+                {
                     self.context.logger.info("powerauth: \(Self.describe(packet)) failed to deliver: \(error)")
                     return
                 }
@@ -90,8 +91,10 @@ final class PowerAuthSessionManager {
 
     /// `sendPacketWithResponse:`: needs a valid session and reachability; `completion` gets the
     /// response packet, or the WCError / PowerAuth error.
-    func send(_ packet: PowerAuthPacket, expecting expected: PowerAuthResponse.Expected,
-              completion: @escaping (Result<PowerAuthPacket, ControlError>) -> Void) {
+    func send(
+        _ packet: PowerAuthPacket, expecting expected: PowerAuthResponse.Expected,
+        completion: @escaping (Result<PowerAuthPacket, ControlError>) -> Void
+    ) {
         guard hasValidSession else {
             completion(.failure(PowerAuthError.watchConnectivity("PA2WCSessionManager: WCSession is currently not available for messaging.").controlError))
             return
@@ -161,8 +164,9 @@ final class PowerAuthSessionManager {
             }
         }
         guard wantsReply else { return Processing(processed: true) }
-        return Processing(processed: true,
-                          reply: response ?? .failure(.watchConnectivity(errorMessage ?? "PA2WCSessionManager: Cannot create response packet.")))
+        return Processing(
+            processed: true,
+            reply: response ?? .failure(.watchConnectivity(errorMessage ?? "PA2WCSessionManager: Cannot create response packet.")))
     }
 
     /// A message the session routed here (the daemon plays the app): processed, answered
@@ -195,10 +199,14 @@ final class PowerAuthSessionManager {
     private func drop(target: String?, _ reason: DropReason) {
         droppedCount += 1
         context.logger.warning("powerauth: dropped a packet for \(target ?? "(no target)"): \(reason.message)")
-        var data: JSONObject = ["target": target.map { .string($0) } ?? .null, "reason": .string(reason.reason),
-                                "message": .string(reason.message)]
-        context.traceFault(["name": "pa.messageDropped", "target": data["target"] ?? .null, "reason": .string(reason.reason),
-                            "message": .string(reason.message)])
+        var data: JSONObject = [
+            "target": target.map { .string($0) } ?? .null, "reason": .string(reason.reason),
+            "message": .string(reason.message),
+        ]
+        context.traceFault([
+            "name": "pa.messageDropped", "target": data["target"] ?? .null, "reason": .string(reason.reason),
+            "message": .string(reason.message),
+        ])
         data["count"] = .int(Int64(droppedCount))
         context.publish("pa.messageDropped", data)
     }

@@ -13,43 +13,51 @@ public final class PowerAuthStore {
     /// `PRAGMA application_id` of the file: "WLPA".
     public static let applicationID: Int32 = 0x574C_5041
 
-    static let schema = StoreSchema(name: "WatchLink PowerAuth", applicationID: applicationID, migrations: [
-        Migration(version: 1, sql: """
-            CREATE TABLE activations (
-                instance_id TEXT PRIMARY KEY NOT NULL,
-                activation_id TEXT NOT NULL
-            ) WITHOUT ROWID;
-            CREATE TABLE tokens (
-                instance_id TEXT NOT NULL,
-                name TEXT NOT NULL,
-                token_id TEXT NOT NULL,
-                activation_id TEXT,
-                secret BLOB NOT NULL,
-                PRIMARY KEY (instance_id, name)
-            ) WITHOUT ROWID;
-            """),
-        Migration(version: 2, sql: """
-            CREATE TABLE client_counters (
-                instance_id TEXT PRIMARY KEY NOT NULL,
-                transport_key BLOB NOT NULL,
-                counter_data BLOB NOT NULL,
-                counter INTEGER NOT NULL,
-                history BLOB NOT NULL
-            ) WITHOUT ROWID;
-            """),
-        // Version 2 kept a transport key and a counter that no real PowerAuth SDK computes
-        // (docs/powerauth.md); the emulated server drops those records too.
-        Migration(version: 3, sql: """
-            DROP TABLE client_counters;
-            CREATE TABLE client_counters (
-                instance_id TEXT PRIMARY KEY NOT NULL,
-                master_secret BLOB NOT NULL,
-                counter_data BLOB NOT NULL,
-                counter_byte INTEGER
-            ) WITHOUT ROWID;
-            ALTER TABLE tokens ADD COLUMN factors INTEGER NOT NULL DEFAULT 0;
-            """),
-    ])
+    static let schema = StoreSchema(
+        name: "WatchLink PowerAuth", applicationID: applicationID,
+        migrations: [
+            Migration(
+                version: 1,
+                sql: """
+                    CREATE TABLE activations (
+                        instance_id TEXT PRIMARY KEY NOT NULL,
+                        activation_id TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE tokens (
+                        instance_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        token_id TEXT NOT NULL,
+                        activation_id TEXT,
+                        secret BLOB NOT NULL,
+                        PRIMARY KEY (instance_id, name)
+                    ) WITHOUT ROWID;
+                    """),
+            Migration(
+                version: 2,
+                sql: """
+                    CREATE TABLE client_counters (
+                        instance_id TEXT PRIMARY KEY NOT NULL,
+                        transport_key BLOB NOT NULL,
+                        counter_data BLOB NOT NULL,
+                        counter INTEGER NOT NULL,
+                        history BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    """),
+            // Version 2 kept a transport key and a counter that no real PowerAuth SDK computes
+            // (docs/powerauth.md); the emulated server drops those records too.
+            Migration(
+                version: 3,
+                sql: """
+                    DROP TABLE client_counters;
+                    CREATE TABLE client_counters (
+                        instance_id TEXT PRIMARY KEY NOT NULL,
+                        master_secret BLOB NOT NULL,
+                        counter_data BLOB NOT NULL,
+                        counter_byte INTEGER
+                    ) WITHOUT ROWID;
+                    ALTER TABLE tokens ADD COLUMN factors INTEGER NOT NULL DEFAULT 0;
+                    """),
+        ])
 
     private let database: SQLiteDatabase
     public let path: String
@@ -87,17 +95,20 @@ public final class PowerAuthStore {
     /// the instance's tokens go in the same transaction. Returns how many tokens were removed.
     @discardableResult
     public func setActivationId(_ activationId: String?, instanceId: String, removingTokens: Bool) throws -> Int {
-        try writing { try database.transaction {
-            if let activationId {
-                try write("INSERT INTO activations (instance_id, activation_id) VALUES (?, ?) ON CONFLICT(instance_id) DO UPDATE SET activation_id = excluded.activation_id",
-                                 .text(instanceId), .text(activationId))
-            } else {
-                try write("DELETE FROM activations WHERE instance_id = ?", .text(instanceId))
+        try writing {
+            try database.transaction {
+                if let activationId {
+                    try write(
+                        "INSERT INTO activations (instance_id, activation_id) VALUES (?, ?) ON CONFLICT(instance_id) DO UPDATE SET activation_id = excluded.activation_id",
+                        .text(instanceId), .text(activationId))
+                } else {
+                    try write("DELETE FROM activations WHERE instance_id = ?", .text(instanceId))
+                }
+                guard removingTokens else { return 0 }
+                try write("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
+                return database.changes
             }
-            guard removingTokens else { return 0 }
-            try write("DELETE FROM tokens WHERE instance_id = ?", .text(instanceId))
-            return database.changes
-        } }
+        }
     }
 
     /// The client side of an instance's activation: master secret and hash-based counter.
@@ -110,8 +121,9 @@ public final class PowerAuthStore {
             guard masterSecret.count == SignatureKeys.byteCount, counterData.count == HashCounter.byteCount else {
                 throw PowerAuthStoreError(description: "the counter of instance '\(instanceId)' is damaged: a key or its counter data has the wrong length")
             }
-            return ClientCounter(masterSecret: masterSecret, counterData: counterData,
-                                 counterByte: row.isNull(at: 2) ? nil : UInt8(truncatingIfNeeded: row.int64(at: 2)))
+            return ClientCounter(
+                masterSecret: masterSecret, counterData: counterData,
+                counterByte: row.isNull(at: 2) ? nil : UInt8(truncatingIfNeeded: row.int64(at: 2)))
         }.first
     }
 
@@ -121,9 +133,10 @@ public final class PowerAuthStore {
             try write("DELETE FROM client_counters WHERE instance_id = ?", .text(instanceId))
             return
         }
-        try write("INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
-                         .text(instanceId), .blob(counter.masterSecret), .blob(counter.counterData),
-                         counter.counterByte.map { .integer(Int64($0)) } ?? .null)
+        try write(
+            "INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
+            .text(instanceId), .blob(counter.masterSecret), .blob(counter.counterData),
+            counter.counterByte.map { .integer(Int64($0)) } ?? .null)
     }
 
     public func token(instanceId: String, name: String) throws -> StoredToken? {
@@ -142,10 +155,11 @@ public final class PowerAuthStore {
 
     public func saveToken(_ token: StoredToken) throws {
         let data = token.data
-        try write("INSERT INTO tokens (instance_id, name, token_id, activation_id, secret, factors) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret, factors = excluded.factors",
-                         .text(token.instanceId), .text(data.name), .text(data.identifier),
-                         data.activationId.map { .text($0) } ?? .null, .blob(data.secret),
-                         .integer(Int64(data.authenticationFactors)))
+        try write(
+            "INSERT INTO tokens (instance_id, name, token_id, activation_id, secret, factors) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(instance_id, name) DO UPDATE SET token_id = excluded.token_id, activation_id = excluded.activation_id, secret = excluded.secret, factors = excluded.factors",
+            .text(token.instanceId), .text(data.name), .text(data.identifier),
+            data.activationId.map { .text($0) } ?? .null, .blob(data.secret),
+            .integer(Int64(data.authenticationFactors)))
     }
 
     /// Removes one token; returns whether it existed.
@@ -163,10 +177,12 @@ public final class PowerAuthStore {
     }
 
     private static func token(_ row: SQLiteStatement, instanceId: String) -> StoredToken {
-        StoredToken(instanceId: instanceId,
-                    data: PowerAuthTokenData(name: row.string(at: 0), identifier: row.string(at: 1),
-                                             activationId: row.isNull(at: 2) ? nil : row.string(at: 2),
-                                             authenticationFactors: row.int(at: 4), secret: row.blob(at: 3)))
+        StoredToken(
+            instanceId: instanceId,
+            data: PowerAuthTokenData(
+                name: row.string(at: 0), identifier: row.string(at: 1),
+                activationId: row.isNull(at: 2) ? nil : row.string(at: 2),
+                authenticationFactors: row.int(at: 4), secret: row.blob(at: 3)))
     }
 }
 

@@ -48,12 +48,13 @@ public struct PowerAuthTokenData: Hashable, Sendable {
     /// a missing or non-numeric `af` reads as 0.
     public static func deserialize(_ bytes: [UInt8]) -> PowerAuthTokenData? {
         guard case .object(let object)? = try? JSON.parse(bytes),
-              let name = object["name"]?.stringValue,
-              let identifier = object["id"]?.stringValue,
-              let secretText = object["sec"]?.stringValue,
-              let secret = Data(base64Encoded: secretText), secret.count == secretLength
+            let name = object["name"]?.stringValue,
+            let identifier = object["id"]?.stringValue,
+            let secretText = object["sec"]?.stringValue,
+            let secret = Data(base64Encoded: secretText), secret.count == secretLength
         else { return nil }
-        return PowerAuthTokenData(name: name, identifier: identifier, activationId: object["aid"]?.stringValue,
-                                  authenticationFactors: Int(truncatingIfNeeded: object["af"]?.intValue ?? 0), secret: Array(secret))
+        return PowerAuthTokenData(
+            name: name, identifier: identifier, activationId: object["aid"]?.stringValue,
+            authenticationFactors: Int(truncatingIfNeeded: object["af"]?.intValue ?? 0), secret: Array(secret))
     }
 }

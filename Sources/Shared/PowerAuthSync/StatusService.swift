@@ -45,8 +45,10 @@ final class StatusService {
         if let latency { network.latencyMilliseconds = latency }
         if let failRate { network.failRate = failRate }
         if let tamper { tampersStatus = tamper }
-        return ["up": .bool(network.isUp), "latencyMs": .int(network.latencyMilliseconds),
-                "failRate": .double(network.failRate), "tamper": .bool(tampersStatus)]
+        return [
+            "up": .bool(network.isUp), "latencyMs": .int(network.latencyMilliseconds),
+            "failRate": .double(network.failRate), "tamper": .bool(tampersStatus),
+        ]
     }
 
     func setClock(offset: Int64?) -> JSONObject {
@@ -60,8 +62,9 @@ final class StatusService {
     /// exchange): the same master secret and counter data on both sides, counter byte 0.
     func createActivation(_ instanceId: String, commit: Bool) throws -> ServerActivation {
         let record = try server.createActivation(committed: commit)
-        try store.setClientCounter(ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
-                                   instanceId: instanceId)
+        try store.setClientCounter(
+            ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
+            instanceId: instanceId)
         timeSynchronization[instanceId] = nil
         return record
     }
@@ -75,8 +78,9 @@ final class StatusService {
 
     /// `persistActivation`: the client's signing state of a record the server created.
     func persistActivation(_ record: ServerActivation, instanceId: String) throws {
-        try store.setClientCounter(ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
-                                   instanceId: instanceId)
+        try store.setClientCounter(
+            ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
+            instanceId: instanceId)
         timeSynchronization[instanceId] = nil
     }
 
@@ -90,8 +94,10 @@ final class StatusService {
     /// Sends a request to the server: the body runs at the server half a latency after it is
     /// sent, the answer arrives half a latency later. A request that the network loses is a
     /// network error; the server never sees it.
-    private func request<T>(_ body: @escaping () throws -> T,
-                            completion: @escaping (Result<T, ControlError>, _ sentAt: Int64, _ receivedAt: Int64) -> Void) {
+    private func request<T>(
+        _ body: @escaping () throws -> T,
+        completion: @escaping (Result<T, ControlError>, _ sentAt: Int64, _ receivedAt: Int64) -> Void
+    ) {
         let sentAt = localNow
         guard network.isUp else {
             completion(.failure(Self.networkError("the network is down")), sentAt, localNow)
@@ -158,17 +164,20 @@ final class StatusService {
                 if self.tampersStatus { response.encryptedStatusBlob[0] ^= 0x80 }
                 var rawFields: JSONObject = [:]
                 if raw {
-                    rawFields = ["challenge": .string(Data(challenge).base64EncodedString()),
-                                 "nonce": .string(Data(response.nonce).base64EncodedString()),
-                                 "encryptedStatusBlob": .string(Data(response.encryptedStatusBlob).base64EncodedString())]
+                    rawFields = [
+                        "challenge": .string(Data(challenge).base64EncodedString()),
+                        "nonce": .string(Data(response.nonce).base64EncodedString()),
+                        "encryptedStatusBlob": .string(Data(response.encryptedStatusBlob).base64EncodedString()),
+                    ]
                 }
                 do {
                     try self.evaluate(response, instanceId: instanceId, activationId: activationId, challenge: challenge) { outcome in
-                        respond(outcome.map { status in
-                            var status = status
-                            for (key, value) in rawFields { status[key] = value }
-                            return status
-                        })
+                        respond(
+                            outcome.map { status in
+                                var status = status
+                                for (key, value) in rawFields { status[key] = value }
+                                return status
+                            })
                     }
                 } catch let error as ControlError {
                     respond(.failure(error))
@@ -179,21 +188,27 @@ final class StatusService {
         }
     }
 
-    private func evaluate(_ response: EmulatedServer.StatusResponse, instanceId: String, activationId: String,
-                          challenge: [UInt8], respond: @escaping Respond) throws {
+    private func evaluate(
+        _ response: EmulatedServer.StatusResponse, instanceId: String, activationId: String,
+        challenge: [UInt8], respond: @escaping Respond
+    ) throws {
         guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
         let blob: StatusBlob
         do {
-            blob = try StatusBlobCipher.decrypt(response.encryptedStatusBlob, transportKey: counter.keys.transport,
-                                                challenge: challenge, nonce: response.nonce)
+            blob = try StatusBlobCipher.decrypt(
+                response.encryptedStatusBlob, transportKey: counter.keys.transport,
+                challenge: challenge, nonce: response.nonce)
         } catch {
             throw PowerAuthError(code: 5, message: "the activation status is invalid: \(error)").controlError
         }
-        let outcome = CounterSynchronization.synchronize(counterData: counter.counterData, counterByte: counter.counterByte,
-                                                         blob: blob, transportKey: counter.keys.transport)
+        let outcome = CounterSynchronization.synchronize(
+            counterData: counter.counterData, counterByte: counter.counterByte,
+            blob: blob, transportKey: counter.keys.transport)
         func finish(_ synchronization: String, counterState: String, deadlock: Bool = false) {
-            var result = ClientActivationStatus(blob: blob, deadlock: deadlock, customObject: response.customObject,
-                                                blockExpirationTime: response.blockExpiration).json
+            var result = ClientActivationStatus(
+                blob: blob, deadlock: deadlock, customObject: response.customObject,
+                blockExpirationTime: response.blockExpiration
+            ).json
             result["counterSynchronization"] = .string(synchronization)
             result["counterState"] = .string(counterState)
             respond(.success(result))
@@ -240,14 +255,18 @@ final class StatusService {
 
     /// Computes a signature with the instance's keys and counter (which moves on whether or
     /// not the request arrives); online signatures go to the server for validation.
-    func sign(_ instanceId: String, activationId: String, online: Bool, data: [UInt8], factor: SignatureFactor,
-              componentLength: Int, respond: @escaping Respond) throws {
+    func sign(
+        _ instanceId: String, activationId: String, online: Bool, data: [UInt8], factor: SignatureFactor,
+        componentLength: Int, respond: @escaping Respond
+    ) throws {
         guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
         let format: PowerAuthSignature.Format = online ? .base64 : .decimal(componentLength: componentLength)
         let (signature, used) = counter.sign(data, factor: factor, format: format)
         try store.setClientCounter(counter, instanceId: instanceId)
-        var result: JSONObject = ["signature": .string(signature), "signatureType": .string(factor.rawValue),
-                                  "counterData": .string(Data(used).base64EncodedString())]
+        var result: JSONObject = [
+            "signature": .string(signature), "signatureType": .string(factor.rawValue),
+            "counterData": .string(Data(used).base64EncodedString()),
+        ]
         guard online else {
             respond(.success(result))
             return
@@ -271,8 +290,10 @@ final class StatusService {
     /// `/pa/v3/token/create`: a request signed with the factors the token is for (the counter
     /// moves on whether or not it arrives); the server checks the signature and creates the
     /// token for an active activation.
-    func createToken(_ instanceId: String, activationId: String, factor: SignatureFactor,
-                     respond: @escaping (Result<ServerToken, ControlError>) -> Void) throws {
+    func createToken(
+        _ instanceId: String, activationId: String, factor: SignatureFactor,
+        respond: @escaping (Result<ServerToken, ControlError>) -> Void
+    ) throws {
         let body = Array("/pa/token/create".utf8)
         let signature = try signRequest(instanceId, body, factor: factor)
         request({ [server, serverNow] in
@@ -285,8 +306,10 @@ final class StatusService {
 
     /// `/pa/v3/token/remove`, signed with possession: `removed` is false when the server had no
     /// such token of this activation.
-    func removeToken(_ instanceId: String, activationId: String, tokenId: String,
-                     respond: @escaping (Result<Bool, ControlError>) -> Void) throws {
+    func removeToken(
+        _ instanceId: String, activationId: String, tokenId: String,
+        respond: @escaping (Result<Bool, ControlError>) -> Void
+    ) throws {
         let body = Array("/pa/token/remove".utf8)
         let signature = try signRequest(instanceId, body, factor: .possession)
         request({ [server, serverNow] in
@@ -339,8 +362,12 @@ final class StatusService {
                 let outcome = self.timeSynchronization[instanceId, default: TimeSynchronization()]
                     .processSample(serverTime: serverTime, startedAt: sentAt, now: receivedAt)
                 guard outcome.succeeded(wasSynchronized: wasSynchronized) else {
-                    respond(.failure(PowerAuthError(code: PowerAuthError.timeSynchronization,
-                                                    message: "the time could not be synchronised (the request took \(receivedAt - sentAt) ms)").controlError))
+                    respond(
+                        .failure(
+                            PowerAuthError(
+                                code: PowerAuthError.timeSynchronization,
+                                message: "the time could not be synchronised (the request took \(receivedAt - sentAt) ms)"
+                            ).controlError))
                     return
                 }
                 var json = self.currentTime(instanceId)
@@ -381,8 +408,10 @@ final class StatusService {
 
     func currentTime(_ instanceId: String) -> JSONObject {
         let sync = timeSynchronization[instanceId] ?? TimeSynchronization()
-        return ["time": .int(sync.currentTime(localTime: localNow)), "isTimeSynchronized": .bool(sync.isSynchronized),
-                "adjustmentMs": .int(sync.adjustment), "precisionMs": .int(sync.precision)]
+        return [
+            "time": .int(sync.currentTime(localTime: localNow)), "isTimeSynchronized": .bool(sync.isSynchronized),
+            "adjustmentMs": .int(sync.adjustment), "precisionMs": .int(sync.precision),
+        ]
     }
 
     static func noActivation(_ instanceId: String) -> ControlError {

@@ -27,9 +27,13 @@ final class WatchPowerAuth: PacketHandler {
         let removeTokens = activationId == nil || (current != nil && current != activationId)
         guard current != activationId || removeTokens else { return }
         let removed = try store.setActivationId(activationId, instanceId: instanceId, removingTokens: removeTokens)
-        publish("pa.activationDidChange", ["instanceId": .string(instanceId),
-                                           "activationIdentifier": activationId.map { .string($0) } ?? .null,
-                                           "tokensRemoved": .int(Int64(removed))])
+        publish(
+            "pa.activationDidChange",
+            [
+                "instanceId": .string(instanceId),
+                "activationIdentifier": activationId.map { .string($0) } ?? .null,
+                "tokensRemoved": .int(Int64(removed)),
+            ])
     }
 
     func token(_ instanceId: String, name: String) throws -> StoredToken? { try store.token(instanceId: instanceId, name: name) }
@@ -37,8 +41,12 @@ final class WatchPowerAuth: PacketHandler {
 
     func save(_ token: StoredToken) throws {
         try store.saveToken(token)
-        publish("pa.tokenReceived", ["instanceId": .string(token.instanceId), "name": .string(token.data.name),
-                                     "tokenIdentifier": .string(token.data.identifier)])
+        publish(
+            "pa.tokenReceived",
+            [
+                "instanceId": .string(token.instanceId), "name": .string(token.data.name),
+                "tokenIdentifier": .string(token.data.identifier),
+            ])
     }
 
     @discardableResult
@@ -86,7 +94,8 @@ final class WatchPowerAuth: PacketHandler {
 
     private func timeOutcome(_ packet: PowerAuthPacket, _ instanceId: String) -> HandlerOutcome {
         guard !instanceId.isEmpty, packet.payload["timeCmd"]?.stringValue == "put_time",
-              let adjustment = packet.payload["timeAdjustment"]?.intValue else {
+            let adjustment = packet.payload["timeAdjustment"]?.intValue
+        else {
             return .refused("WatchLink: Received time adjustment is invalid. Target: \(packet.target)", code: PowerAuthError.watchConnectivity)
         }
         timeAdjustments[instanceId] = adjustment

@@ -40,7 +40,8 @@ final class APNsConnection {
         // table, where every retain and release of it takes the slow path.
         handshakeTimer = connection.loop.schedule(afterMilliseconds: server.limits.handshakeTimeoutMilliseconds) { [unowned server] in
             guard let self = server.connection(serial), !self.isClosed, !self.isEstablished else { return }
-            self.server.logger.debug("push: connection #\(self.serial) did not complete its handshake in \(self.server.limits.handshakeTimeoutMilliseconds) ms; closing")
+            self.server.logger.debug(
+                "push: connection #\(self.serial) did not complete its handshake in \(self.server.limits.handshakeTimeoutMilliseconds) ms; closing")
             self.server.noteTimeout()
             self.connection.close()
         }
@@ -146,7 +147,10 @@ final class APNsConnection {
 
     private func refuseNonHTTP2() {
         let text = "this endpoint speaks HTTP/2 only: TLS with ALPN h2, or cleartext with prior knowledge\n"
-        connection.write(Array("HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n\(text)".utf8))
+        connection.write(
+            Array(
+                "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n\(text)"
+                    .utf8))
         server.logger.debug("push: connection #\(serial) is not HTTP/2; refused")
         connection.closeAfterFlush()
     }
@@ -156,13 +160,15 @@ final class APNsConnection {
     private func respond(_ streamId: Int32, _ response: APNsResponse) {
         guard !isClosed, let http2 else { return }
         if let uniqueId = response.uniqueId {
-            http2.respond(streamId: streamId, status: response.status,
-                          headers: HeaderPair(first: ("apns-id", response.apnsId), second: ("apns-unique-id", uniqueId)), body: response.body)
+            http2.respond(
+                streamId: streamId, status: response.status,
+                headers: HeaderPair(first: ("apns-id", response.apnsId), second: ("apns-unique-id", uniqueId)), body: response.body)
         } else if response.reason == nil {
             http2.respond(streamId: streamId, status: response.status, headers: CollectionOfOne(("apns-id", response.apnsId)), body: [])
         } else {
-            http2.respond(streamId: streamId, status: response.status,
-                          headers: [("apns-id", response.apnsId), ("content-type", "application/json")], body: response.body)
+            http2.respond(
+                streamId: streamId, status: response.status,
+                headers: [("apns-id", response.apnsId), ("content-type", "application/json")], body: response.body)
         }
         // Answers go out together: at the end of the read that carried their requests, or
         // of the loop turn for answers that came later.

@@ -37,7 +37,8 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
     public var status: Int {
         switch self {
         case .expiredProviderToken, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-             .badEnvironmentKeyIdInToken, .badCertificate, .badCertificateEnvironment, .forbidden: return 403
+            .badEnvironmentKeyIdInToken, .badCertificate, .badCertificateEnvironment, .forbidden:
+            return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405
         case .unregistered, .expiredToken: return 410

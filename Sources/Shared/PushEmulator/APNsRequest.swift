@@ -23,8 +23,10 @@ public struct APNsRequest: Sendable {
     /// `HTTP2ServerSession.maximumHeaderListSize`).
     static let maximumFieldPartLength = Int(UInt16.max)
 
-    public init(method: String? = nil, path: String? = nil, headers: [(name: String, value: String)] = [],
-                body: [UInt8] = [], bodyLength: Int? = nil) {
+    public init(
+        method: String? = nil, path: String? = nil, headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [], bodyLength: Int? = nil
+    ) {
         self.body = body
         self.bodyLength = bodyLength ?? body.count
         if let method { self.method = method }
@@ -82,16 +84,19 @@ public struct APNsRequest: Sendable {
     }
 
     /// As ``forEachField(_:)``, over ``fieldBytes`` held already.
-    static func forEachField(in bytes: UnsafeBufferPointer<UInt8>,
-                             _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    static func forEachField(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset + 4 <= bytes.count {
             let nameLength = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
             let valueLength = Int(bytes[offset + 2]) | Int(bytes[offset + 3]) << 8
             let nameStart = offset + 4
-            try body(UnsafeBufferPointer(start: base + nameStart, count: nameLength),
-                     UnsafeBufferPointer(start: base + nameStart + nameLength, count: valueLength))
+            try body(
+                UnsafeBufferPointer(start: base + nameStart, count: nameLength),
+                UnsafeBufferPointer(start: base + nameStart + nameLength, count: valueLength))
             offset = nameStart + nameLength + valueLength
         }
     }

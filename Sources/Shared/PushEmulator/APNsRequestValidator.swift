@@ -33,9 +33,12 @@ public struct APNsRequestValidator {
             devicePath = []
             currentTokenInvalidatedAt = nil
         }
-        topics = bundleId.isEmpty || !Self.isTopicSyntax(bundleId) ? [] : APNsPushType.allCases.compactMap { type in
-            type.topicSuffix.map { (type, Array((bundleId + $0).utf8), bundleId + $0) }
-        }
+        topics =
+            bundleId.isEmpty || !Self.isTopicSyntax(bundleId)
+            ? []
+            : APNsPushType.allCases.compactMap { type in
+                type.topicSuffix.map { (type, Array((bundleId + $0).utf8), bundleId + $0) }
+            }
     }
 
     static let pathPrefix = Array("/3/device/".utf8)
@@ -70,8 +73,11 @@ public struct APNsRequestValidator {
 
     /// The first value of each single header, and whether one came twice.
     private struct SingleValues {
-        var values: (UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?,
-                     UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?) = (nil, nil, nil, nil, nil, nil, nil)
+        var values:
+            (
+                UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?,
+                UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?, UnsafeBufferPointer<UInt8>?
+            ) = (nil, nil, nil, nil, nil, nil, nil)
         var duplicated = false
 
         subscript(_ header: SingleHeader) -> UnsafeBufferPointer<UInt8>? {
@@ -109,8 +115,10 @@ public struct APNsRequestValidator {
     ///   - credentials: how the request's connection authenticates, kept per connection.
     ///   - environment: the environment of the endpoint the connection reached.
     ///   - now: the wall clock in seconds since 1970 (for provider tokens).
-    public func validate(_ request: APNsRequest, authenticator: ProviderAuthenticator, credentials: inout ConnectionCredentials,
-                         environment: APNsEnvironment = .development, now: Int64) -> Result<APNsPush, APNsResponse> {
+    public func validate(
+        _ request: APNsRequest, authenticator: ProviderAuthenticator, credentials: inout ConnectionCredentials,
+        environment: APNsEnvironment = .development, now: Int64
+    ) -> Result<APNsPush, APNsResponse> {
         request.fieldBytes.withUnsafeBufferPointer { fields in
             validate(request, fields: fields, authenticator: authenticator, credentials: &credentials, environment: environment, now: now)
         }
@@ -122,9 +130,11 @@ public struct APNsRequestValidator {
         return validate(request, authenticator: authenticator, credentials: &credentials, now: now)
     }
 
-    private func validate(_ request: APNsRequest, fields: UnsafeBufferPointer<UInt8>, authenticator: ProviderAuthenticator,
-                          credentials: inout ConnectionCredentials, environment: APNsEnvironment,
-                          now: Int64) -> Result<APNsPush, APNsResponse> {
+    private func validate(
+        _ request: APNsRequest, fields: UnsafeBufferPointer<UInt8>, authenticator: ProviderAuthenticator,
+        credentials: inout ConnectionCredentials, environment: APNsEnvironment,
+        now: Int64
+    ) -> Result<APNsPush, APNsResponse> {
         // One pass over the headers, comparing bytes: the first value of each single header.
         var single = SingleValues()
         APNsRequest.forEachField(in: fields) { name, value in
@@ -143,7 +153,8 @@ public struct APNsRequestValidator {
         guard let method = rebased(request.methodValue), Bytes.equal(method, "POST") else { return refuse(.methodNotAllowed) }
         let prefixLength = APNsRequestValidator.pathPrefix.count
         guard let path = rebased(request.pathValue), path.count >= prefixLength,
-              Bytes.equal(UnsafeBufferPointer(rebasing: path[..<prefixLength]), APNsRequestValidator.pathPrefix) else { return refuse(.badPath) }
+            Bytes.equal(UnsafeBufferPointer(rebasing: path[..<prefixLength]), APNsRequestValidator.pathPrefix)
+        else { return refuse(.badPath) }
         let token = UnsafeBufferPointer(rebasing: path[prefixLength...])
         guard !token.isEmpty else { return refuse(.missingDeviceToken) }
         let isCurrentToken = Bytes.equal(path, devicePath)
@@ -155,8 +166,10 @@ public struct APNsRequestValidator {
             // A certificate connection: the certificate, not a token, says who the provider is.
             guard certificate.problem == nil else { return refuse(.badCertificate) }
             guard certificate.environments.contains(environment) else { return refuse(.badCertificateEnvironment) }
-        } else if let reason = authenticator.check(authorizationBytes: single[.authorization], session: &credentials.session,
-                                                    environment: environment, now: now) {
+        } else if let reason = authenticator.check(
+            authorizationBytes: single[.authorization], session: &credentials.session,
+            environment: environment, now: now)
+        {
             return refuse(reason)
         }
 
@@ -214,7 +227,8 @@ public struct APNsRequestValidator {
         var expiration: Int64?
         if let value = single[.apnsExpiration] {
             guard !value.isEmpty, value.count <= 19, value.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let seconds = Int64(Bytes.text(value)) else { return refuse(.badExpirationDate) }
+                let seconds = Int64(Bytes.text(value))
+            else { return refuse(.badExpirationDate) }
             expiration = seconds
         }
 
@@ -244,8 +258,10 @@ public struct APNsRequestValidator {
         guard environment == device.environment else { return refuse(.badDeviceToken) }
         guard let kind = pushType.pushKitType, device.types.contains(kind) else { return refuse(.deviceTokenNotForTopic) }
 
-        return .success(APNsPush(apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
-                                 priority: priority, expiration: expiration, collapseId: collapseId, payload: request.body))
+        return .success(
+            APNsPush(
+                apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
+                priority: priority, expiration: expiration, collapseId: collapseId, payload: request.body))
     }
 
     /// The topic checks after the fast path: syntax, the app's bundle id, the push type's suffix.
@@ -273,7 +289,7 @@ public struct APNsRequestValidator {
         return topic.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
                 return true
             default:
                 return false

@@ -36,8 +36,10 @@ final class APNsServer {
     /// Requests answered 431 because their header list was over the limit.
     private(set) var oversizedHeaderLists = 0
 
-    init(loop: EventLoop, logger: Logger, host: String, environment: APNsEnvironment = .development, limits: APNsServerLimits,
-         tlsContext: TLSServerContext, handler: @escaping (APNsRequest, inout ConnectionCredentials, APNsEnvironment) -> APNsAnswer) {
+    init(
+        loop: EventLoop, logger: Logger, host: String, environment: APNsEnvironment = .development, limits: APNsServerLimits,
+        tlsContext: TLSServerContext, handler: @escaping (APNsRequest, inout ConnectionCredentials, APNsEnvironment) -> APNsAnswer
+    ) {
         self.loop = loop
         self.environment = environment
         self.logger = logger
@@ -85,7 +87,8 @@ final class APNsServer {
     /// idle socket. False when every connection is busy.
     private func evictOne() -> Bool {
         let candidates = connections.values.filter(\.isEvictable)
-        let victim = candidates.filter { !$0.isEstablished }.min { $0.serial < $1.serial }
+        let victim =
+            candidates.filter { !$0.isEstablished }.min { $0.serial < $1.serial }
             ?? candidates.min { $0.lastActivity < $1.lastActivity }
         guard let victim else { return false }
         evictedConnections += 1

@@ -15,10 +15,12 @@ struct StoredPush: Equatable {
     var expiresAt: Int64
 
     var json: JSONObject {
-        var object: JSONObject = ["apnsId": .string(push.apnsId), "bundleId": .string(bundleId), "topic": .string(push.topic),
-                                  "pushType": .string(push.pushType.rawValue), "deviceToken": .string(push.deviceToken),
-                                  "acceptedAt": .int(acceptedAt), "expiresAt": .int(expiresAt),
-                                  "payload": .string(Data(push.payload).base64EncodedString())]
+        var object: JSONObject = [
+            "apnsId": .string(push.apnsId), "bundleId": .string(bundleId), "topic": .string(push.topic),
+            "pushType": .string(push.pushType.rawValue), "deviceToken": .string(push.deviceToken),
+            "acceptedAt": .int(acceptedAt), "expiresAt": .int(expiresAt),
+            "payload": .string(Data(push.payload).base64EncodedString()),
+        ]
         if let priority = push.priority { object["priority"] = .int(Int64(priority)) }
         if let expiration = push.expiration { object["expiration"] = .int(expiration) }
         if let collapseId = push.collapseId { object["collapseId"] = .string(collapseId) }
@@ -34,13 +36,15 @@ struct StoredPush: Equatable {
 
     init?(json: JSONValue) {
         guard let object = json.objectValue, let apnsId = object["apnsId"]?.stringValue, let bundleId = object["bundleId"]?.stringValue,
-              let topic = object["topic"]?.stringValue, let typeName = object["pushType"]?.stringValue,
-              let pushType = APNsPushType(rawValue: typeName), let deviceToken = object["deviceToken"]?.stringValue,
-              let acceptedAt = object["acceptedAt"]?.intValue, let expiresAt = object["expiresAt"]?.intValue,
-              let payload = object["payload"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else { return nil }
-        push = APNsPush(apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
-                        priority: object["priority"]?.intValue.map { Int($0) }, expiration: object["expiration"]?.intValue,
-                        collapseId: object["collapseId"]?.stringValue, payload: Array(payload))
+            let topic = object["topic"]?.stringValue, let typeName = object["pushType"]?.stringValue,
+            let pushType = APNsPushType(rawValue: typeName), let deviceToken = object["deviceToken"]?.stringValue,
+            let acceptedAt = object["acceptedAt"]?.intValue, let expiresAt = object["expiresAt"]?.intValue,
+            let payload = object["payload"]?.stringValue.flatMap({ Data(base64Encoded: $0) })
+        else { return nil }
+        push = APNsPush(
+            apnsId: apnsId, deviceToken: deviceToken, pushType: pushType, topic: topic,
+            priority: object["priority"]?.intValue.map { Int($0) }, expiration: object["expiration"]?.intValue,
+            collapseId: object["collapseId"]?.stringValue, payload: Array(payload))
         self.bundleId = bundleId
         self.acceptedAt = acceptedAt
         self.expiresAt = expiresAt

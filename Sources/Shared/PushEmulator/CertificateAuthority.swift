@@ -24,20 +24,25 @@ public final class CertificateAuthority {
     /// Loads the identity in `directory`, or makes a new one there when it is missing, cannot
     /// be read, or the server certificate expires within 30 days.
     public static func loadOrCreate(directory: String, logger: Logger? = nil) throws -> CertificateAuthority {
-        let paths = (ca: directory + "/ca.pem", caKey: directory + "/ca-key.pem",
-                     server: directory + "/server.pem", serverKey: directory + "/server-key.pem")
+        let paths = (
+            ca: directory + "/ca.pem", caKey: directory + "/ca-key.pem",
+            server: directory + "/server.pem", serverKey: directory + "/server-key.pem"
+        )
         if let loaded = try? CertificateAuthority(caFile: paths.ca, serverFile: paths.server, serverKeyFile: paths.serverKey),
-           loaded.isValid(forAnotherSeconds: 30 * 86_400) {
+            loaded.isValid(forAnotherSeconds: 30 * 86_400)
+        {
             return loaded
         }
         logger?.info("push: creating a certificate authority and a server certificate in \(directory)")
         let caKey = try P256PrivateKey()
-        let ca = try makeCertificate(subject: "WatchLink Push Emulator CA", key: caKey, issuer: nil, issuerKey: caKey,
-                                     days: 3650, isCA: true)
+        let ca = try makeCertificate(
+            subject: "WatchLink Push Emulator CA", key: caKey, issuer: nil, issuerKey: caKey,
+            days: 3650, isCA: true)
         defer { X509_free(ca) }
         let serverKey = try P256PrivateKey()
-        let server = try makeCertificate(subject: "localhost", key: serverKey, issuer: ca, issuerKey: caKey,
-                                         days: 397, isCA: false)
+        let server = try makeCertificate(
+            subject: "localhost", key: serverKey, issuer: ca, issuerKey: caKey,
+            days: 397, isCA: false)
         defer { X509_free(server) }
         try FileSystem.writeFileAtomically(paths.caKey, Array(caKey.pkcs8PEM.utf8), mode: 0o600)
         try FileSystem.writeFileAtomically(paths.serverKey, Array(serverKey.pkcs8PEM.utf8), mode: 0o600)
@@ -73,8 +78,10 @@ public final class CertificateAuthority {
         MemoryBIO.writing { PEM_write_bio_X509($0, certificate) } ?? ""
     }
 
-    private static func makeCertificate(subject: String, key: P256PrivateKey, issuer: OpaquePointer?,
-                                         issuerKey: P256PrivateKey, days: Int, isCA: Bool) throws -> OpaquePointer {
+    private static func makeCertificate(
+        subject: String, key: P256PrivateKey, issuer: OpaquePointer?,
+        issuerKey: P256PrivateKey, days: Int, isCA: Bool
+    ) throws -> OpaquePointer {
         guard let certificate = X509_new() else { throw OpenSSLError("X509_new") }
         var ok = X509_set_version(certificate, 2) == 1
         var serial: Int64 = 0
@@ -93,8 +100,10 @@ public final class CertificateAuthority {
             extensions += [(NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign")]
         } else {
             let names = serverNames.map { "DNS:" + $0 } + ["IP:127.0.0.1", "IP:::1"]
-            extensions += [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
-                           (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, names.joined(separator: ","))]
+            extensions += [
+                (NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, names.joined(separator: ",")),
+            ]
         }
         for (nid, value) in extensions where ok {
             ok = wl_x509_add_extension(certificate, signer, nid, value) == 1
@@ -117,8 +126,10 @@ public final class CertificateAuthority {
     /// `CN=Apple Push Services: <bundleId>`, `UID=<bundleId>`, `OU=<teamId>`; an extension for each
     /// environment it may connect to; its topics (`.3.6`). `validDays` below 0 makes one that
     /// has expired already.
-    func issueProviderCertificate(bundleId: String, teamId: String, kinds: [String], environments: Set<APNsEnvironment>,
-                                  validDays: Int) throws -> (certificatePEM: String, privateKeyPEM: String) {
+    func issueProviderCertificate(
+        bundleId: String, teamId: String, kinds: [String], environments: Set<APNsEnvironment>,
+        validDays: Int
+    ) throws -> (certificatePEM: String, privateKeyPEM: String) {
         let caKeyFile = String(caFile[..<(caFile.lastIndex(of: "/") ?? caFile.startIndex)]) + "/ca-key.pem"
         let caKey = try P256PrivateKey(pem: String(decoding: try FileSystem.readFile(caKeyFile), as: UTF8.self))
         let caText = String(decoding: try FileSystem.readFile(caFile), as: UTF8.self)
@@ -142,8 +153,10 @@ public final class CertificateAuthority {
         if !teamId.isEmpty { ok = ok && X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, teamId, -1, -1, 0) == 1 }
         ok = ok && X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, "WatchLink", -1, -1, 0) == 1
         ok = ok && X509_set_issuer_name(certificate, X509_get_subject_name(ca)) == 1
-        for (nid, value) in [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
-                             (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always")] where ok {
+        for (nid, value) in [
+            (NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature"),
+            (NID_ext_key_usage, "clientAuth"), (NID_authority_key_identifier, "keyid:always"),
+        ] where ok {
             ok = wl_x509_add_extension(certificate, ca, nid, value) == 1
         }
         let null: [UInt8] = [0x05, 0x00]
@@ -166,7 +179,8 @@ public final class CertificateAuthority {
         guard let data = ASN1_OCTET_STRING_new() else { return false }
         defer { ASN1_OCTET_STRING_free(data) }
         guard der.withUnsafeBufferPointer({ ASN1_OCTET_STRING_set(data, $0.baseAddress, Int32($0.count)) }) == 1,
-              let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, data) else { return false }
+            let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, data)
+        else { return false }
         defer { X509_EXTENSION_free(ext) }
         return X509_add_ext(certificate, ext, -1) == 1
     }

@@ -9,8 +9,10 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// The tokens given up because they expired (410 `ExpiredToken` rather than `Unregistered`).
     public var expired: Set<String>
 
-    public init(token: String? = nil, types: Set<PushKitType> = [], invalidated: [String: Int64] = [:],
-                environment: APNsEnvironment = .development, expired: Set<String> = []) {
+    public init(
+        token: String? = nil, types: Set<PushKitType> = [], invalidated: [String: Int64] = [:],
+        environment: APNsEnvironment = .development, expired: Set<String> = []
+    ) {
         self.token = token
         self.types = types
         self.invalidated = invalidated

@@ -19,10 +19,13 @@ final class FileProviderSignalLog {
     private var nextSeq: Int64 = 1
 
     /// Records a signal or an unusable payload; the new record.
-    func add(source: SignalRecord.Source, apnsId: String?, outcome: Result<FileProviderSignal, UnusablePayload>,
-             payload: [UInt8], at now: Int64 = PushEmulator.nowMilliseconds) -> SignalRecord {
-        let record = SignalRecord(seq: nextSeq, at: now, source: source, apnsId: apnsId,
-                                  outcome: outcome, payload: payload)
+    func add(
+        source: SignalRecord.Source, apnsId: String?, outcome: Result<FileProviderSignal, UnusablePayload>,
+        payload: [UInt8], at now: Int64 = PushEmulator.nowMilliseconds
+    ) -> SignalRecord {
+        let record = SignalRecord(
+            seq: nextSeq, at: now, source: source, apnsId: apnsId,
+            outcome: outcome, payload: payload)
         nextSeq += 1
         if records.count < Self.capacity {
             records.append(record)
@@ -107,8 +110,10 @@ struct SignalRecord {
 
     /// As `push.signals` and the events show it.
     var json: JSONObject {
-        var entry: JSONObject = ["seq": .int(seq), "at": Self.timestamp(at), "source": .string(source.rawValue),
-                                 "apnsId": apnsId.map(JSONValue.string) ?? .null]
+        var entry: JSONObject = [
+            "seq": .int(seq), "at": Self.timestamp(at), "source": .string(source.rawValue),
+            "apnsId": apnsId.map(JSONValue.string) ?? .null,
+        ]
         switch outcome {
         case .success(let signal):
             entry["signaled"] = true

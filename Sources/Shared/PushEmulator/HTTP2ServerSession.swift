@@ -79,8 +79,10 @@ final class HTTP2ServerSession {
     ///   open every stream from the start; otherwise one until ``allowAllStreams()``.
     init(authenticated: Bool = true) throws {
         allowsAllStreams = authenticated
-        let concurrentStreams = authenticated ? HTTP2ServerSession.maximumConcurrentStreams
-                                              : HTTP2ServerSession.unauthenticatedConcurrentStreams
+        let concurrentStreams =
+            authenticated
+            ? HTTP2ServerSession.maximumConcurrentStreams
+            : HTTP2ServerSession.unauthenticatedConcurrentStreams
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw Failure(code: NGHTTP2_ERR_NOMEM.rawValue) }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -91,9 +93,10 @@ final class HTTP2ServerSession {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            HTTP2ServerSession.from(user).header(frame.pointee.hd.stream_id,
-                                                 UnsafeBufferPointer(start: name, count: nameLength),
-                                                 UnsafeBufferPointer(start: value, count: valueLength))
+            HTTP2ServerSession.from(user).header(
+                frame.pointee.hd.stream_id,
+                UnsafeBufferPointer(start: name, count: nameLength),
+                UnsafeBufferPointer(start: value, count: valueLength))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamId, data, length, user in
@@ -103,7 +106,8 @@ final class HTTP2ServerSession {
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
             guard let frame, let user, frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue),
-                  frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue else { return 0 }
+                frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue
+            else { return 0 }
             HTTP2ServerSession.from(user).errorGoAwaySent(frame.pointee.goaway.error_code)
             return 0
         }
@@ -128,10 +132,12 @@ final class HTTP2ServerSession {
         guard result == 0, let session else { throw Failure(code: result) }
         self.session = session
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                   value: concurrentStreams),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
-                                   value: UInt32(HTTP2ServerSession.maximumHeaderListSize)),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: concurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(HTTP2ServerSession.maximumHeaderListSize)),
         ]
         let submitted = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         guard submitted == 0 else { throw Failure(code: submitted) }
@@ -199,8 +205,9 @@ final class HTTP2ServerSession {
             responseBytes.append(contentsOf: name.utf8)
             responseBytes.append(contentsOf: value.utf8)
             responseFieldLengths.append((name.utf8.count, value.utf8.count))
-            responseFieldIndexing.append(name.utf8.first == UInt8(ascii: "a") && HTTP2ServerSession.uniqueValueHeaders.contains(name)
-                                         ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+            responseFieldIndexing.append(
+                name.utf8.first == UInt8(ascii: "a") && HTTP2ServerSession.uniqueValueHeaders.contains(name)
+                    ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
         }
         add(":status", String(status))
         for (name, value) in headers { add(name, value) }
@@ -210,8 +217,10 @@ final class HTTP2ServerSession {
         responseBytes.withUnsafeMutableBufferPointer { bytes in
             var offset = 0
             for (nameLength, valueLength) in responseFieldLengths {
-                responseFields.append(nghttp2_nv(name: bytes.baseAddress! + offset, value: bytes.baseAddress! + offset + nameLength,
-                                                 namelen: nameLength, valuelen: valueLength, flags: UInt8(responseFieldIndexing[responseFields.count])))
+                responseFields.append(
+                    nghttp2_nv(
+                        name: bytes.baseAddress! + offset, value: bytes.baseAddress! + offset + nameLength,
+                        namelen: nameLength, valuelen: valueLength, flags: UInt8(responseFieldIndexing[responseFields.count])))
                 offset += nameLength + valueLength
             }
             if body.isEmpty {
@@ -241,8 +250,11 @@ final class HTTP2ServerSession {
     func allowAllStreams() {
         guard let session, !allowsAllStreams else { return }
         allowsAllStreams = true
-        var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                               value: HTTP2ServerSession.maximumConcurrentStreams)]
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: HTTP2ServerSession.maximumConcurrentStreams)
+        ]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
@@ -260,8 +272,10 @@ final class HTTP2ServerSession {
 
     // MARK: Callbacks
 
-    private func readBody(_ streamId: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
-                          _ flags: UnsafeMutablePointer<UInt32>) -> Int {
+    private func readBody(
+        _ streamId: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int,
+        _ flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
         guard var entry = bodies[streamId] else {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             return 0
@@ -280,7 +294,8 @@ final class HTTP2ServerSession {
 
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return }
+            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        else { return }
         receivingId = frame.pointee.hd.stream_id
         receiving = Stream(request: APNsRequest(reservingHeaderCapacity: HTTP2ServerSession.typicalHeaderListSize))
     }
@@ -314,7 +329,8 @@ final class HTTP2ServerSession {
             receiving = Stream()
         }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return }
+            frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        else { return }
         guard let stream = streams[streamId] else { return }
         requestCount += 1
         if stream.oversized {

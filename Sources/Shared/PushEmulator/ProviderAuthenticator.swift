@@ -75,8 +75,10 @@ public final class ProviderAuthenticator {
     ///   - session: what the request's connection has shown so far; updated.
     ///   - environment: the environment of the endpoint the connection reached.
     ///   - now: the wall clock, in seconds since 1970.
-    public func check(authorization: String?, session: inout ProviderSession, environment: APNsEnvironment = .development,
-                      now: Int64) -> APNsReason? {
+    public func check(
+        authorization: String?, session: inout ProviderSession, environment: APNsEnvironment = .development,
+        now: Int64
+    ) -> APNsReason? {
         guard let authorization else { return check(authorizationBytes: nil, session: &session, environment: environment, now: now) }
         var text = authorization
         return text.withUTF8 { check(authorizationBytes: $0, session: &session, environment: environment, now: now) }
@@ -89,8 +91,10 @@ public final class ProviderAuthenticator {
     }
 
     /// As ``check(authorization:session:environment:now:)``, for the header's bytes as received.
-    func check(authorizationBytes header: UnsafeBufferPointer<UInt8>?, session: inout ProviderSession,
-               environment: APNsEnvironment, now: Int64) -> APNsReason? {
+    func check(
+        authorizationBytes header: UnsafeBufferPointer<UInt8>?, session: inout ProviderSession,
+        environment: APNsEnvironment, now: Int64
+    ) -> APNsReason? {
         guard let header, !header.isEmpty else { return .missingProviderToken }
         if let recentToken, Bytes.equal(header, recentHeader) {
             return admit(recentToken, session: &session, environment: environment, now: now)
@@ -118,8 +122,10 @@ public final class ProviderAuthenticator {
     /// The checks of a token whose signature is good: its team, its age, its key's environment,
     /// then the connection's rules: one key, and a new token no sooner than the interval after
     /// the last.
-    private func admit(_ token: ProviderToken, session: inout ProviderSession, environment: APNsEnvironment,
-                       now: Int64) -> APNsReason? {
+    private func admit(
+        _ token: ProviderToken, session: inout ProviderSession, environment: APNsEnvironment,
+        now: Int64
+    ) -> APNsReason? {
         guard !teamId.isEmpty, token.issuer == teamId else { return .invalidProviderToken }
         if token.issuedAt > now + ProviderAuthenticator.tokenLifetimeSeconds { return .invalidProviderToken }
         if now - token.issuedAt > ProviderAuthenticator.tokenLifetimeSeconds { return .expiredProviderToken }

@@ -61,7 +61,8 @@ public struct ProviderCertificate: Sendable, Equatable {
         guard let name = X509_get_subject_name(certificate) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, NID_userId, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry),
-              let bytes = ASN1_STRING_get0_data(data) else { return nil }
+            let bytes = ASN1_STRING_get0_data(data)
+        else { return nil }
         return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data))), as: UTF8.self)
     }
 
@@ -71,7 +72,8 @@ public struct ProviderCertificate: Sendable, Equatable {
         defer { ASN1_OBJECT_free(object) }
         let index = X509_get_ext_by_OBJ(certificate, object, -1)
         guard index >= 0, let ext = X509_get_ext(certificate, index), let data = X509_EXTENSION_get_data(ext),
-              let bytes = ASN1_STRING_get0_data(data) else { return nil }
+            let bytes = ASN1_STRING_get0_data(data)
+        else { return nil }
         return Array(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data))))
     }
 

@@ -28,16 +28,19 @@ public struct ProviderToken: Sendable, Hashable {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else { return .failure(.notThreeParts) }
         guard let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]) else { return .failure(.badBase64) }
+            let signature = Base64URL.decode(parts[2])
+        else { return .failure(.badBase64) }
         guard let header = try? JSON.parse(headerBytes), header.objectValue != nil else { return .failure(.headerNotJSON) }
         guard let claims = try? JSON.parse(claimBytes), claims.objectValue != nil else { return .failure(.claimsNotJSON) }
         guard header["alg"]?.stringValue == "ES256" else { return .failure(.algorithmNotES256) }
         guard let keyId = header["kid"]?.stringValue, !keyId.isEmpty else { return .failure(.missingKeyId) }
         guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { return .failure(.missingIssuer) }
         guard let issuedAt = numericDate(claims["iat"]) else { return .failure(.missingIssuedAt) }
-        return .success(ProviderToken(text: text, keyId: keyId, issuer: issuer, issuedAt: issuedAt,
-                                      signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8),
-                                      signature: signature))
+        return .success(
+            ProviderToken(
+                text: text, keyId: keyId, issuer: issuer, issuedAt: issuedAt,
+                signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8),
+                signature: signature))
     }
 
     /// `iat` as RFC 7519 NumericDate: seconds since 1970, "possibly with a fraction"; the

@@ -55,9 +55,11 @@ final class PushEmulator {
     /// Set while phoned stops: requests are `503 Shutdown`.
     var isShuttingDown = false
 
-    init(statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void,
-         hasEventSubscribers: @escaping () -> Bool = { true },
-         stateWriteFailed: @escaping (String, Error) -> Void = { _, _ in }) throws {
+    init(
+        statePath: String, logger: Logger, publish: @escaping (String, JSONObject) -> Void,
+        hasEventSubscribers: @escaping () -> Bool = { true },
+        stateWriteFailed: @escaping (String, Error) -> Void = { _, _ in }
+    ) throws {
         self.statePath = statePath
         self.stateWriteFailed = stateWriteFailed
         self.logger = logger
@@ -71,8 +73,9 @@ final class PushEmulator {
         authenticator.updateIntervalSeconds = state.tokenUpdateIntervalSeconds
         for (id, pem) in state.keys {
             do {
-                authenticator.addKey(id: id, try P256PublicKey(pem: pem),
-                                     environment: state.keyEnvironments[id].flatMap(APNsEnvironment.init(rawValue:)))
+                authenticator.addKey(
+                    id: id, try P256PublicKey(pem: pem),
+                    environment: state.keyEnvironments[id].flatMap(APNsEnvironment.init(rawValue:)))
             } catch {
                 logger.warning("push: ignoring provider key \(id) in \(statePath): \(error)")
             }
@@ -103,8 +106,9 @@ final class PushEmulator {
     }
 
     private static func registration(of state: PushState) -> DeviceRegistration {
-        DeviceRegistration(token: state.token, types: Set(state.types.compactMap(PushKitType.init(rawValue:))),
-                           invalidated: state.invalidated, environment: state.environment, expired: Set(state.expiredTokens))
+        DeviceRegistration(
+            token: state.token, types: Set(state.types.compactMap(PushKitType.init(rawValue:))),
+            invalidated: state.invalidated, environment: state.environment, expired: Set(state.expiredTokens))
     }
 
     // MARK: PushKit
@@ -156,15 +160,18 @@ final class PushEmulator {
     /// - Parameters:
     ///   - credentials: how the request's connection authenticates, kept per connection.
     ///   - environment: the environment of the endpoint the connection reached.
-    func handle(_ request: APNsRequest, credentials: inout ConnectionCredentials,
-                environment: APNsEnvironment = .development) -> APNsResponse {
+    func handle(
+        _ request: APNsRequest, credentials: inout ConnectionCredentials,
+        environment: APNsEnvironment = .development
+    ) -> APNsResponse {
         requestCount += 1
         func requestApnsId() -> String {
             request.value("apns-id").flatMap { APNsRequestValidator.isUUID($0) ? $0 : nil } ?? apnsIds.next()
         }
         if let forced = faults.takeRejection() {
-            let response = APNsResponse(status: forced.status, apnsId: requestApnsId(), reason: forced.reason,
-                                        timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
+            let response = APNsResponse(
+                status: forced.status, apnsId: requestApnsId(), reason: forced.reason,
+                timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
             rejected(response, injected: true)
             return response
         }
@@ -175,8 +182,10 @@ final class PushEmulator {
             return response
         }
         let now = PushEmulator.nowMilliseconds
-        switch validator.validate(request, authenticator: authenticator, credentials: &credentials, environment: environment,
-                                  now: now / 1000) {
+        switch validator.validate(
+            request, authenticator: authenticator, credentials: &credentials, environment: environment,
+            now: now / 1000)
+        {
         case .failure(let response):
             rejected(response, injected: false)
             return response
@@ -229,11 +238,19 @@ final class PushEmulator {
             }
             state = next
             if let replaced {
-                publish("push.dropped", ["apnsId": .string(replaced.push.apnsId), "topic": .string(replaced.push.topic),
-                                         "reason": "replaced", "by": .string(push.apnsId)])
+                publish(
+                    "push.dropped",
+                    [
+                        "apnsId": .string(replaced.push.apnsId), "topic": .string(replaced.push.topic),
+                        "reason": "replaced", "by": .string(push.apnsId),
+                    ])
             }
-            publish("push.stored", ["apnsId": .string(push.apnsId), "topic": .string(push.topic),
-                                    "expiresAt": .int(state.store.pushes.last?.expiresAt ?? now)])
+            publish(
+                "push.stored",
+                [
+                    "apnsId": .string(push.apnsId), "topic": .string(push.topic),
+                    "expiresAt": .int(state.store.pushes.last?.expiresAt ?? now),
+                ])
             armExpiry()
             return nil
         }
@@ -331,16 +348,22 @@ final class PushEmulator {
         rejectedCount += 1
         logger.debug("push: \(response.status) \(response.reason ?? "") (apns-id \(response.apnsId))")
         guard hasEventSubscribers() else { return }
-        publish("push.rejected", ["status": .int(Int64(response.status)), "reason": .string(response.reason ?? ""),
-                                  "apnsId": .string(response.apnsId), "injected": .bool(injected)])
+        publish(
+            "push.rejected",
+            [
+                "status": .int(Int64(response.status)), "reason": .string(response.reason ?? ""),
+                "apnsId": .string(response.apnsId), "injected": .bool(injected),
+            ])
     }
 
     private func deliver(_ push: APNsPush, at now: Int64, heldMilliseconds: Int64? = nil) {
         guard let type = push.pushType.pushKitType else { return }
         if hasEventSubscribers() || recipients?.holdsFor(type) == true {
-            var received: JSONObject = ["type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
-                                        "apnsId": .string(push.apnsId), "topic": .string(push.topic),
-                                        "payload": Self.payloadJSON(push.payload)]
+            var received: JSONObject = [
+                "type": .string(type.rawValue), "pushType": .string(push.pushType.rawValue),
+                "apnsId": .string(push.apnsId), "topic": .string(push.topic),
+                "payload": Self.payloadJSON(push.payload),
+            ]
             if let priority = push.priority { received["priority"] = .int(Int64(priority)) }
             if let collapseId = push.collapseId { received["collapseId"] = .string(collapseId) }
             if let heldMilliseconds { received["heldMs"] = .int(heldMilliseconds) }
@@ -348,8 +371,9 @@ final class PushEmulator {
         }
         logger.debug("push: delivered \(push.pushType.rawValue) push \(push.apnsId)")
         guard type == .fileProvider else { return }
-        let record = signalLog.add(source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(push.payload),
-                                   payload: push.payload, at: now)
+        let record = signalLog.add(
+            source: .push, apnsId: push.apnsId, outcome: FileProviderSignal.interpret(push.payload),
+            payload: push.payload, at: now)
         switch record.outcome {
         case .failure(let unusable):
             logger.warning("push: a fileprovider push (\(push.apnsId)) cannot be used: \(unusable.problem)")

@@ -47,8 +47,10 @@ final class PushRecipients {
     /// The calls reported to CallKit, by UUID.
     private var reportedCalls: Set<String> = []
 
-    init(apps: AppLauncher, logger: Logger, voipFailureLimit: Int, publish: @escaping (String, JSONObject) -> Void,
-         sendEvent: @escaping (String, JSONObject, UInt64) -> Void) {
+    init(
+        apps: AppLauncher, logger: Logger, voipFailureLimit: Int, publish: @escaping (String, JSONObject) -> Void,
+        sendEvent: @escaping (String, JSONObject, UInt64) -> Void
+    ) {
         self.apps = apps
         self.logger = logger
         self.voipFailureLimit = voipFailureLimit
@@ -144,7 +146,9 @@ final class PushRecipients {
     func completed(_ id: Int64) -> Bool {
         guard let reported = voipAwaiting.removeValue(forKey: id), !reported, apps.isInstalled(.app) else { return false }
         voipFailures += 1
-        logger.warning("push: the app did not report VoIP push \(id) to CallKit before its completion handler ran: terminating it (\(voipFailures) of \(voipFailureLimit))")
+        logger.warning(
+            "push: the app did not report VoIP push \(id) to CallKit before its completion handler ran: terminating it (\(voipFailures) of \(voipFailureLimit))"
+        )
         apps.terminate(.app, reason: "voipNotReportedToCallKit")
         return true
     }

@@ -123,10 +123,11 @@ struct PushState: Equatable {
         expiredTokens = try optional("expiredTokens", "an array of strings", { $0.arrayValue?.compactMap(\.stringValue) }) ?? []
         online = try optional("online", "a bool", { $0.boolValue }) ?? true
         let stored = try optional("stored", "an array", { $0.arrayValue }) ?? []
-        store = APNsStore(pushes: try stored.map { value in
-            guard let push = StoredPush(json: value) else { throw PushStateError("\"stored\" holds a push that cannot be read: \(value)") }
-            return push
-        })
+        store = APNsStore(
+            pushes: try stored.map { value in
+                guard let push = StoredPush(json: value) else { throw PushStateError("\"stored\" holds a push that cannot be read: \(value)") }
+                return push
+            })
         lowPriorityDelayMilliseconds = try optional("lowPriorityDelayMs", "an integer", { $0.intValue }) ?? 0
         deviceTokenRateLimit = try optional("deviceTokenRateLimit", "an integer", { $0.intValue }) ?? 0
         serviceAvailable = try optional("serviceAvailable", "a bool", { $0.boolValue }) ?? true

@@ -7,8 +7,9 @@ public final class PhoneAuth: NSObject, WCSessionDelegate {
     public let powerAuthSDK: PowerAuthSDK
 
     public init?(instanceId: String) {
-        let configuration = PowerAuthConfiguration(instanceId: instanceId, baseEndpointUrl: "https://localhost:8080/demo-server",
-                                                   configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
+        let configuration = PowerAuthConfiguration(
+            instanceId: instanceId, baseEndpointUrl: "https://localhost:8080/demo-server",
+            configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA==")
         guard let sdk = PowerAuthSDK(configuration: configuration) else { return nil }
         powerAuthSDK = sdk
     }

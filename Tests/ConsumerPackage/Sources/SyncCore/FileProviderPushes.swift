@@ -20,8 +20,10 @@ public final class FileProviderPushes: NSObject, PKPushRegistryDelegate, @unchec
         tokens(pushCredentials.token)
     }
 
-    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
-                             completion: @escaping @Sendable () -> Void) {
+    public func pushRegistry(
+        _ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload, for type: PKPushType,
+        completion: @escaping @Sendable () -> Void
+    ) {
         guard let container = payload.dictionaryPayload["container-identifier"] as? String else { return completion() }
         NSFileProviderManager.default.signalEnumerator(for: NSFileProviderItemIdentifier(rawValue: container)) { _ in
             completion()

@@ -27,11 +27,14 @@ public final class PhoneSync: NSObject, WCSessionDelegate, @unchecked Sendable {
     public func ping(_ text: String, completion: @escaping (Result<String, any Error>) -> Void) {
         let stamp = Data(text.utf8)
         try? stamp.write(to: outbox.appendingPathComponent("last-ping"))
-        WCSession.default.sendMessage(["ping": text, "stamp": stamp], replyHandler: { reply in
-            completion(.success(reply["ping"] as? String ?? ""))
-        }, errorHandler: { error in
-            completion(.failure(error))
-        })
+        WCSession.default.sendMessage(
+            ["ping": text, "stamp": stamp],
+            replyHandler: { reply in
+                completion(.success(reply["ping"] as? String ?? ""))
+            },
+            errorHandler: { error in
+                completion(.failure(error))
+            })
     }
 
     /// Queues `counter` for the watch; the transfer object is of no interest here, as in most apps.

@@ -4,8 +4,10 @@ import PowerAuth2ForWatch
 /// session's delegate and a header from the phone's token.
 public final class WatchAuth: WKInterfaceController, WCSessionDelegate {
     private lazy var powerAuthWatch: PowerAuthWatchSDK? = {
-        PowerAuthWatchSDK(configuration: PowerAuthConfiguration(instanceId: "com.example.app", baseEndpointUrl: "https://localhost:8080/demo-server",
-                                                                configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA=="))
+        PowerAuthWatchSDK(
+            configuration: PowerAuthConfiguration(
+                instanceId: "com.example.app", baseEndpointUrl: "https://localhost:8080/demo-server",
+                configuration: "ARDDj6EB6iAUtNm...KKEcBxbnH9bMk8Ju3K1wmjbA=="))
     }()
 
     public func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
