@@ -79,6 +79,13 @@ struct MemoryStore {
             }
         case .removeIncomingFile(let seq):
             state.incomingFiles.removeAll { $0.seq == seq }
+        case .recordFinished(let record):
+            state.finished.removeAll { $0.seq == record.seq }
+            state.finished.append(record)
+            state.finished.sort { $0.seq < $1.seq }
+            state.reservedSeq = max(state.reservedSeq, record.seq)
+        case .removeFinished(let upTo):
+            state.finished.removeAll { $0.seq <= upTo }
         }
     }
 }

@@ -115,7 +115,7 @@ final class DeliveryStoreDiskFullTests: DirectoryTestCase {
         store.close()
 
         store = try DeliveryStore(path: path)
-        XCTAssertEqual(store.openOutcome, .opened(version: 2), file: file, line: line)
+        XCTAssertEqual(store.openOutcome, .opened(version: 3), file: file, line: line)
         XCTAssertEqual(try store.load(), committed, file: file, line: line)
         store.close()
     }

@@ -64,7 +64,7 @@ final class DeliveryStoreFileTests: DirectoryTestCase {
             database.close()
         }
         let store = try DeliveryStore(path: path)
-        XCTAssertEqual(store.openOutcome, .migrated(from: 1, to: 2))
+        XCTAssertEqual(store.openOutcome, .migrated(from: 1, to: 3))
         var state = try store.load()
         XCTAssertEqual(state.outbox.map(\.transferId), ["T-5"])
         XCTAssertEqual(state.cursors[.userInfo], ChannelCursor(lastAssigned: 5, lastAcknowledged: 4, lastReceived: 2))
@@ -73,6 +73,6 @@ final class DeliveryStoreFileTests: DirectoryTestCase {
         state = try store.load()
         XCTAssertEqual(state.incomingFiles, [record(1)])
         store.close()
-        XCTAssertEqual(try DeliveryStore(path: path).openOutcome, .opened(version: 2))
+        XCTAssertEqual(try DeliveryStore(path: path).openOutcome, .opened(version: 3))
     }
 }

@@ -48,7 +48,7 @@ final class DeliveryStoreTests: DirectoryTestCase {
     private func reopenAndLoad() throws -> DurableState {
         store.close()
         store = try DeliveryStore(path: path)
-        XCTAssertEqual(store.openOutcome, .opened(version: 2))
+        XCTAssertEqual(store.openOutcome, .opened(version: 3))
         return try store.load()
     }
 
@@ -59,7 +59,7 @@ final class DeliveryStoreTests: DirectoryTestCase {
     // MARK: Opening
 
     func testANewStoreIsCreatedAndLoadsEmpty() throws {
-        XCTAssertEqual(store.openOutcome, .created(version: 2))
+        XCTAssertEqual(store.openOutcome, .created(version: 3))
         XCTAssertEqual(DeliveryStore.applicationID, 0x574C_4E4B)
         let state = try store.load()
         XCTAssertEqual(Set(state.cursors.keys), Set(QueueChannel.allCases))
@@ -479,11 +479,13 @@ final class DeliveryStoreTests: DirectoryTestCase {
         store = nil
         do {
             let database = try SQLiteDatabase(path: path)
-            try database.setUserVersion(3)
+            try database.setUserVersion(DeliveryStore.schema.version + 1)
         }
         XCTAssertEqual(
             try assertRefusedUnchanged(),
-            .newerSchema(path: path, version: 3, supportedVersion: 2, name: "WatchLink"))
+            .newerSchema(
+                path: path, version: DeliveryStore.schema.version + 1, supportedVersion: DeliveryStore.schema.version,
+                name: "WatchLink"))
     }
 
     func testRowsNamingAnUnknownChannelAreReportedAsCorrupt() throws {

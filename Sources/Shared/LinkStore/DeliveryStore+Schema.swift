@@ -10,6 +10,10 @@ extension DeliveryStore {
     ///   channel, with their header and how many bytes of the partial file are synced. A file
     ///   being sent is an `outbox` row of channel 3 whose payload is its header; a received one
     ///   an `inbox` row of channel 3.
+    /// - `finished` (version 3): the app's userInfo and file transfers that finished while it
+    ///   was not running, until the app is told at its next launch: the outbound item (payload,
+    ///   flags), the error if it failed, under a number of the receiver's `seq` counter, which
+    ///   the app acknowledges.
     ///
     /// The tables keep their rowid: payloads reach 64 KiB (contexts 256 KiB), and a
     /// `WITHOUT ROWID` b-tree moves a row of more than about 1 KiB to overflow pages, which
@@ -61,6 +65,20 @@ extension DeliveryStore {
                         header BLOB NOT NULL,
                         committed_offset INTEGER NOT NULL DEFAULT 0,
                         received_at REAL NOT NULL
+                    );
+                    """),
+            Migration(
+                version: 3,
+                sql: """
+                    CREATE TABLE finished (
+                        seq INTEGER PRIMARY KEY,
+                        channel INTEGER NOT NULL,
+                        transfer_id TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        flags INTEGER NOT NULL,
+                        error_code INTEGER,
+                        error_message TEXT,
+                        finished_at REAL NOT NULL
                     );
                     """),
         ])

@@ -21,6 +21,7 @@ public final class DeliveryStore {
     private let database: SQLiteDatabase
     private var statements: DeliveryStatements?
     private var fileStatements: FileStatements?
+    private var finishedStatements: FinishedStatements?
     /// The cursors as committed.
     private var committedCursors: ChannelCursors
     /// The cursors with the open turn's changes.
@@ -43,6 +44,7 @@ public final class DeliveryStore {
             committedCursors = try Self.readCursors(statements.selectCursors, path: path)
             self.statements = statements
             fileStatements = try FileStatements(database)
+            finishedStatements = try FinishedStatements(database)
         } catch {
             database.close()
             throw error.isCorrupt ? StoreFileError.corrupt(path: path, reason: error.message) : error
@@ -62,6 +64,7 @@ public final class DeliveryStore {
     public func close() {
         statements = nil
         fileStatements = nil
+        finishedStatements = nil
         database.close()
     }
 
@@ -175,6 +178,10 @@ public final class DeliveryStore {
         case .beginIncomingFile, .setIncomingFileOffset, .removeIncomingFile:
             guard let fileStatements else { throw .closed(operation: "apply", sql: nil, path: path) }
             try fileStatements.apply(operation, path: path)
+
+        case .recordFinished, .removeFinished:
+            guard let finishedStatements else { throw .closed(operation: "apply", sql: nil, path: path) }
+            try finishedStatements.apply(operation, path: path)
         }
     }
 
@@ -254,6 +261,10 @@ public final class DeliveryStore {
 
         if let fileStatements {
             state.incomingFiles = try fileStatements.loadIncoming()
+        }
+        if let finishedStatements {
+            state.finished = try finishedStatements.load(path: path)
+            if let newest = state.finished.last { state.reservedSeq = max(state.reservedSeq, newest.seq) }
         }
 
         let newest = statements.selectNewestInboxSeq

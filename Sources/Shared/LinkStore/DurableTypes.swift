@@ -21,6 +21,47 @@ public struct ItemFlags: OptionSet, Sendable, Hashable {
     /// Local only, never on the wire: the received item is for a framework on this side
     /// (a PowerAuth packet), not for the app; `received.list` leaves it out.
     public static let system = ItemFlags(rawValue: 1 << 7)
+    /// Local only, never on the wire: the outbound item was accepted while an app process was
+    /// attached: its `didFinish` is the app's, told at its next launch if it is not running then.
+    public static let madeByApp = ItemFlags(rawValue: 1 << 6)
+    /// The bits that stay on this side: an ITEM frame carries none of them.
+    public static let localOnly: ItemFlags = [.system, .madeByApp]
+}
+
+/// A transfer of the app's (userInfo or file) that finished while the app was not running:
+/// its `didFinish` is told at the app's next launch ("Will be called on next launch if the
+/// sender was not running when the user info finished", `WCSession.h`).
+public struct FinishedTransfer: Hashable, Sendable {
+    /// A number of the receiver's `seq` counter: the app acknowledges it as it does a received
+    /// item, once its delegate returned.
+    public var seq: UInt64
+    /// `.userInfo` or `.file`.
+    public var channel: QueueChannel
+    public var transferId: String
+    /// The outbound item's payload: the userInfo dictionary, or the file's header.
+    public var payload: [UInt8]
+    /// The outbound item's flags (`currentComplication`).
+    public var flags: ItemFlags
+    /// The WatchConnectivity error it failed with (code and WatchLink's explanation); nil when
+    /// it succeeded.
+    public var errorCode: Int?
+    public var errorMessage: String?
+    /// Wall-clock seconds since 1970 when it finished.
+    public var finishedAt: Double
+
+    public init(
+        seq: UInt64, channel: QueueChannel, transferId: String, payload: [UInt8], flags: ItemFlags, errorCode: Int?,
+        errorMessage: String?, finishedAt: Double
+    ) {
+        self.seq = seq
+        self.channel = channel
+        self.transferId = transferId
+        self.payload = payload
+        self.flags = flags
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.finishedAt = finishedAt
+    }
 }
 
 /// An item this side accepted for a queued channel and has not yet seen acknowledged.
@@ -105,6 +146,8 @@ public struct DurableState: Hashable, Sendable {
     public var reservedSeq: UInt64 = 0
     /// Files being received, in channel `seq` order.
     public var incomingFiles: [IncomingFileRecord] = []
+    /// The app's transfers that finished while it was not running, in `seq` order.
+    public var finished: [FinishedTransfer] = []
 
     public init() {}
 }
@@ -145,4 +188,8 @@ public enum DurableOperation: Hashable, Sendable {
     case setIncomingFileOffset(seq: UInt64, committedOffset: UInt64)
     /// Forget the incoming file `seq` (received whole, or cancelled by its sender).
     case removeIncomingFile(seq: UInt64)
+    /// Keep a transfer of the app's that finished while it was not running.
+    case recordFinished(FinishedTransfer)
+    /// The app was told of the finished transfers up to `seq` (or they were dropped).
+    case removeFinished(upTo: UInt64)
 }
