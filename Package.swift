@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FileProvider", targets: ["FileProvider"]),
         .library(name: "CallKit", targets: ["CallKit"]),
         .library(name: "WatchKit", targets: ["WatchKit"]),
+        .library(name: "HealthKit", targets: ["HealthKit"]),
         .library(name: "PowerAuth2", targets: ["PowerAuth2"]),
         .library(name: "PowerAuth2ForWatch", targets: ["PowerAuth2ForWatch"]),
         // The app side: a test fixture that starts the daemons.
@@ -77,6 +78,8 @@ let package = Package(
         // Apple's WatchKit: the app delegate, its background tasks and the app object, over
         // watchd's WatchKit ops; WKInterfaceController for the code around it to compile.
         .target(name: "WatchKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/WatchKit"),
+        // Apple's HealthKit, the part that keeps a watch app reachable in the background: a workout session.
+        .target(name: "HealthKit", dependencies: ["WatchLinkClient", "LinkJSON"], path: "Sources/AppSide/HealthKit"),
         // The PowerAuth SDK's iOS and watchOS modules over the state the daemons keep; their
         // shared types and the packet channel over the app's own WCSession.
         .target(name: "PowerAuthShared", dependencies: ["WatchConnectivity", "WatchLinkClient", "LinkJSON"],
@@ -112,6 +115,10 @@ let package = Package(
         // Two example apps written only against the WatchConnectivity API.
         .executableTarget(name: "WatchLinkExamplePhone", dependencies: ["WatchConnectivity"], path: "Examples/PhoneApp"),
         .executableTarget(name: "WatchLinkExampleWatch", dependencies: ["WatchConnectivity"], path: "Examples/WatchApp"),
+        // The common pattern (a message while reachable, else transferUserInfo) under the device
+        // weather: naive, and falling back on the send's error.
+        .executableTarget(name: "WatchLinkExampleReadingsPhone", dependencies: ["WatchConnectivity"], path: "Examples/ReadingsPhoneApp"),
+        .executableTarget(name: "WatchLinkExampleReadingsWatch", dependencies: ["WatchConnectivity"], path: "Examples/ReadingsWatchApp"),
         // A watch app run by its WatchKit delegate: background tasks, completed as Apple's sample does.
         .executableTarget(name: "WatchLinkExampleBackgroundWatch", dependencies: ["WatchKit", "WatchConnectivity"], path: "Examples/BackgroundWatchApp"),
         // A File Provider app written only against PushKit and File Provider, and its server.
@@ -124,7 +131,8 @@ let package = Package(
         .executableTarget(name: "WatchLinkExamplePowerAuthWatch", dependencies: ["PowerAuth2ForWatch"], path: "Examples/PowerAuthWatchApp",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         // The app process the app-side tests drive: every delegate callback as a JSON line.
-        .executableTarget(name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity", "PushKit", "CallKit", "FileProvider"], path: "Tests/AppProbe"),
+        .executableTarget(
+            name: "WatchLinkAppProbe", dependencies: ["WatchConnectivity", "PushKit", "CallKit", "FileProvider", "HealthKit"], path: "Tests/AppProbe"),
         // The iOS and watchOS app processes of the PowerAuth app-side tests, written against
         // PowerAuth2 and PowerAuth2ForWatch only.
         .executableTarget(name: "WatchLinkPowerAuthPhoneProbe", dependencies: ["PowerAuth2", "ProbeSupport"], path: "Tests/PowerAuthPhoneProbe"),

@@ -1,6 +1,7 @@
 import CallKit
 import FileProvider
 import Foundation
+import HealthKit
 import PushKit
 @_spi(Testing) import WatchConnectivity
 
@@ -14,7 +15,8 @@ import PushKit
 //   --no-reply-handler   a delegate without session(_:didReceiveMessage:replyHandler:)
 //
 // Commands include "observe": key-value observations of hasContentPending and activationState,
-// each change a "kvo" line; "stopObserving" invalidates them.
+// each change a "kvo" line; "stopObserving" invalidates them; "startWorkout" and "endWorkout": a
+// HealthKit workout session, each change a "workoutState" line.
 //   --work-ms N          each didReceiveUserInfo works N ms before it returns
 //
 // Launched by a daemon (app.install), with no commands on standard input:
@@ -52,6 +54,16 @@ func jsonSafe(_ value: Any) -> Any {
     case let array as [Any]: return array.map(jsonSafe)
     default: return value
     }
+}
+
+/// A line for an error: its code and, as Foundation's NSError gives them, its texts.
+func errorLine(_ callback: String, _ error: Error) -> [String: Any] {
+    let bridged = error as NSError
+    return [
+        "cb": callback, "code": bridged.code, "domain": bridged.domain, "description": bridged.localizedDescription,
+        "reason": bridged.localizedFailureReason ?? NSNull(), "suggestion": bridged.localizedRecoverySuggestion ?? NSNull(),
+        "explanation": bridged.userInfo["WatchLinkExplanation"] ?? NSNull(),
+    ]
 }
 
 func errorCode(_ error: Error?) -> Any {
@@ -104,20 +116,26 @@ class ProbeDelegate: NSObject {
         if workMicroseconds > 0 { usleep(workMicroseconds) }  // the app's work on the item
     }
     func session(_ session: WCSession, didFinish userInfoTransfer: WCSessionUserInfoTransfer, error: Error?) {
-        emit([
+        var line: [String: Any] = [
             "cb": "didFinishUserInfo", "userInfo": userInfoTransfer.userInfo, "error": errorCode(error),
             "isCurrentComplicationInfo": userInfoTransfer.isCurrentComplicationInfo,
-        ])
+            "isTransferring": userInfoTransfer.isTransferring,
+        ]
+        if let error { line["errorTexts"] = errorLine("error", error) }
+        emit(line)
     }
     func session(_ session: WCSession, didReceive file: WCSessionFile) {
         let size = (try? FileManager.default.attributesOfItem(atPath: file.fileURL.path)[.size] as? Int) ?? -1
         emit(["cb": "didReceiveFile", "name": file.fileURL.lastPathComponent, "size": size, "metadata": file.metadata ?? [:]])
     }
     func session(_ session: WCSession, didFinish fileTransfer: WCSessionFileTransfer, error: Error?) {
-        emit([
+        var line: [String: Any] = [
             "cb": "didFinishFile", "name": fileTransfer.file.fileURL.lastPathComponent, "error": errorCode(error),
             "completed": fileTransfer.progress.completedUnitCount, "total": fileTransfer.progress.totalUnitCount,
-        ])
+            "metadata": fileTransfer.file.metadata ?? [:], "isTransferring": fileTransfer.isTransferring,
+        ]
+        if let error { line["errorTexts"] = errorLine("error", error) }
+        emit(line)
     }
 }
 
@@ -143,6 +161,17 @@ let delegate: ProbeDelegate & WCSessionDelegate = CommandLine.arguments.contains
 var lastFileTransfer: WCSessionFileTransfer?
 /// The session's observations (`observe`), kept while the app runs.
 var observations: [NSKeyValueObservation] = []
+/// The workout session (`startWorkout`), and its delegate: each change a line.
+var workout: HKWorkoutSession?
+final class WorkoutProbe: NSObject, HKWorkoutSessionDelegate {
+    func workoutSession(_ workoutSession: HKWorkoutSession, didChangeTo toState: HKWorkoutSessionState, from fromState: HKWorkoutSessionState, date: Date) {
+        emit(["cb": "workoutState", "state": toState.rawValue, "from": fromState.rawValue])
+    }
+    func workoutSession(_ workoutSession: HKWorkoutSession, didFailWithError error: Error) {
+        emit(["cb": "workoutFailed", "error": "\(error)"])
+    }
+}
+let workoutProbe = WorkoutProbe()
 
 /// Carries a value to a queue that calls it once; the probe knows it is not shared.
 final class UncheckedBox<T>: @unchecked Sendable {
@@ -162,21 +191,21 @@ func run(_ command: [String: Any]) {
         if command["wantsReply"] as? Bool == true {
             session.sendMessage(
                 message, replyHandler: { emit(["cb": "replyHandler", "reply": $0]) },
-                errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+                errorHandler: { emit(errorLine("errorHandler", $0)) })
         } else {
-            session.sendMessage(message, replyHandler: nil, errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+            session.sendMessage(message, replyHandler: nil, errorHandler: { emit(errorLine("errorHandler", $0)) })
         }
     case "sendMessageData":
         let data = Data(base64Encoded: command["data"] as? String ?? "") ?? Data()
         session.sendMessageData(
             data, replyHandler: { emit(["cb": "replyDataHandler", "data": $0]) },
-            errorHandler: { emit(["cb": "errorHandler", "code": errorCode($0)]) })
+            errorHandler: { emit(errorLine("errorHandler", $0)) })
     case "updateApplicationContext":
         do {
             try session.updateApplicationContext(command["context"] as? [String: Any] ?? [:])
             emit(["cb": "contextUpdated"])
         } catch {
-            emit(["cb": "contextError", "code": errorCode(error)])
+            emit(errorLine("contextError", error))
         }
     case "transferUserInfo":
         _ = session.transferUserInfo(command["userInfo"] as? [String: Any] ?? [:])
@@ -218,12 +247,34 @@ func run(_ command: [String: Any]) {
                 emit(["cb": "kvo", "key": "activationState", "new": change.newValue?.rawValue ?? NSNull()])
             })
         emit(["cb": "observing"])
+    case "startWorkout":
+        let configuration = HKWorkoutConfiguration()
+        configuration.activityType = .running
+        configuration.locationType = .outdoor
+        do {
+            let session = try HKWorkoutSession(healthStore: HKHealthStore(), configuration: configuration)
+            session.delegate = workoutProbe
+            workout = session
+            session.startActivity(with: Date())
+        } catch {
+            emit(["cb": "workoutFailed", "error": "\(error)"])
+        }
+    case "endWorkout":
+        workout?.end()
     case "stopObserving":
         for observation in observations { observation.invalidate() }
         emit(["cb": "notObserving"])
     case "dropDelegate":
         session.delegate = nil
         emit(["cb": "delegateDropped"])
+    case "watchDirectory":
+        // `watchDirectoryURL`, and (`write`) a file written into it.
+        let url = session.watchDirectoryURL
+        if let url, let name = command["write"] as? String {
+            FileManager.default.createFile(atPath: url.appendingPathComponent(name).path, contents: Data("kept".utf8))
+        }
+        let files = url.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0.path) } ?? []
+        emit(["cb": "watchDirectory", "path": url?.path ?? NSNull(), "files": files.sorted()])
     case "appState":
         emit(["cb": "appState", "changed": session.setApplicationState(command["state"] as? String ?? "")])
     case "exit":

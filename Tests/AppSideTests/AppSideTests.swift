@@ -24,7 +24,8 @@ class AppSideTestCase: XCTestCase {
             }
             if !reports.isEmpty { XCTFail("\(app.name) had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
         }
-        if testRun.map({ !$0.hasSucceeded }) ?? false {
+        // `hasSucceeded` is false until the run is over: what counts is a failure recorded so far.
+        if testRun.map({ $0.totalFailureCount > 0 }) ?? false {
             for app in apps { print("---- \(app.name) (pid \(app.pid)):\n\(app.output)") }
         }
         apps.removeAll()
@@ -85,7 +86,7 @@ final class AppSideTests: AppSideTestCase {
         try phone.waitFor("reachabilityDidChange", count: 3)
         try watch.waitFor("reachabilityDidChange", count: 3)
 
-        // The watch app in the background: the phone loses it; the watch still reaches the phone.
+        // The watch app in the background: neither reaches the other.
         watch.send(["cmd": "appState", "state": "background"])
         XCTAssertEqual(try watch.waitFor("appState")[0]["changed"] as? Bool, true)
         try phone.waitFor("reachabilityDidChange", count: 4)
@@ -98,11 +99,60 @@ final class AppSideTests: AppSideTestCase {
 
         let reachability = phone.callbacks.filter { $0["cb"] as? String == "reachabilityDidChange" }.map { $0["isReachable"] as? Bool }
         XCTAssertEqual(reachability, [true, false, true, false, true, false])
+        // The watch app's own reachability follows its state too (next test).
         let fromWatch = watch.callbacks.filter { $0["cb"] as? String == "reachabilityDidChange" }.map { $0["isReachable"] as? Bool }
-        XCTAssertEqual(fromWatch, [true, false, true])
+        XCTAssertEqual(fromWatch, [true, false, true, false, true])
         XCTAssertEqual(
             phone.names.filter { $0 != "launched" }.prefix(2), ["activationDidComplete", "reachabilityDidChange"],
             "activation completes before the first reachability change")
+    }
+
+    /// `isReachable`, WatchKit extension side: "the WatchKit extension is running in the
+    /// foreground, or is running with a high priority in the background (for example, during a
+    /// workout session ...)". A background watch app reads false and its sends fail as the
+    /// property says; a HealthKit workout session makes it reachable in the background, both ways.
+    func testABackgroundWatchAppIsReachableOnlyDuringAWorkout() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try launchActivated("phone-app", on: pair.phone, of: pair)
+        let watch = try launchActivated("watch-app", on: pair.watch, of: pair)
+        try waitForProperty(watch, "isReachable", true)
+        try waitForProperty(phone, "isReachable", true)
+
+        watch.send(["cmd": "appState", "state": "background"])
+        try watch.waitFor("appState")
+        try waitForProperty(watch, "isReachable", false)
+        try waitForProperty(phone, "isReachable", false)
+        watch.send(["cmd": "sendMessage", "message": ["from": "background"], "wantsReply": true])
+        XCTAssertEqual(try watch.waitFor("errorHandler")[0]["code"] as? Int, 7007, "the send agrees with the property")
+
+        watch.send(["cmd": "startWorkout"])
+        XCTAssertEqual(try watch.waitFor("workoutState")[0]["state"] as? Int, 2, "running")
+        try waitForProperty(watch, "isReachable", true)
+        try waitForProperty(phone, "isReachable", true)
+        XCTAssertEqual(try control(pair.watch, "status")["appState"], "background", "still in the background")
+        watch.send(["cmd": "sendMessage", "message": ["from": "a workout"], "wantsReply": true])
+        XCTAssertEqual(try watch.waitFor("replyHandler")[0]["reply"] as? [String: Bool], ["ok": true])
+        phone.send(["cmd": "sendMessage", "message": ["to": "the workout"], "wantsReply": true])
+        XCTAssertEqual(try watch.waitFor("didReceiveMessageWithReply")[0]["message"] as? [String: String], ["to": "the workout"])
+
+        watch.send(["cmd": "endWorkout"])
+        XCTAssertEqual(try watch.waitFor("workoutState", count: 2)[1]["state"] as? Int, 3, "ended")
+        try waitForProperty(watch, "isReachable", false)
+        try waitForProperty(phone, "isReachable", false)
+    }
+
+    /// Asks the app for its properties until `key` reads `value`.
+    private func waitForProperty(_ app: AppProcess, _ key: String, _ value: Bool, timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var asked = app.callbacks.filter { $0["cb"] as? String == "status" }.count
+        while Date() < deadline {
+            app.send(["cmd": "status"])
+            asked += 1
+            let status = try app.waitFor("status", count: asked)
+            if status.last?[key] as? Bool == value { return }
+            usleep(20_000)
+        }
+        XCTFail("\(app.name): \(key) did not become \(value) within \(timeout) s")
     }
 
     /// sendMessage with a reply handler: the counterpart's `session(_:didReceiveMessage:replyHandler:)`
@@ -146,6 +196,29 @@ final class AppSideTests: AppSideTestCase {
         phone.send(["cmd": "sendMessage", "message": ["needs": "a reply handler"], "wantsReply": true])
         XCTAssertEqual(try phone.waitFor("errorHandler", count: 3)[2]["code"] as? Int, 7014, "deliveryFailed without a reply handler")
         XCTAssertFalse(plain.names.contains("didReceiveMessageWithReply"))
+
+        // The framework's own texts, as a device gives them (its Localizable.strings, Err70xx with
+        // -C the failure reason and -R the recovery suggestion, as Johennes/swift-systemstrings
+        // lists them; device logs quote "WatchConnectivity session on paired device is not
+        // reachable." and "Message reply took too long."): apps branch on them.
+        let errors = phone.callbacks.filter { $0["cb"] as? String == "errorHandler" } + early.callbacks.filter { $0["cb"] as? String == "errorHandler" }
+        func texts(_ code: Int) -> [String?] {
+            guard let line = errors.first(where: { $0["code"] as? Int == code }) else { return ["no \(code)"] }
+            return [line["description"] as? String, line["reason"] as? String, line["suggestion"] as? String]
+        }
+        XCTAssertEqual(
+            texts(7004),
+            [
+                "WatchConnectivity session has not been activated.", "Function activateSession has not been called.",
+                "Activate the WatchConnectivity session.",
+            ])
+        XCTAssertEqual(texts(7007), ["WatchConnectivity session on paired device is not reachable.", nil, nil])
+        XCTAssertEqual(texts(7012), ["Message reply took too long.", "Reply timeout occurred.", nil])
+        XCTAssertEqual(texts(7014), ["Payload could not be delivered.", nil, nil])
+        for line in errors {
+            XCTAssertFalse((line["explanation"] as? String ?? "").isEmpty, "WatchLink's explanation, beside the device's text: \(line)")
+            XCTAssertEqual(line["domain"] as? String, "WCErrorDomain")
+        }
     }
 
     /// WCError 7003 `sessionMissingDelegate`: a send of a session without a delegate.

@@ -105,6 +105,33 @@ final class DaemonOptionsTests: XCTestCase {
         }
     }
 
+    /// The weather flags: both daemons, calm by default, a seed only for the device weather.
+    func testTheWeatherFlags() {
+        for role in Role.allCases {
+            guard case .run(let defaults) = DaemonOptions.parse([], role: role, environment: [:]) else { return XCTFail() }
+            XCTAssertEqual(defaults.weather, .calm)
+            XCTAssertNil(defaults.weatherSeed)
+            guard case .run(let options) = DaemonOptions.parse(["--weather", "device", "--weather-seed=2217"], role: role, environment: [:])
+            else { return XCTFail() }
+            XCTAssertEqual(options.weather, .device)
+            XCTAssertEqual(options.weatherSeed, 2_217)
+            guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: role, environment: [:]) else { return XCTFail() }
+            XCTAssertTrue(help.contains("--weather calm|device"), help)
+            let refusals: [([String], String)] = [
+                (["--weather", "stormy"], "--weather is calm or device, got 'stormy'"),
+                (["--weather", "device", "--weather-seed", "x"], "--weather-seed must be an integer from 0 to 9223372036854775807, got 'x'"),
+                (["--weather-seed", "5"], "--weather-seed seeds the device weather: give --weather device with it"),
+            ]
+            for (arguments, message) in refusals {
+                guard case .exit(2, let output) = DaemonOptions.parse(arguments, role: role, environment: [:]) else {
+                    XCTFail("\(arguments) is refused")
+                    continue
+                }
+                XCTAssertTrue(output.hasPrefix("\(role == .phone ? "phoned" : "watchd"): \(message)"), output)
+            }
+        }
+    }
+
     func testTheTraceOptions() {
         guard case .run(let defaults) = DaemonOptions.parse(["--home", "/h"], role: .watch, environment: [:]) else { return XCTFail() }
         XCTAssertEqual(defaults.traceEntries, 10_000)

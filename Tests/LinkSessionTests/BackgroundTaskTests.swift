@@ -181,6 +181,35 @@ final class BackgroundTaskTests: XCTestCase {
         XCTAssertEqual(processActions(pair), [.suspend, .resume, .suspend], "leaving the foreground with nothing open suspends it")
     }
 
+    /// A workout session keeps the app running with a high priority in the background: reachable,
+    /// with no run's budget and no suspension until it ends.
+    func testAWorkoutKeepsTheAppRunningAndReachableInTheBackground() throws {
+        let pair = pair()
+        pair.command(.watch, .attachWatchKit(.foreground, launchedByTheOS: true))
+        pair.command(.watch, .attachApp(.foreground, .all, launchedByTheOS: true))
+        XCTAssertEqual(pair.result(pair.command(.watch, .setWorkout(true))), .success(.empty))
+        pair.command(.watch, .setAppState(.background))
+        XCTAssertTrue(processActions(pair).isEmpty, "not suspended during the workout")
+        XCTAssertTrue(pair.watch.isReachable)
+        XCTAssertTrue(pair.phone.isReachable, "the phone reaches the watch app in its workout")
+        sendUserInfo(pair, 1)
+        pair.advance(by: budget * 2)
+        XCTAssertTrue(processActions(pair).isEmpty, "no background budget while the workout runs")
+
+        pair.command(.watch, .setWorkout(false))
+        XCTAssertEqual(processActions(pair), [.suspend], "the workout over, the background's rules apply again")
+        XCTAssertFalse(pair.phone.isReachable)
+        XCTAssertTrue(pair.watchNotifications.contains(.workoutStateDidChange(false)))
+    }
+
+    func testAWorkoutNeedsTheAppRunning() {
+        let pair = pair()
+        guard case .failure(.invalidArgument(let message))? = pair.result(pair.command(.watch, .setWorkout(true))) else {
+            return XCTFail("refused while the watch app is not running")
+        }
+        XCTAssertTrue(message.contains("not running"), message)
+    }
+
     /// A process started outside the emulated OS cannot be stopped: it keeps running.
     func testAnAppTheOSDidNotLaunchIsNeverSuspended() throws {
         let pair = pair()

@@ -66,7 +66,7 @@ final class FileTransferTests: XCTestCase {
 
     private func finished(_ pair: DurablePair, _ role: Role) -> [(String, SessionError?)] {
         pair.side(role).notifications.compactMap {
-            if case .file(.didFinish(let id, let error)) = $0 { return (id, error) }
+            if case .file(.didFinish(let id, let error, _)) = $0 { return (id, error) }
             return nil
         }
     }

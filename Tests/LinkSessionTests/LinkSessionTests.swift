@@ -27,7 +27,7 @@ final class LinkSessionTests: XCTestCase {
         struct Row {
             var link = true, phoneActive = true, watchActive = true
             var phoneApp = AppState.foreground, watchApp = AppState.foreground
-            var paired = true, appInstalled = true, companion = true
+            var paired = true, appInstalled = true, companion = true, workout = false
             var phoneReachable: Bool, watchReachable: Bool
         }
         let rows: [Row] = [
@@ -35,8 +35,12 @@ final class LinkSessionTests: XCTestCase {
             Row(link: false, phoneReachable: false, watchReachable: false),
             Row(phoneActive: false, phoneReachable: false, watchReachable: false),
             Row(watchActive: false, phoneReachable: false, watchReachable: false),
-            Row(watchApp: .background, phoneReachable: false, watchReachable: true),
-            Row(watchApp: .notRunning, phoneReachable: false, watchReachable: true),
+            // isReachable, WatchKit extension side: "the WatchKit extension is running in the
+            // foreground, or is running with a high priority in the background (for example,
+            // during a workout session ...)".
+            Row(watchApp: .background, phoneReachable: false, watchReachable: false),
+            Row(watchApp: .background, workout: true, phoneReachable: true, watchReachable: true),
+            Row(watchApp: .notRunning, phoneReachable: false, watchReachable: false),
             Row(phoneApp: .background, phoneReachable: true, watchReachable: true),
             // sendMessage: "calling this method from your WatchKit extension while it is active
             // and running wakes up the corresponding iOS app in the background and makes it reachable".
@@ -52,6 +56,7 @@ final class LinkSessionTests: XCTestCase {
             if row.watchActive { pair.command(.watch, .activate) }
             pair.command(.phone, .setAppState(row.phoneApp))
             pair.command(.watch, .setAppState(row.watchApp))
+            if row.workout { pair.command(.watch, .setWorkout(true)) }
             pair.command(.phone, .setDeviceFlags([.isPaired: row.paired, .isWatchAppInstalled: row.appInstalled]))
             pair.command(.watch, .setDeviceFlags([.isCompanionAppInstalled: row.companion]))
             XCTAssertEqual(pair.phone.isReachable, row.phoneReachable, "row \(index): phone")
@@ -69,14 +74,14 @@ final class LinkSessionTests: XCTestCase {
         pair.command(.watch, .setAppState(.background))
         XCTAssertEqual(pair.phoneNotifications, [.reachabilityDidChange(false)])
         XCTAssertEqual(
-            pair.watchNotifications, [.appStateDidChange(.background)],
-            "the phone stays reachable from a backgrounded watch app; the watch's own app state changed")
+            pair.watchNotifications, [.appStateDidChange(.background), .reachabilityDidChange(false)],
+            "a background watch app does not reach the phone either")
         pair.clearNotifications()
         pair.command(.watch, .setAppState(.background))
         XCTAssertEqual(pair.watchNotifications, [], "the same state again is no change")
         pair.command(.watch, .setAppState(.foreground))
         XCTAssertEqual(pair.phoneNotifications, [.reachabilityDidChange(true)])
-        XCTAssertEqual(pair.watchNotifications, [.appStateDidChange(.foreground)])
+        XCTAssertEqual(pair.watchNotifications, [.appStateDidChange(.foreground), .reachabilityDidChange(true)])
         pair.clearNotifications()
         pair.linkDown()
         XCTAssertEqual(pair.phoneNotifications, [.reachabilityDidChange(false)])

@@ -75,6 +75,28 @@ final class PairedWatchesTests: XCTestCase {
         XCTAssertEqual(try PairedWatches.decode(PairedWatches().encoded(), path: "x"), PairedWatches())
     }
 
+    /// The app's directory for a watch is new after each uninstall or unpairing; the count is
+    /// kept in the file (absent while 0, so files written before it are read as they were).
+    func testTheAppsDirectoryOfAWatchIsRenewedAndTheCountKept() throws {
+        var paired = PairedWatches()
+        _ = paired.admit("watch-a")
+        _ = paired.admit("watch/b")
+        XCTAssertEqual(paired.watch("watch-a")?.appDirectoryName, "watch-a")
+        paired.renewAppDirectory(of: "watch-a")
+        paired.renewAppDirectory(of: "watch-a")
+        paired.renewAppDirectory(of: "never-paired")
+        XCTAssertEqual(paired.watch("watch-a")?.appDirectoryName, "watch-a+2")
+        XCTAssertEqual(paired.watch("watch/b")?.appDirectoryName, PairedWatches.directoryName(for: "watch/b"))
+        XCTAssertFalse(paired.watch("watch/b")?.appDirectoryName.contains("+") ?? true)
+        let decoded = try PairedWatches.decode(paired.encoded(), path: "/state/watches.json")
+        XCTAssertEqual(decoded, paired)
+        XCTAssertThrowsError(
+            try PairedWatches.decode(
+                Array(#"{"version": 1, "activeWatch": "a", "watches": [{"deviceId": "a", "directory": "", "appDirectoryGeneration": -1}]}"#.utf8),
+                path: "/state/watches.json")
+        ) { XCTAssertTrue("\($0)".contains("appDirectoryGeneration"), "\($0)") }
+    }
+
     /// `watches.json` as Foundation's `JSONEncoder` wrote it before the phone used the
     /// project's JSON: sorted keys, pretty printed with `" : "`, slashes not escaped.
     func testAFileWrittenByFoundationsEncoderIsRead() throws {

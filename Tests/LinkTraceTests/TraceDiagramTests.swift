@@ -65,6 +65,23 @@ final class TraceDiagramTests: XCTestCase {
         XCTAssertTrue(MermaidDiagram.render(diagram).contains("Note over phone: 00:00:00.000 app launched (pid 42) for message, background"))
     }
 
+    /// The device weather's entries say what happened and the seed that replays it.
+    func testWeatherEntriesNameTheirSeed() {
+        let watch = [
+            e("watch", "W", 1, t: 1, .state, ["name": "weather.spellBegan", "spell": "wristDown", "durationMilliseconds": 7_586, "seed": 2_217]),
+            e("watch", "W", 2, t: 2, .state, ["name": "weather.reportDelayed", "isReachable": false, "lagMilliseconds": 914, "seed": 2_217]),
+            e("watch", "W", 3, t: 3, .state, ["name": "weather.reportMissed", "isReachable": true, "seed": 2_217]),
+            e("watch", "W", 4, t: 4, .state, ["name": "weather.spellEnded", "spell": "wristDown", "seed": 2_217]),
+            e("watch", "W", 5, t: 5, .state, ["name": "workout.stateDidChange", "running": true]),
+        ]
+        XCTAssertEqual(
+            TraceDiagram(MergedTrace([watch])).steps.map(\.label),
+            [
+                "weather: wristDown for 7586 ms (seed 2217)", "weather: not reachable, told in 914 ms (seed 2217)",
+                "weather: reachable, never told (seed 2217)", "weather: wristDown over", "workout started",
+            ])
+    }
+
     func testRunsOfAlikeStepsBecomeOne() {
         var phone: [TraceEntry] = [], watch: [TraceEntry] = []
         for i in 0..<100 {

@@ -43,7 +43,10 @@ final class AppleStyleAPITests: XCTestCase {
             let controller = SessionController { log.append($0) }
             controller.startSession()
             let activation = try XCTUnwrap(log.wait(for: 1).first)
-            XCTAssertTrue(activation.hasPrefix("activation failed: 0 WCErrorDomain WatchConnectivity cannot reach watchd"), activation)
+            // The device's text for 7001, then WatchLink's explanation (userInfo "WatchLinkExplanation").
+            XCTAssertTrue(
+                activation.hasPrefix("activation failed: 0 WCErrorDomain Unknown WatchConnectivity error. WatchConnectivity cannot reach watchd"),
+                activation)
             XCTAssertTrue(activation.contains(home + "/watch.ctl"), activation)
             XCTAssertEqual(WCSession.default.activationState, .notActivated)
             XCTAssertFalse(WCSession.default.isReachable)
@@ -73,7 +76,10 @@ final class AppleStyleAPITests: XCTestCase {
         let log = Log()
         let controller = SessionController { log.append($0) }
         controller.startSession()
-        XCTAssertEqual(log.wait(for: 1).first, "activation failed: 0 WCErrorDomain WATCHLINK_SIDE must be 'phone' or 'watch', not 'tablet'")
+        XCTAssertEqual(
+            log.wait(for: 1).first,
+            "activation failed: 0 WCErrorDomain WatchConnectivity session is not available on this device. WATCHLINK_SIDE must be 'phone' or 'watch', not 'tablet'"
+        )
         withExtendedLifetime(controller) {}
     }
 }

@@ -86,7 +86,8 @@ final class SessionController: NSObject, WCSessionDelegate {
 
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: Error?) {
         if let error = error {
-            log("activation failed: \(activationState.rawValue) \((error as NSError).domain) \(error.localizedDescription)")
+            let explanation = (error as NSError).userInfo["WatchLinkExplanation"] as? String ?? ""
+            log("activation failed: \(activationState.rawValue) \((error as NSError).domain) \(error.localizedDescription) \(explanation)")
             return
         }
         log("activated: \(activationState == .activated) paired \(session.isPaired) installed \(session.isWatchAppInstalled)")

@@ -16,7 +16,8 @@ final class PropertyListConversionTests: XCTestCase {
             return ""
         } catch let error as WCError {
             XCTAssertEqual(error.code, .payloadUnsupportedTypes, file: file, line: line)
-            return error.localizedDescription
+            XCTAssertEqual(error.localizedDescription, "Payload contains unsupported type.", "the framework's text", file: file, line: line)
+            return error.explanation ?? ""
         } catch {
             XCTFail("\(error)", file: file, line: line)
             return ""
@@ -98,7 +99,7 @@ final class WCErrorTests: XCTestCase {
         XCTAssertEqual(bridged.domain, WCErrorDomain)
         XCTAssertEqual(bridged.domain, "WCErrorDomain")
         XCTAssertEqual(bridged.code, 7007)
-        XCTAssertEqual(bridged.localizedDescription, "The counterpart device is not reachable.")
+        XCTAssertEqual(bridged.localizedDescription, "WatchConnectivity session on paired device is not reachable.", "the framework's own text")
         let described = WCError(.payloadTooLarge, userInfo: [NSLocalizedDescriptionKey: "the message is 70,000 bytes"])
         XCTAssertEqual((described as NSError).localizedDescription, "the message is 70,000 bytes")
         XCTAssertEqual(described.errorCode, 7009)
@@ -137,14 +138,18 @@ final class WCErrorTests: XCTestCase {
     func testDaemonErrorsBecomeWCErrors() {
         let notReachable = WCError(WatchLinkError.watchConnectivity(code: 7007, name: "notReachable", message: "the link is down"))
         XCTAssertEqual(notReachable.code, .notReachable)
-        XCTAssertEqual(notReachable.localizedDescription, "the link is down")
+        XCTAssertEqual(notReachable.localizedDescription, "WatchConnectivity session on paired device is not reachable.")
+        XCTAssertEqual(notReachable.explanation, "the link is down", "the daemon's words are kept beside the device's text")
+        XCTAssertEqual((notReachable as NSError).userInfo[WCError.watchLinkExplanationKey] as? String, "the link is down")
         let unknown = WCError(WatchLinkError.watchConnectivity(code: 7999, name: "future", message: "new"))
         XCTAssertEqual(unknown.code, .genericError)
         let argument = WCError(WatchLinkError.control(code: 3, name: "invalidArgument", message: "'path' must be absolute"), doing: "transfer the file")
         XCTAssertEqual(argument.code, .invalidParameter)
-        XCTAssertEqual(argument.localizedDescription, "cannot transfer the file: 'path' must be absolute")
+        XCTAssertEqual(argument.localizedDescription, "Invalid parameter passed to WatchConnectivity API.")
+        XCTAssertEqual(argument.explanation, "cannot transfer the file: 'path' must be absolute")
         let closed = WCError(WatchLinkError.connection("the daemon closed the connection (/tmp/h/phone.ctl)"))
         XCTAssertEqual(closed.code, .genericError)
-        XCTAssertTrue(closed.localizedDescription.contains("/tmp/h/phone.ctl"))
+        XCTAssertEqual(closed.localizedDescription, "Unknown WatchConnectivity error.")
+        XCTAssertTrue(closed.explanation?.contains("/tmp/h/phone.ctl") == true)
     }
 }

@@ -28,7 +28,7 @@ final class RecordingDelegate: NSObject, WCSessionDelegate {
 
     func session(_ session: WCSession, activationDidCompleteWith activationState: WCSessionActivationState, error: (any Error)?) {
         if let error = error as? WCError {
-            note("activation \(activationState.rawValue) error \(error.code.rawValue): \(error.localizedDescription)")
+            note("activation \(activationState.rawValue) error \(error.code.rawValue): \(error.localizedDescription) | \(error.explanation ?? "-")")
         } else {
             note("activation \(activationState.rawValue) paired \(session.isPaired) reachable \(session.isReachable)")
         }

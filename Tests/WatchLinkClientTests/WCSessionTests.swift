@@ -73,8 +73,10 @@ final class WCSessionTests: XCTestCase {
         WCSession.default.delegate = delegate
         WCSession.default.activate()
         let report = try XCTUnwrap(delegate.recorder.wait(for: 1).first)
-        XCTAssertTrue(report.hasPrefix("activation 0 error 7001: WatchConnectivity cannot reach"), report)
-        XCTAssertTrue(report.contains(missing) && report.contains("WATCHLINK_HOME"), report)
+        XCTAssertTrue(report.hasPrefix("activation 0 error 7001: Unknown WatchConnectivity error. | "), "the framework's text: \(report)")
+        let explanation = String(report.drop(while: { $0 != "|" }).dropFirst(2))
+        XCTAssertTrue(explanation.hasPrefix("WatchConnectivity cannot reach"), explanation)
+        XCTAssertTrue(explanation.contains(missing) && explanation.contains("WATCHLINK_HOME"), explanation)
         XCTAssertEqual(WCSession.default.activationState, .notActivated)
     }
 
@@ -118,12 +120,14 @@ final class WCSessionTests: XCTestCase {
 
         WCSession.default.sendMessage(["n": 1], replyHandler: nil) { error in
             guard let error = error as? WCError, error.code == .notReachable else { return outcomes.record("other \(error)") }
-            outcomes.record("notReachable \((error as NSError).domain) \(error.localizedDescription)")
+            outcomes.record("notReachable \((error as NSError).domain) \(error.localizedDescription) (\(error.explanation ?? "-"))")
         }
         let oneWay = try connection.expect("message.send")
         XCTAssertEqual(oneWay.args, ["message": ["n": 1]])
         connection.fail(oneWay, code: 7007, name: "notReachable", message: "the watch app is not in the foreground")
-        XCTAssertEqual(outcomes.wait(for: 2).last, "notReachable WCErrorDomain the watch app is not in the foreground")
+        XCTAssertEqual(
+            outcomes.wait(for: 2).last,
+            "notReachable WCErrorDomain WatchConnectivity session on paired device is not reachable. (the watch app is not in the foreground)")
 
         WCSession.default.sendMessageData(Data([9]), replyHandler: { outcomes.record("data \([UInt8]($0))") })
         let data = try connection.expect("message.sendData")
@@ -137,7 +141,7 @@ final class WCSessionTests: XCTestCase {
         let connection = try activate(delegate, recorder: delegate.recorder)
         let outcomes = Recorder()
         WCSession.default.sendMessage(["list": [1, NSObject()]], replyHandler: nil) { error in
-            outcomes.record("\((error as? WCError)?.code.rawValue ?? 0) \(error.localizedDescription)")
+            outcomes.record("\((error as? WCError)?.code.rawValue ?? 0) \((error as? WCError)?.explanation ?? error.localizedDescription)")
         }
         let text = try XCTUnwrap(outcomes.wait(for: 1).first)
         XCTAssertTrue(text.hasPrefix("7010") && text.contains("'list[1]'") && text.contains("NSObject"), text)

@@ -28,6 +28,9 @@ struct SessionState {
     var pendingDeliveries = 0
     var hasContentPending: Bool { pendingDeliveries > 0 }
     var remainingComplicationUserInfoTransfers = 0
+    /// Phone: the app's directory for the watch of its session (`status.watchDirectory`), nil
+    /// while there is none (no paired watch, the watch app not installed, not activated).
+    var watchDirectory: String?
     var applicationContext: JSONObject = [:]
     var receivedApplicationContext: JSONObject = [:]
 
@@ -42,6 +45,7 @@ struct SessionState {
         isComplicationEnabled = status.isComplicationEnabled ?? isComplicationEnabled
         isCompanionAppInstalled = status.isCompanionAppInstalled ?? isCompanionAppInstalled
         remainingComplicationUserInfoTransfers = status.remainingComplicationUserInfoTransfers ?? 0
+        watchDirectory = status.raw["watchDirectory"]?.stringValue
     }
 
     /// Forgets the connection and what only a live session has; news held back for an

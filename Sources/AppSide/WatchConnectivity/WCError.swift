@@ -16,9 +16,13 @@ public let WCErrorDomain: String = "WCErrorDomain"
 /// }
 /// ```
 ///
-/// Bridged to `NSError` with domain ``WCErrorDomain``, the code's raw value and the message as
-/// its `localizedDescription`.
-public struct WCError: CustomNSError, Hashable, Sendable {
+/// Bridged to `NSError` with domain ``WCErrorDomain`` and the code's raw value. Its
+/// `localizedDescription`, failure reason and recovery suggestion are the framework's own texts
+/// (``deviceDescription(of:)``), as a device gives them: apps branch on them. What WatchLink knows
+/// of the failure (the daemon's words: why the counterpart is not reachable, which limit a
+/// payload passed) is in `userInfo[WCError.watchLinkExplanationKey]` and ``explanation``, and in
+/// the daemon's log and trace, never in place of the device's text.
+public struct WCError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
     /// WatchConnectivity's error codes (domain ``WCErrorDomain``).
     public enum Code: Int, Sendable, Hashable, CaseIterable {
         case genericError = 7001
@@ -42,21 +46,29 @@ public struct WCError: CustomNSError, Hashable, Sendable {
         case watchOnlyApp = 7019
     }
 
+    /// The `userInfo` key of WatchLink's own explanation of the error: a `String`.
+    public static let watchLinkExplanationKey = "WatchLinkExplanation"
+
     /// What went wrong.
     public let code: Code
-    private let message: String
+    /// WatchLink's own words on what went wrong, if it has any.
+    public let explanation: String?
+    /// A description given with ``init(_:userInfo:)``, in place of the framework's.
+    private let givenDescription: String?
 
     /// An error with `code`; `userInfo[NSLocalizedDescriptionKey]`, when a string, is its
-    /// description.
+    /// description, else the framework's text for `code`.
     public init(_ code: Code, userInfo: [String: Any] = [:]) {
         self.code = code
-        message = (userInfo[NSLocalizedDescriptionKey] as? String) ?? Self.defaultDescription(of: code)
+        givenDescription = userInfo[NSLocalizedDescriptionKey] as? String
+        explanation = userInfo[Self.watchLinkExplanationKey] as? String
     }
 
-    /// An error with `code` and the description `message`.
-    init(_ code: Code, _ message: String) {
+    /// An error with `code` and WatchLink's `explanation`.
+    init(_ code: Code, _ explanation: String) {
         self.code = code
-        self.message = message
+        self.explanation = explanation
+        givenDescription = nil
     }
 
     /// ``WCErrorDomain``.
@@ -65,36 +77,79 @@ public struct WCError: CustomNSError, Hashable, Sendable {
     /// The code's raw value (7001 to 7019).
     public var errorCode: Int { code.rawValue }
 
-    /// `NSLocalizedDescriptionKey`: the description.
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    /// The framework's description, failure reason and recovery suggestion for the code (those it
+    /// has), and WatchLink's explanation.
+    public var errorUserInfo: [String: Any] {
+        let texts = Self.deviceDescription(of: code)
+        var info: [String: Any] = [NSLocalizedDescriptionKey: localizedDescription]
+        if let reason = texts.failureReason { info[NSLocalizedFailureReasonErrorKey] = reason }
+        if let suggestion = texts.recoverySuggestion { info[NSLocalizedRecoverySuggestionErrorKey] = suggestion }
+        if let explanation { info[Self.watchLinkExplanationKey] = explanation }
+        return info
+    }
 
     /// The user info of the bridged `NSError`.
     public var userInfo: [String: Any] { errorUserInfo }
 
-    /// What went wrong, in words.
-    public var localizedDescription: String { message }
+    /// The framework's description of the code, as a device gives it.
+    public var localizedDescription: String { givenDescription ?? Self.deviceDescription(of: code).description }
 
-    static func defaultDescription(of code: Code) -> String {
+    /// As `NSError` prints itself, with WatchLink's explanation among its user info.
+    public var description: String {
+        var members = ["NSLocalizedDescription=\(localizedDescription)"]
+        let texts = Self.deviceDescription(of: code)
+        if let reason = texts.failureReason { members.append("NSLocalizedFailureReason=\(reason)") }
+        if let suggestion = texts.recoverySuggestion { members.append("NSLocalizedRecoverySuggestion=\(suggestion)") }
+        if let explanation { members.append("\(Self.watchLinkExplanationKey)=\(explanation)") }
+        return "Error Domain=\(WCErrorDomain) Code=\(code.rawValue) \"\(localizedDescription)\" UserInfo={\(members.joined(separator: ", "))}"
+    }
+
+    /// The texts of WatchConnectivity's own strings for `code` (its `Localizable.strings`: keys
+    /// `Err7001` to `Err7019`, with `-C` for the failure reason and `-R` for the recovery
+    /// suggestion, in English; as Johennes/swift-systemstrings lists them from the framework,
+    /// and as device logs show them: "WatchConnectivity session on paired device is not
+    /// reachable.", "Message reply took too long.").
+    public static func deviceDescription(of code: Code) -> (description: String, failureReason: String?, recoverySuggestion: String?) {
         switch code {
-        case .genericError: return "An unknown error occurred."
-        case .sessionNotSupported: return "WatchConnectivity session is not supported on this device."
-        case .sessionMissingDelegate: return "The WCSession has no delegate: set one before calling activate()."
-        case .sessionNotActivated: return "WatchConnectivity session has not been activated."
-        case .deviceNotPaired: return "The counterpart device is not paired."
-        case .watchAppNotInstalled: return "The counterpart Watch app is not installed."
-        case .notReachable: return "The counterpart device is not reachable."
-        case .invalidParameter: return "A parameter is invalid."
-        case .payloadTooLarge: return "The payload is too large."
-        case .payloadUnsupportedTypes: return "The payload contains a value that is not a property-list type."
-        case .messageReplyFailed: return "The reply could not be delivered."
-        case .messageReplyTimedOut: return "The reply did not arrive in time."
-        case .fileAccessDenied: return "The file could not be read."
-        case .deliveryFailed: return "The content could not be delivered."
-        case .insufficientSpace: return "There is not enough space to store the content."
-        case .sessionInactive: return "WatchConnectivity session is inactive."
-        case .transferTimedOut: return "The transfer timed out."
-        case .companionAppNotInstalled: return "The companion app is not installed."
-        case .watchOnlyApp: return "The Watch app has no companion iOS app."
+        case .genericError: return ("Unknown WatchConnectivity error.", nil, nil)
+        case .sessionNotSupported:
+            return (
+                "WatchConnectivity session is not available on this device.", "Device does not support pairing to a Watch.",
+                "Check if WatchConnectivity session is supported prior to use."
+            )
+        case .sessionMissingDelegate: return ("WatchConnectivity session has no delegate.", "Delegate is nil.", "Set a delegate.")
+        case .sessionNotActivated:
+            return (
+                "WatchConnectivity session has not been activated.", "Function activateSession has not been called.",
+                "Activate the WatchConnectivity session."
+            )
+        case .deviceNotPaired: return ("Device is not paired.", nil, "Pair the device with a Watch.")
+        case .watchAppNotInstalled: return ("Watch app is not installed.", nil, "Install the Watch app.")
+        case .notReachable: return ("WatchConnectivity session on paired device is not reachable.", nil, nil)
+        case .invalidParameter: return ("Invalid parameter passed to WatchConnectivity API.", nil, "Only pass parameters of correct type.")
+        case .payloadTooLarge: return ("Payload is too large.", nil, "Send smaller payloads.")
+        case .payloadUnsupportedTypes: return ("Payload contains unsupported type.", nil, "Only pass valid types.")
+        case .messageReplyFailed: return ("Message reply failed.", nil, nil)
+        case .messageReplyTimedOut: return ("Message reply took too long.", "Reply timeout occurred.", nil)
+        case .fileAccessDenied:
+            return (
+                "WatchConnectivity session cannot access the file.", "Invalid file path, or insufficient permissions to access the file.",
+                "Verify the file path is accessible."
+            )
+        case .deliveryFailed: return ("Payload could not be delivered.", nil, nil)
+        case .insufficientSpace:
+            return (
+                "The payload could not be sent because there isn\u{2019}t enough space.", "There is not enough space on the receiving side.",
+                "Clear up some space on the receiving side, and try again."
+            )
+        case .sessionInactive:
+            return (
+                "WatchConnectivity session is inactive.", "WatchConnectivity session is still transitioning to deactivated.",
+                "Wait for the WatchConnectivity session to complete transition to deactivated."
+            )
+        case .transferTimedOut: return ("Transfer timed out.", nil, nil)
+        case .companionAppNotInstalled: return ("Companion app is not installed.", nil, "Install the Companion app.")
+        case .watchOnlyApp: return ("Watch app doesn't have a Companion app.", nil, "Create a Companion app for this Watch app.")
         }
     }
 }

@@ -80,6 +80,7 @@ extension WCSession {
             }
             client.send("status") { [self] result in
                 let status = readStatus(result)
+                if let status { removeWatchDirectoriesNoLongerKept(status) }
                 client.send("context.get") { [self] result in
                     let contexts = try? result.get()
                     finishActivation(activation, error: nil) { state in
@@ -101,6 +102,8 @@ extension WCSession {
         _ activation: WCSessionActivationState, error: WCError?,
         update: (@Sendable (inout SessionState) -> Void)? = nil
     ) {
+        // The device's text says only what kind of failure it was: the log says what happened.
+        if let explanation = error?.explanation { warn("activation failed: \(explanation)") }
         let report: @Sendable () -> Void = { [self] in
             let reported = state.withLock { state -> WCSessionActivationState in
                 update?(&state)
@@ -209,9 +212,9 @@ extension WCSession {
     }
 
     func currentWatchDirectoryURL() -> URL? {
-        let (role, paired, installed, home) = state.withLock { ($0.role ?? $0.location?.side, $0.isPaired, $0.isWatchAppInstalled, $0.location?.home) }
-        guard role == .phone, paired, installed, let home else { return nil }
-        let url = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent("phone-app/WatchDirectory", isDirectory: true)
+        let (role, activation, path) = state.withLock { ($0.role ?? $0.location?.side, $0.activationState, $0.watchDirectory) }
+        guard role == .phone, activation != .notActivated, let path else { return nil }
+        let url = URL(fileURLWithPath: path, isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
@@ -219,6 +222,26 @@ extension WCSession {
             return nil
         }
         return url
+    }
+
+    /// The app's launch (phone): the directories of watches that were unpaired, or for which the
+    /// watch app was uninstalled, go: "This directory will be deleted upon next launch if the
+    /// watch app is uninstalled for the selected Watch, or that Watch is unpaired" (`WCSession.h`,
+    /// `watchDirectoryURL`). The daemon names those to keep (`status.watchDirectories`).
+    private func removeWatchDirectoriesNoLongerKept(_ status: WatchLinkStatus) {
+        guard status.role == .phone, let kept = status.raw["watchDirectories"]?.arrayValue else { return }
+        let keptPaths = Set(kept.compactMap { $0.stringValue })
+        let parents = Set(keptPaths.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path })
+        let parent =
+            parents.first
+            ?? status.raw["watchDirectory"]?.stringValue.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+            ?? state.withLock { $0.location?.home }.map { $0 + "/phone-app/Watches" }
+        guard let parent, parents.count <= 1, let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
+        for name in names where !keptPaths.contains(parent + "/" + name) {
+            do { try FileManager.default.removeItem(atPath: parent + "/" + name) } catch {
+                warn("cannot delete the watch directory \(parent)/\(name): \(error.localizedDescription)")
+            }
+        }
     }
 
     /// Writes a line to standard error: what a device would log to the console.

@@ -25,6 +25,7 @@ extension WCSession {
                 state.isPaired = data["isPaired"]?.boolValue ?? state.isPaired
                 state.isWatchAppInstalled = data["isWatchAppInstalled"]?.boolValue ?? state.isWatchAppInstalled
                 state.isComplicationEnabled = data["isComplicationEnabled"]?.boolValue ?? state.isComplicationEnabled
+                if let directory = data["watchDirectory"] { state.watchDirectory = directory.stringValue }
             }) { [self] delegate in delegate.sessionWatchStateDidChange(self) }
         case "session.companionAppInstalledDidChange":
             guard let installed = data["isCompanionAppInstalled"]?.boolValue else { return }
@@ -55,14 +56,38 @@ extension WCSession {
                 delegate.session(self, didReceive: file)
             }
         case "userInfo.didFinish":
-            guard let id = data["transferId"]?.stringValue, let transfer = transfers.removeUserInfoTransfer(id) else { return }
-            finish(transfer, error: data["error"].flatMap(WatchLinkError.init(json:)).map { WCError($0) })
+            guard let id = data["transferId"]?.stringValue else { return }
+            let error = data["error"].flatMap(WatchLinkError.init(json:)).map { WCError($0) }
+            let acknowledge = acknowledgement(of: data, from: client)
+            if let transfer = transfers.removeUserInfoTransfer(id) {
+                finish(transfer, error: error, then: acknowledge)
+            } else if let userInfo = data["userInfo"]?.objectValue {
+                // A transfer of an earlier launch: "Will be called on next launch if the sender
+                // was not running when the user info finished" (WCSession.h).
+                let transfer = WCSessionUserInfoTransfer(
+                    userInfo: PropertyListConversion.dictionary(from: userInfo),
+                    isCurrentComplicationInfo: data["isCurrentComplicationInfo"]?.boolValue ?? false, session: self, transferId: id)
+                finish(transfer, error: error, then: acknowledge)
+            }
         case "file.progress":
             guard let id = data["transferId"]?.stringValue, let transfer = transfers.fileTransfer(id) else { return }
             transfer.update(completed: data["completedBytes"]?.intValue ?? -1, total: data["totalBytes"]?.intValue ?? 0)
         case "file.didFinish":
-            guard let id = data["transferId"]?.stringValue, let transfer = transfers.removeFileTransfer(id) else { return }
-            finish(transfer, error: data["error"].flatMap(WatchLinkError.init(json:)).map { WCError($0) })
+            guard let id = data["transferId"]?.stringValue else { return }
+            let error = data["error"].flatMap(WatchLinkError.init(json:)).map { WCError($0) }
+            let acknowledge = acknowledgement(of: data, from: client)
+            if let transfer = transfers.removeFileTransfer(id) {
+                finish(transfer, error: error, then: acknowledge)
+            } else if let file = data["file"]?.objectValue, let path = file["path"]?.stringValue {
+                // A transfer of an earlier launch (WCSession.h, as for userInfo).
+                let metadata = file["metadata"]?.objectValue ?? [:]
+                let transfer = WCSessionFileTransfer(
+                    file: WCSessionFile(
+                        fileURL: URL(fileURLWithPath: path),
+                        metadata: metadata.isEmpty ? nil : PropertyListConversion.dictionary(from: metadata)),
+                    totalBytes: file["totalBytes"]?.intValue ?? 0, session: self, transferId: id)
+                finish(transfer, error: error, then: acknowledge)
+            }
         default:
             break
         }
@@ -122,14 +147,9 @@ extension WCSession {
         update: (@Sendable (inout SessionState) -> Void)? = nil,
         _ body: @escaping @Sendable (any WCSessionDelegate) -> Void
     ) {
-        guard let seq = data["seq"]?.intValue else { return }
+        guard let acknowledge = acknowledgement(of: data, from: client) else { return }
         // Received: pending from now until the delegate method has returned.
         state.withLock { $0.pendingDeliveries += 1 }
-        let acknowledge: @Sendable () -> Void = { [weak self, weak client] in
-            client?.send("app.acknowledge", ["seq": .int(seq)]) { [weak self] result in
-                if case .failure(let error) = result, !error.isConnectionLoss { self?.warn("cannot acknowledge item \(seq): \(error)") }
-            }
-        }
         // Without a delegate nothing took the item: it stays the daemon's, handed again at the
         // app's next launch.
         // The acknowledgement is written before `hasContentPending` can turn false: an app that
@@ -141,6 +161,20 @@ extension WCSession {
                 acknowledge()
                 state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }
             }, otherwise: {})
+    }
+}
+
+extension WCSession {
+    /// What tells the daemon that the delegate took the event's item (`app.acknowledge` of its
+    /// `seq`): a received item, or a transfer that finished while the app was not running. Nil
+    /// for an event without a `seq`.
+    func acknowledgement(of data: JSONObject, from client: WatchLinkClient) -> (@Sendable () -> Void)? {
+        guard let seq = data["seq"]?.intValue else { return nil }
+        return { [weak self, weak client] in
+            client?.send("app.acknowledge", ["seq": .int(seq)]) { [weak self] result in
+                if case .failure(let error) = result, !error.isConnectionLoss { self?.warn("cannot acknowledge item \(seq): \(error)") }
+            }
+        }
     }
 }
 

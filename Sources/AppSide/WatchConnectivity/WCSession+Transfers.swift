@@ -92,15 +92,25 @@ extension WCSession {
 
     // MARK: Finishing and cancelling
 
-    func finish(_ transfer: WCSessionUserInfoTransfer, error: WCError?) {
+    /// Tells the delegate that `transfer` finished; `then` runs once its method returned (the
+    /// acknowledgement of a transfer told at a later launch), never without a delegate.
+    func finish(_ transfer: WCSessionUserInfoTransfer, error: WCError?, then: (@Sendable () -> Void)? = nil) {
         guard transfer.markFinished() else { return }
-        deliver { [self] delegate in delegate.session(self, didFinish: transfer, error: error) }
+        deliver(
+            { [self] delegate in
+                delegate.session(self, didFinish: transfer, error: error)
+                then?()
+            }, otherwise: {})
     }
 
-    func finish(_ transfer: WCSessionFileTransfer, error: WCError?) {
+    func finish(_ transfer: WCSessionFileTransfer, error: WCError?, then: (@Sendable () -> Void)? = nil) {
         guard transfer.markFinished() else { return }
         if error == nil { transfer.complete() }
-        deliver { [self] delegate in delegate.session(self, didFinish: transfer, error: error) }
+        deliver(
+            { [self] delegate in
+                delegate.session(self, didFinish: transfer, error: error)
+                then?()
+            }, otherwise: {})
     }
 
     func cancel(_ transfer: WCSessionUserInfoTransfer) {

@@ -124,8 +124,11 @@ open class WCSession: NSObject, @unchecked Sendable {
     /// How many more complication transfers the day's budget allows (iOS).
     open var remainingComplicationUserInfoTransfers: Int { state.withLock { $0.remainingComplicationUserInfoTransfers } }
 
-    /// A directory for the Watch app's data (iOS), while a watch is paired and the Watch app
-    /// installed: `HOME/phone-app/WatchDirectory`, created when first asked for.
+    /// A directory for the data of the Watch app on the selected watch (iOS), created when
+    /// first asked for: one per paired watch (`HOME/phone-app/Watches/<watch>`), nil before the
+    /// session is activated, while no watch is paired or while the Watch app is not installed.
+    /// Deleted at the app's next launch after the Watch app is uninstalled for that watch or
+    /// the watch is unpaired (`WCSession.h`).
     open var watchDirectoryURL: URL? { currentWatchDirectoryURL() }
 
     /// The application context this app sent last.

@@ -87,11 +87,14 @@ final class ActionPerformer {
             directory.shareSettings(of: peer)
             launcher.appStateChanged(state)
         }
+        if case .watchStateDidChange(let flags) = notification, peer === directory.appPeer { directory.watchFlagsChanged(to: flags) }
         for feature in features { feature.observe(notification) }
         // Rendering costs (base64, property lists): only for someone listening.
         guard control.hasSubscribers else { return }
         var (name, data) = ControlRendering.render(notification)
         if role == .phone, let watch = peer.deviceId { data["watchDeviceId"] = .string(watch) }
+        // `watchDirectoryURL` changes with the watch state, and the delegate hears of both at once.
+        if case .watchStateDidChange = notification { data["watchDirectory"] = directory.appWatchDirectory }
         control.publish(name, data)
     }
 
@@ -104,26 +107,33 @@ final class ActionPerformer {
         var fields: JSONObject
         switch notification {
         case .activationDidComplete, .didBecomeInactive, .didDeactivate, .reachabilityDidChange, .watchStateDidChange,
-            .companionAppInstalledDidChange, .appStateDidChange:
+            .companionAppInstalledDidChange, .appStateDidChange, .workoutStateDidChange, .weather:
             let (name, data) = ControlRendering.render(notification)
             kind = .state
             fields = ["name": .string(name)]
             for (key, value) in data { fields[key] = value }
+            // Under the device weather a reachability callback is the weather's doing.
+            if case .reachabilityDidChange = notification, let seed = peer.session.deviceWeatherSeed {
+                fields["seed"] = .int(Int64(clamping: seed))
+            }
         // The frequent ones, without a JSON object.
         case .messageReceived:
             return
         case .userInfoReceived(let seq, _, let isCurrent):
             tracer.note(isCurrent ? .complicationUserInfoReceived : .userInfoReceived, seq: seq, peer: watch)
             return
-        case .userInfoDidFinish(let transferId, nil):
+        case .userInfoDidFinish(let transferId, nil, nil):
             tracer.note(.userInfoDidFinish, transferId: transferId, peer: watch)
             return
         case .applicationContextReceived(let seq, _):
             tracer.note(.contextReceived, seq: seq, peer: watch)
             return
-        case .userInfoDidFinish(let transferId, let error?):
-            kind = .fault
-            fields = ["name": "userInfo.didFinish", "transferId": .string(transferId), "error": error.controlError.json]
+        case .userInfoDidFinish(let transferId, let error, let earlier):
+            kind = error == nil ? .note : .fault
+            fields = ["name": "userInfo.didFinish", "transferId": .string(transferId)]
+            if let error { fields["error"] = error.controlError.json }
+            // Told at a later launch: the seq the app acknowledges.
+            if let seq = earlier?.seq { fields["seq"] = .int(Int64(clamping: seq)) }
         case .systemMessageReceived(let replyId, _):
             kind = .note
             fields = ["name": "system.messageReceived"]
@@ -137,10 +147,11 @@ final class ActionPerformer {
                 "name": "file.progress", "transferId": .string(transferId),
                 "completedBytes": .int(Int64(clamping: completed)), "totalBytes": .int(Int64(clamping: total)),
             ]
-        case .file(.didFinish(let transferId, let error)):
+        case .file(.didFinish(let transferId, let error, let earlier)):
             kind = error == nil ? .note : .fault
             fields = ["name": "file.didFinish", "transferId": .string(transferId)]
             if let error { fields["error"] = error.controlError.json }
+            if let seq = earlier?.seq { fields["seq"] = .int(Int64(clamping: seq)) }
         case .file(.received(let file)):
             kind = .note
             fields = [
@@ -177,6 +188,8 @@ final class ActionPerformer {
         case .backgroundBudget: return "backgroundBudget"
         case .backgroundTasksExpiring: return "backgroundTasksExpiring"
         case .scheduledTask(let kind): return "scheduledTask." + kind.rawValue
+        case .weatherReport: return "weatherReport"
+        case .weatherSpell: return "weatherSpell"
         }
     }
 }

@@ -136,6 +136,8 @@ enum ControlRendering {
             return ("session.companionAppInstalledDidChange", ["isCompanionAppInstalled": .bool(installed)])
         case .appStateDidChange(let state):
             return ("app.stateDidChange", ["appState": .string(state.name)])
+        case .workoutStateDidChange(let running):
+            return ("workout.stateDidChange", ["running": .bool(running)])
         case .messageReceived(let item):
             return ("message.received", render(item))
         case .userInfoReceived(let seq, let userInfo, let isCurrent):
@@ -146,9 +148,14 @@ enum ControlRendering {
                     "isCurrentComplicationInfo": .bool(isCurrent),
                 ]
             )
-        case .userInfoDidFinish(let transferId, let error):
+        case .userInfoDidFinish(let transferId, let error, let earlier):
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = error.controlError.json }
+            if let earlier {
+                data["userInfo"] = dictionaryJSON(earlier.payload)
+                data["isCurrentComplicationInfo"] = .bool(earlier.isCurrentComplicationInfo)
+                if let seq = earlier.seq { data["seq"] = .int(Int64(clamping: seq)) }
+            }
             return ("userInfo.didFinish", data)
         case .systemMessageReceived(let replyId, let content):
             var data: JSONObject = ["kind": .string(content.isData ? "messageData" : "message")]
@@ -162,7 +169,42 @@ enum ControlRendering {
             return render(notification)
         case .backgroundTask(let notification):
             return render(notification)
+        case .weather(let notification):
+            return render(notification)
         }
+    }
+
+    /// What the weather did; each with the seed that replays it.
+    static func render(_ notification: WeatherNotification) -> (String, JSONObject) {
+        switch notification {
+        case .spellBegan(let kind, let duration, let seed):
+            return (
+                "weather.spellBegan",
+                ["spell": .string(kind.rawValue), "durationMilliseconds": .int(duration), "seed": .int(Int64(clamping: seed))]
+            )
+        case .spellEnded(let kind, let seed):
+            return ("weather.spellEnded", ["spell": .string(kind.rawValue), "seed": .int(Int64(clamping: seed))])
+        case .reportDelayed(let reachable, let lag, let seed):
+            return (
+                "weather.reportDelayed",
+                ["isReachable": .bool(reachable), "lagMilliseconds": .int(lag), "seed": .int(Int64(clamping: seed))]
+            )
+        case .reportMissed(let reachable, let seed):
+            return ("weather.reportMissed", ["isReachable": .bool(reachable), "seed": .int(Int64(clamping: seed))])
+        }
+    }
+
+    /// The weather for `status` and `weather.set`.
+    static func render(_ weather: WeatherStatus) -> JSONObject {
+        var object: JSONObject = [
+            "profile": .string(weather.profile.rawValue), "seed": .int(Int64(clamping: weather.seed)),
+            "isReachableInFact": .bool(weather.isReachableInFact),
+        ]
+        object["spell"] = weather.spell.map { .string($0.rawValue) } ?? .null
+        if let pending = weather.pendingReport {
+            object["pendingReport"] = .object(["isReachable": .bool(pending.isReachable), "inMilliseconds": .int(pending.inMilliseconds)])
+        }
+        return object
     }
 
     /// A background task event; `withUserInfo: false` leaves the tasks' userInfo out (the trace
@@ -256,9 +298,16 @@ enum ControlRendering {
                     "totalBytes": .int(Int64(clamping: total)),
                 ]
             )
-        case .didFinish(let transferId, let error):
+        case .didFinish(let transferId, let error, let earlier):
             var data: JSONObject = ["transferId": .string(transferId)]
             if let error { data["error"] = error.controlError.json }
+            if let earlier, let file = earlier.file {
+                data["file"] = .object([
+                    "path": .string(file.path), "name": .string(file.name), "metadata": dictionaryJSON(earlier.payload),
+                    "totalBytes": .int(Int64(clamping: file.totalBytes)),
+                ])
+                if let seq = earlier.seq { data["seq"] = .int(Int64(clamping: seq)) }
+            }
             return ("file.didFinish", data)
         case .received(let file):
             return ("file.received", render(file))

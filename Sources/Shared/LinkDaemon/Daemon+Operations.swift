@@ -20,6 +20,7 @@ extension Daemon {
                 shutdown: { [unowned self] in self.stop() }
             ).operations)
         table.register(DeviceOperations(context: context, directory: directory, link: link).operations)
+        table.register(WeatherOperations(context: context, directory: directory).operations)
         table.register(
             AppOperations(
                 context: context, attachment: app, launcher: launcher,

@@ -63,6 +63,8 @@ public final class Daemon {
             seed: options.launchSeed ?? UInt64.random(in: 0...UInt64(Int64.max)),
             windowMilliseconds: options.launchWindowMilliseconds)
         configuration.backgroundTaskBudgetMilliseconds = options.backgroundTaskMilliseconds
+        configuration.weather = ReachabilityWeather(
+            profile: options.weather, seed: options.weatherSeed ?? UInt64.random(in: 0...UInt64(Int64.max)), role: options.role)
         for feature in self.features { feature.configureSession(&configuration) }
         home = DaemonHome(options: options, logger: logger)
         directory = PeerDirectory(options: options, logger: logger, loop: loop, configuration: configuration)
@@ -124,6 +126,9 @@ public final class Daemon {
             startEntry["launchPolicy"] = .string(policy.mode.rawValue)
             startEntry["launchSeed"] = .int(Int64(clamping: policy.seed))
         }
+        let weather = directory.session.configuration.weather
+        startEntry["weather"] = .string(weather.profile.rawValue)
+        if !weather.isCalm { startEntry["weatherSeed"] = .int(Int64(clamping: weather.seed)) }
         let started = tracer.record(.daemon, startEntry)
         // A file-size limit must surface as a failed write (7015), not kill the daemon.
         SystemCalls.ignoreSignal(SIGXFSZ)
@@ -176,6 +181,9 @@ public final class Daemon {
             logger.info(
                 "background launches: \(policy.mode.rawValue) policy, seed \(policy.seed) (replay with --launch-seed \(policy.seed)), window \(policy.windowMilliseconds) ms, budget \(directory.session.configuration.backgroundTaskBudgetMilliseconds) ms"
             )
+        }
+        if !weather.isCalm {
+            logger.info("weather: device, seed \(weather.seed) (replay with --weather device --weather-seed \(weather.seed))")
         }
         logger.info(
             "\(options.programName) \(DaemonOptions.version) ready: device \(home.deviceId), home \(options.home), control \(options.controlPath), link \(options.linkPath)"

@@ -46,6 +46,10 @@ public struct DaemonOptions: Sendable {
     public var launchWindowMilliseconds: Int64 = BackgroundLaunchPolicy.standardWindowMilliseconds
     /// Watch: a background run's budget before the watchdog ends the app (`--background-task-ms`).
     public var backgroundTaskMilliseconds: Int64 = LinkSession.Configuration.standardBackgroundTaskBudgetMilliseconds
+    /// How reachability behaves (`--weather`): calm, or as devices make it.
+    public var weather: ReachabilityWeather.Profile = .calm
+    /// The seed of the device weather (`--weather-seed`); drawn at start when nil.
+    public var weatherSeed: UInt64?
 
     public var pairingKeyPath: String
     public var programName: String { role == .phone ? "phoned" : "watchd" }
@@ -91,7 +95,9 @@ public struct DaemonOptions: Sendable {
               --trace-file PATH       also append the trace to this file, one JSON line an entry (relative: in the home)
               --poller epoll|poll     event-loop backend (default: epoll on Linux)
               --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
-              --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))\(role == .watch ? watchUsage : "")
+              --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))
+              --weather calm|device   how reachability behaves: every change at once (default), or as devices make it (lags, coalesced flips\(role == .watch ? ", wrist-down spells" : ""))
+              --weather-seed N        the seed of the device weather, 0 to \(Int64.max) (default: drawn at start and logged)\(role == .watch ? watchUsage : "")
             \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
               --version               print the version
             """
@@ -156,7 +162,8 @@ public struct DaemonOptions: Sendable {
                 appArguments.append(v)
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
-                "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms":
+                "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms", "--weather",
+                "--weather-seed":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 if Self.watchFlags.contains(flag), role != .watch {
                     return fail("\(flag) is watchd's: the watch app's background life is watchOS's")
@@ -211,6 +218,16 @@ public struct DaemonOptions: Sendable {
                         return fail("--launch-seed must be an integer from 0 to \(Int64.max), got '\(v)'")
                     }
                     options.launchSeed = UInt64(seed)
+                case "--weather":
+                    guard let profile = ReachabilityWeather.Profile(rawValue: v) else {
+                        return fail("--weather is calm or device, got '\(v)'")
+                    }
+                    options.weather = profile
+                case "--weather-seed":
+                    guard let seed = Int64(v), seed >= 0 else {
+                        return fail("--weather-seed must be an integer from 0 to \(Int64.max), got '\(v)'")
+                    }
+                    options.weatherSeed = UInt64(seed)
                 case "--launch-window-ms":
                     guard let ms = Int64(v), ms >= 0, ms <= 86_400_000 else {
                         return fail("--launch-window-ms must be an integer from 0 to 86400000, got '\(v)'")
@@ -254,6 +271,11 @@ public struct DaemonOptions: Sendable {
         resolved.launchSeed = options.launchSeed
         resolved.launchWindowMilliseconds = options.launchWindowMilliseconds
         resolved.backgroundTaskMilliseconds = options.backgroundTaskMilliseconds
+        if options.weatherSeed != nil, options.weather == .calm {
+            return fail("--weather-seed seeds the device weather: give --weather device with it")
+        }
+        resolved.weather = options.weather
+        resolved.weatherSeed = options.weatherSeed
         if let appCommand {
             do { resolved.appCommand = try InstalledProgram(command: [appCommand] + appArguments) } catch {
                 return fail("--app-command: \(error)")

@@ -149,7 +149,65 @@ extension PeerDirectory {
         }
     }
 
+    /// `weather.set`: the weather is the device's, so every session takes it, and a session
+    /// made later (a watch paired anew) starts with it.
+    func setWeather(_ weather: ReachabilityWeather) {
+        setConfiguredWeather(weather)
+        for peer in peers {
+            committer.perform(peer.session.setWeather(weather, now: loop.turnMilliseconds), from: peer)
+        }
+    }
+
+    /// Where the app's directories for the watches are (`watchDirectoryURL`).
+    var appWatchDirectoriesPath: String { options.home + "/phone-app/Watches" }
+
+    /// The phone's flags changed (`device.set`): an uninstalled watch app (for the watch of the
+    /// app's session) or an unpaired watch (every watch) makes the app's directory for that
+    /// watch a new one; the library deletes the old one at the app's next launch ("This
+    /// directory will be deleted upon next launch if the watch app is uninstalled for the
+    /// selected Watch, or that Watch is unpaired", `WCSession.h`, `watchDirectoryURL`).
+    func watchFlagsChanged(to flags: DeviceFlags) {
+        let before = lastWatchFlags
+        lastWatchFlags = flags
+        var updated = pairedWatches
+        if before.contains(.isPaired), !flags.contains(.isPaired) {
+            for watch in updated.watches { updated.renewAppDirectory(of: watch.deviceId) }
+        } else if before.contains(.isWatchAppInstalled), !flags.contains(.isWatchAppInstalled), let id = appPeer.deviceId {
+            updated.renewAppDirectory(of: id)
+        }
+        guard updated != pairedWatches else { return }
+        do {
+            try save(updated)
+            pairedWatches = updated
+        } catch {
+            logger.error("the app's watch directories stay as they were: \(error)")
+        }
+    }
+
+    /// The app's directory for the watch of its session (`watchDirectoryURL`), while a watch is
+    /// paired and the watch app installed on it; else null. (The library gives none before
+    /// the session is activated: "the URL in this directory is undefined", `watchDirectoryURL`.)
+    var appWatchDirectory: JSONValue {
+        let flags = session.flags
+        guard flags.contains(.isPaired), flags.contains(.isWatchAppInstalled), let id = appPeer.deviceId,
+            let watch = pairedWatches.watch(id)
+        else { return .null }
+        return .string(appWatchDirectoriesPath + "/" + watch.appDirectoryName)
+    }
+
     func addWatchStatus(to result: inout JSONObject) {
+        // The app's directories: the one of the session's watch, and those to keep at the
+        // app's next launch (every paired watch's, but the session watch's while its watch app
+        // is not installed).
+        let flags = session.flags
+        var kept: [JSONValue] = []
+        if flags.contains(.isPaired) {
+            for watch in pairedWatches.watches where watch.deviceId != appPeer.deviceId || flags.contains(.isWatchAppInstalled) {
+                kept.append(.string(appWatchDirectoriesPath + "/" + watch.appDirectoryName))
+            }
+        }
+        result["watchDirectory"] = appWatchDirectory
+        result["watchDirectories"] = .array(kept)
         result["activeWatchDeviceId"] = pairedWatches.activeDeviceId.map { .string($0) } ?? .null
         result["sessionWatchDeviceId"] = appPeer.deviceId.map { .string($0) } ?? .null
         result["pairedWatches"] = .array(

@@ -16,7 +16,7 @@ final class PeerDirectory {
     let loop: EventLoop
     /// Set by the daemon before anything runs: performs the actions of a peer's session.
     unowned var committer: TurnCommitter!
-    private let configuration: LinkSession.Configuration
+    private(set) var configuration: LinkSession.Configuration
     private let receivedSequence = ReceivedSequence()
 
     private(set) var peers: [PeerSession] = []
@@ -32,9 +32,15 @@ final class PeerDirectory {
     var copyCauses: [RequestToken: Tracer.Cause] = [:]
     /// phoned: the paired watches and the active one.
     var pairedWatches = PairedWatches()
+    /// The phone's flags as last seen (``watchFlagsChanged(to:)``); a phone starts paired, with
+    /// the watch app installed.
+    var lastWatchFlags: DeviceFlags = [.isPaired, .isWatchAppInstalled]
 
     static let keptReceivedItems = 10_000
     static let prunePeriod = 1_000
+
+    /// The weather sessions made from now on start with (`weather.set`).
+    func setConfiguredWeather(_ weather: ReachabilityWeather) { configuration.weather = weather }
 
     init(options: DaemonOptions, logger: Logger, loop: EventLoop, configuration: LinkSession.Configuration) {
         role = options.role

@@ -34,6 +34,15 @@ struct SessionOperations {
                 }
                 context.submit(.setAppState(state), answering: call)
             },
+            ControlOperation(
+                "workout.start", sides: .watch,
+                summary: "a workout session starts (HKWorkoutSession.startActivity): the watch app stays reachable in the background"
+            ) { call in
+                context.submit(.setWorkout(true), answering: call)
+            },
+            ControlOperation("workout.end", sides: .watch, summary: "the workout session ends (HKWorkoutSession.end)") { call in
+                context.submit(.setWorkout(false), answering: call)
+            },
             ControlOperation("events.subscribe", summary: "turn this connection into a stream of events") { call in
                 guard let client = call.client else { throw ControlError.control(.internalError, "events.subscribe needs a connection") }
                 subscribe(client)

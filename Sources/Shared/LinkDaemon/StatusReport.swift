@@ -35,9 +35,15 @@ enum StatusReport {
         if let remaining = status.remainingComplicationUserInfoTransfers {
             result["remainingComplicationUserInfoTransfers"] = .int(Int64(remaining))
         }
-        if !status.isReachable { result["unreachableReason"] = .string(session.unreachableReason) }
+        if !status.isReachable {
+            result["unreachableReason"] = .string(
+                session.isReachable
+                    ? "reachable in fact; the app has not been told yet (device weather: status.weather)" : session.unreachableReason)
+        }
+        result["weather"] = .object(ControlRendering.render(session.weatherStatus(now: now)))
         result["replyMode"] = .string(session.replies.mode.rawValue)
         result["apps"] = .object(launcher.status)
+        if role == .watch { result["workoutRunning"] = .bool(session.workoutRunning) }
         if let background = session.backgroundTaskStatus(now: now) {
             result["backgroundTasks"] = .object(ControlRendering.render(background))
         }

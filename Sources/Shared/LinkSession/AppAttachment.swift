@@ -38,12 +38,18 @@ extension LinkSession {
     func setAttachedApp(_ handles: AppHandles?) {
         attachedApp = handles
         handedUpTo = 0
+        transfersOfTheAttachedApp.removeAll()
     }
 
     func changeAppState(to state: AppState) {
         guard state != appState else { return }
         appState = state
         actions.append(.notify(.appStateDidChange(state)))
+        if state == .notRunning, workoutRunning {
+            // A workout session is the running app's.
+            workoutRunning = false
+            actions.append(.notify(.workoutStateDidChange(false)))
+        }
         stateChanged()
         backgroundAppStateChanged(to: state)
         deliverPending()
@@ -59,15 +65,27 @@ extension LinkSession {
             let middle = (low + high) / 2
             if undelivered[middle].seq <= handedUpTo { low = middle + 1 } else { high = middle }
         }
-        guard low < undelivered.count else { return }
+        // The app's transfers that finished while it was not running go in the same `seq` order.
+        var finished = finishedWhileAway.last.map { $0.seq > handedUpTo } == true ? finishedWhileAway.firstIndex { $0.seq > handedUpTo } : nil
+        guard low < undelivered.count || finished != nil else { return }
         var frameworkItems = false
         for item in undelivered[low...] {
+            while let index = finished, finishedWhileAway[index].seq < item.seq {
+                notifyFinishedWhileAway(finishedWhileAway[index])
+                handedUpTo = finishedWhileAway[index].seq
+                finished = index + 1 < finishedWhileAway.count ? index + 1 : nil
+            }
             if item.channel == .userInfo, item.flags.contains(.system) {
                 markDelivered(item)
                 frameworkItems = true
             }
             notifyDelivery(item)
             handedUpTo = item.seq
+        }
+        while let index = finished {
+            notifyFinishedWhileAway(finishedWhileAway[index])
+            handedUpTo = finishedWhileAway[index].seq
+            finished = index + 1 < finishedWhileAway.count ? index + 1 : nil
         }
         // A framework's item is delivered once handed (and an earlier one was removed then).
         if frameworkItems {
@@ -94,6 +112,7 @@ extension LinkSession {
             count += 1
         }
         undelivered.removeFirst(count)
+        finishedWhileAwayAcknowledged(upTo: limit)
         actions.append(.respond(token, .success(.empty)))
     }
 }

@@ -156,7 +156,7 @@ extension LinkSession {
             if counted { background.policy.recordRun(at: currentTime) }
             resumeApp(kind.launchReason)
         }
-        if appState != .foreground { startBackgroundRun() }
+        if appState != .foreground, !workoutRunning { startBackgroundRun() }
         handBackgroundTasks()
     }
 
@@ -196,7 +196,7 @@ extension LinkSession {
     /// A run whose tasks are all completed ends: the app is suspended (only a program this OS
     /// launched; one started otherwise keeps running).
     private func suspendIfDone() {
-        guard background.open.isEmpty, appState == .background, background.launchedByTheOS, !background.isSuspended else { return }
+        guard background.open.isEmpty, appState == .background, !workoutRunning, background.launchedByTheOS, !background.isSuspended else { return }
         endBackgroundRun()
         background.isSuspended = true
         actions.append(.appProcess(.suspend))
@@ -269,6 +269,7 @@ extension LinkSession {
             endBackgroundRun()
             if background.isSuspended { resumeApp(.user) }
         case .background:
+            if workoutRunning { return }
             if background.open.isEmpty { suspendIfDone() } else { startBackgroundRun() }
         case .notRunning:
             cancelBackgroundWake()
@@ -276,6 +277,16 @@ extension LinkSession {
             background.open.removeAll()
             background.isSuspended = false
             background.launchedByTheOS = false
+        }
+    }
+
+    /// A workout started (the app runs on, with no run's budget) or ended (the background's rules
+    /// apply again).
+    func backgroundWorkoutChanged() {
+        if workoutRunning {
+            endBackgroundRun()
+        } else if appState == .background {
+            if background.open.isEmpty { suspendIfDone() } else { startBackgroundRun() }
         }
     }
 

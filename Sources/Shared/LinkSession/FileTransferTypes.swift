@@ -85,7 +85,7 @@ public enum FileNotification: Hashable, Sendable {
     /// The receiver has made `completedBytes` of the file durable.
     case progress(transferId: String, completedBytes: UInt64, totalBytes: UInt64)
     /// `session(_:didFinish:error:)`: the receiver has the whole file, or the transfer failed.
-    case didFinish(transferId: String, error: SessionError?)
+    case didFinish(transferId: String, error: SessionError?, earlier: EarlierTransfer? = nil)
     /// `session(_:didReceive:)`.
     case received(ReceivedFile)
     /// Worth a line in the log: a checksum mismatch, an unusable file header.
@@ -188,6 +188,8 @@ final class FileTransferState {
         var transferId: String
         var name: String
         var metadata: [UInt8]
+        /// ``ItemFlags/madeByApp`` when an app process asked for it.
+        var flags: ItemFlags
     }
 
     /// A file being received.

@@ -45,7 +45,7 @@ extension LinkSession {
         let transferId = configuration.makeTransferId?() ?? transferIds.next()
         files.copies[token] = FileTransferState.PendingCopy(
             transferId: transferId, name: FilePaths.fileName(ofPath: path),
-            metadata: metadata)
+            metadata: metadata, flags: acceptedItemFlags)
         actions.append(.file(.copyIntoOutbox(token: token, source: path, destination: filePaths.outbox(transferId))))
     }
 
@@ -60,7 +60,8 @@ extension LinkSession {
             let header = FileHeader(
                 totalBytes: copied.totalBytes, sha256: copied.sha256, transferId: copy.transferId,
                 name: copy.name, metadata: copy.metadata)
-            let item = enqueue(.file, payload: header.encoded(), flags: [], transferId: copy.transferId)
+            let item = enqueue(.file, payload: header.encoded(), flags: copy.flags, transferId: copy.transferId)
+            if attachedApp != nil { noteAccepted(item) }
             files.headers[item.seq] = header
             actions.append(.respond(token, .success(.transfer(transferId: copy.transferId, remainingComplicationTransfers: nil))))
             pumpFiles()
@@ -127,7 +128,7 @@ extension LinkSession {
     /// bytes while the window has room.
     func pumpFiles() {
         let queue = queue(.file)
-        guard isLinkUp, queue.isResumed, isWithActiveWatch, let head = queue.items.first else { return }
+        guard isLinkUp, queue.isResumed, queuedItemsMayGo, let head = queue.items.first else { return }
         guard var stream = files.stream, stream.seq == head.seq else {
             guard let header = files.headers[head.seq] else { return }
             files.stream = FileTransferState.Stream(seq: head.seq, transferId: head.transferId, totalBytes: header.totalBytes)
@@ -160,14 +161,10 @@ extension LinkSession {
         }
         if flags.contains(.rejected) {
             removeOutboundFile(item)
-            actions.append(
-                .notify(
-                    .file(
-                        .didFinish(
-                            transferId: item.transferId,
-                            error: .wc(
-                                .deliveryFailed,
-                                "the \(peerName) discarded the file: its SHA-256 did not match \(configuration.fileMismatchLimit) times")))))
+            transferFinished(
+                item,
+                error: .wc(
+                    .deliveryFailed, "the \(peerName) discarded the file: its SHA-256 did not match \(configuration.fileMismatchLimit) times"))
             pumpFiles()
             return
         }
@@ -211,7 +208,7 @@ extension LinkSession {
                                 transferId: item.transferId, completedBytes: header.totalBytes,
                                 totalBytes: header.totalBytes))))
             }
-            actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: nil))))
+            transferFinished(item, error: nil)
             forgetOutboundFile(item)
             if files.stream?.seq == item.seq { files.stream = nil }
         }
@@ -221,7 +218,7 @@ extension LinkSession {
     public func outboxFileFailed(seq: UInt64, error: SessionError, now: Int64) -> [SessionAction] {
         guard let item = queue(.file).items.first(where: { $0.seq == seq }) else { return drain() }
         removeOutboundFile(item)
-        actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: error))))
+        transferFinished(item, error: error)
         pumpFiles()
         return drain()
     }
@@ -229,7 +226,7 @@ extension LinkSession {
     /// The receiver refused the file (ITEM_ERROR): it leaves the queue with `error`.
     func fileRefused(_ item: OutboundItem, error: SessionError) {
         removeOutboundFile(item)
-        actions.append(.notify(.file(.didFinish(transferId: item.transferId, error: error))))
+        transferFinished(item, error: error)
         pumpFiles()
     }
 

@@ -36,11 +36,13 @@ extension LinkSession {
             return
         }
         let before = flags
+        let mayGoBefore = queuedItemsMayGo
         for (name, value) in changes {
             if value { flags.insert(name.flag) } else { flags.remove(name.flag) }
         }
         if flags != before {
             stateChanged()
+            resumeQueuedItems(ifHeldBefore: mayGoBefore)
             switch role {
             case .phone: actions.append(.notify(.watchStateDidChange(flags)))
             case .watch:
@@ -53,8 +55,47 @@ extension LinkSession {
     }
 
     func stateChanged() {
+        weatherAppStateChanged()
         if isLinkUp { actions.append(.send(.state(localState))) }
         updateReachability()
+    }
+
+    /// Watch: whether the app can converse with the phone: it runs in the foreground, or with a
+    /// high priority in the background during a workout. `isReachable`, WatchKit extension side:
+    /// "the WatchKit extension is running in the foreground, or is running with a high priority
+    /// in the background (for example, during a workout session ...)".
+    var appIsInteractive: Bool {
+        switch appState {
+        // A wrist-down or screen-off spell (device weather) leaves the app frontmost but idle.
+        case .foreground: return !isInWeatherSpell || workoutRunning
+        case .background: return workoutRunning
+        case .notRunning: return false
+        }
+    }
+
+    /// The app's state as reachability sees it (the watch's STATE).
+    var conversingAppState: AppState {
+        appState == .notRunning ? .notRunning : appIsInteractive ? .foreground : .background
+    }
+
+    /// `workout.start` / `workout.end` (watch): a workout keeps the app reachable in the
+    /// background, with no background run's budget and no suspension while it lasts.
+    func setWorkout(_ running: Bool, token: RequestToken) {
+        guard role == .watch else {
+            actions.append(.respond(token, .failure(.invalidArgument("workout: workout sessions run on the watch"))))
+            return
+        }
+        guard !running || appState != .notRunning else {
+            actions.append(.respond(token, .failure(.invalidArgument("workout.start: the watch app is not running; a workout session is the running app's"))))
+            return
+        }
+        if running != workoutRunning {
+            workoutRunning = running
+            actions.append(.notify(.workoutStateDidChange(running)))
+            stateChanged()
+            backgroundWorkoutChanged()
+        }
+        actions.append(.respond(token, .success(.empty)))
     }
 
     /// Reachability by the WatchConnectivity rules (`WCSession` `isReachable`): the link is up,
@@ -74,7 +115,8 @@ extension LinkSession {
         else { return false }
         switch role {
         case .phone: return peer.appState == .foreground
-        case .watch: return true  // a message from the watch app wakes the phone app
+        // The phone app's state does not matter: a message from the watch app wakes it.
+        case .watch: return appIsInteractive
         }
     }
 
@@ -82,7 +124,7 @@ extension LinkSession {
         let now = computeReachability()
         if now != isReachable {
             isReachable = now
-            actions.append(.notify(.reachabilityDidChange(now)))
+            reachabilityChangedInFact(to: now)
         }
     }
 }

@@ -40,8 +40,20 @@ extension LinkSession {
         if !watchFlags.contains(.isCompanionAppInstalled) { return "the companion app is not installed" }
         switch role {
         case .phone where peer.appState != .foreground: return "the watch app is \(peer.appState.name), not in the foreground"
+        case .watch where !appIsInteractive: return watchAppIdleReason
         default: return "reachable"
         }
+    }
+}
+
+extension LinkSession {
+    /// Watch: why the app cannot converse, in the user's words.
+    var watchAppIdleReason: String {
+        if appState == .foreground, let spell = weather.spell {
+            let what = spell.kind == .wristDown ? "the wrist is down" : "the screen went off"
+            return "\(what) (device weather, seed \(weather.model.seed)): the watch app stays frontmost but is not active"
+        }
+        return "the watch app is \(appState.name), not in the foreground (nor in a workout)"
     }
 }
 

@@ -17,11 +17,12 @@ extension LinkSession {
                 .payloadTooLarge,
                 "the payload is \(payloadLength) bytes; messages are limited to \(configuration.maximumMessagePayloadLength) bytes")
         }
-        if role == .watch, appState != .foreground {
+        if role == .watch, !appIsInteractive {
             // "Messages can only be sent while the sending app is running", and only the
             // active, running watch app wakes the phone app (WCSession.h, sendMessage).
             return .wc(
-                .notReachable, "the watch app is \(appState.name): only the watch app running in the foreground sends messages (app.setState foreground)")
+                .notReachable,
+                "\(watchAppIdleReason): only the watch app running in the foreground (or in a workout) sends messages")
         }
         if !isReachable {
             return .wc(.notReachable, "the \(peerName) is not reachable (\(unreachableReason))")
@@ -114,7 +115,7 @@ extension LinkSession {
                         description: "the message is not a valid property-list dictionary: \(error)")))
             return
         }
-        if role == .watch, appState != .foreground {
+        if role == .watch, !appIsInteractive {
             // Sent while the watch app was still reachable, arriving once it is not: "the
             // counterpart is unreachable (or becomes unreachable before the message is
             // delivered)" (sendMessage).
@@ -122,7 +123,7 @@ extension LinkSession {
                 .send(
                     .messageError(
                         id: id, code: UInt16(WCErrorCode.notReachable.rawValue),
-                        description: "the watch app is \(appState.name), not in the foreground, as the message arrived")))
+                        description: "\(watchAppIdleReason), as the message arrived")))
             return
         }
         if role == .phone, appState == .notRunning, attachedApp == nil {

@@ -80,6 +80,9 @@ public final class LinkSession {
         /// reports in home-assistant/iOS 1192 and OctoPod 387; "the watchdog timeout from the
         /// system, which is 15.0s", home-assistant/iOS 1454).
         public static let standardBackgroundTaskBudgetMilliseconds: Int64 = 15_000
+        /// How reachability behaves: calm (every change at once) unless `--weather device`
+        /// (ReachabilityWeather.swift).
+        public var weather: ReachabilityWeather
 
         public init(
             role: Role,
@@ -89,6 +92,7 @@ public final class LinkSession {
             manualReplyCapacity: Int = 10_000
         ) {
             self.role = role
+            weather = ReachabilityWeather(role: role)
             self.defaultReplyTimeoutMilliseconds = defaultReplyTimeoutMilliseconds
             self.maximumMessagePayloadLength = maximumMessagePayloadLength
             self.receivedListCapacity = receivedListCapacity
@@ -121,11 +125,18 @@ public final class LinkSession {
     public var fileDirectory: String
     public internal(set) var activationState: ActivationState = .notActivated
     public internal(set) var appState: AppState = .foreground
+    /// Watch: a workout session runs (`workout.start`): the app runs with a high priority in the
+    /// background and stays reachable there.
+    public internal(set) var workoutRunning = false
     public internal(set) var flags: DeviceFlags
     public internal(set) var replies = ReplyConfiguration()
     public private(set) var isLinkUp = false
     public private(set) var peerState: SessionState?
+    /// Reachability in fact, which sends follow. The app reads ``reportedReachability``, which
+    /// lags it under the device weather.
     public internal(set) var isReachable = false
+    /// Reachability as the app reads it (`WCSession.isReachable`, the reachability callback).
+    public var reportedReachability: Bool { weather.reported }
     /// Phone: whether this session's watch is the active watch (see `setActiveWatch`); its
     /// queued items go out only then.
     public internal(set) var isWithActiveWatch = true
@@ -138,6 +149,13 @@ public final class LinkSession {
     var launch = AppLaunchState()
     /// Watch: the app's background tasks, runs and suspension (BackgroundTasks.swift).
     var background: BackgroundTaskState
+    /// The app's view of reachability, and the watch's spells (LinkSession+Weather.swift).
+    var weather: WeatherState
+    /// The app's transfers that finished while it was not running, in `seq` order
+    /// (FinishedTransfers.swift).
+    var finishedWhileAway: [FinishedTransfer] = []
+    /// The transfers the attached app process made and that have not finished.
+    var transfersOfTheAttachedApp: Set<String> = []
     /// The time given with the event being handled.
     var currentTime: Int64 = 0
 
@@ -186,6 +204,7 @@ public final class LinkSession {
         fileDirectory = configuration.fileDirectory
         self.receivedSequence = receivedSequence
         background = BackgroundTaskState(policy: configuration.launchPolicy)
+        weather = WeatherState(model: configuration.weather)
         switch configuration.role {
         case .phone: flags = [.isPaired, .isWatchAppInstalled]
         case .watch: flags = [.isCompanionAppInstalled]
@@ -197,14 +216,16 @@ public final class LinkSession {
 
     public var role: Role { configuration.role }
 
-    /// This side's state as the peer learns it from STATE frames.
+    /// This side's state as the peer learns it from STATE frames. The watch sends its app's
+    /// state as reachability sees it: foreground while it can converse (in the foreground, or in
+    /// a workout), background otherwise.
     public var localState: SessionState {
-        SessionState(activationState: activationState, appState: appState, flags: flags)
+        SessionState(activationState: activationState, appState: role == .watch ? conversingAppState : appState, flags: flags)
     }
 
     public func status() -> SessionStatus {
         var status = SessionStatus(
-            role: role, activationState: activationState, isReachable: isReachable,
+            role: role, activationState: activationState, isReachable: weather.reported,
             appState: appState, flags: flags, linkConnected: isLinkUp, peerState: peerState,
             hasContentPending: !undelivered.isEmpty, pendingMessages: pendingSends.count,
             awaitingManualReplies: awaitingReplies.count,
@@ -329,6 +350,10 @@ public final class LinkSession {
             backgroundTasksExpiring()
         case .scheduledTask(let kind):
             scheduledTaskFired(kind)
+        case .weatherReport:
+            weatherReportDue()
+        case .weatherSpell:
+            weatherSpellDue()
         case .delayedReply(let replyId):
             guard let awaiting = awaitingReplies[replyId], let payload = awaiting.scheduled else { break }
             forgetAwaitingReply(replyId)
@@ -349,6 +374,8 @@ public final class LinkSession {
         case .setAppState(let state):
             changeAppState(to: state)
             actions.append(.respond(token, .success(.appState(state))))
+        case .setWorkout(let running):
+            setWorkout(running, token: token)
         case .setDeviceFlags(let changes):
             setDeviceFlags(changes, token: token)
         case .sendMessage(let payload, let wantsReply, let timeout):

@@ -14,10 +14,23 @@ public struct PairedWatches: Hashable, Sendable {
         public var deviceId: String
         /// `""` for the phone's state directory itself, else `watches/<name>`.
         public var directory: String
+        /// How many times the watch app was uninstalled for this watch, or the watch unpaired:
+        /// each time the app's directory for it (`watchDirectoryURL`) is a new one, and the
+        /// old one is deleted at the app's next launch.
+        public var appDirectoryGeneration: Int
 
-        public init(deviceId: String, directory: String) {
+        public init(deviceId: String, directory: String, appDirectoryGeneration: Int = 0) {
             self.deviceId = deviceId
             self.directory = directory
+            self.appDirectoryGeneration = appDirectoryGeneration
+        }
+
+        /// The name of the app's directory for this watch (`watchDirectoryURL`, below
+        /// `HOME/phone-app/Watches`): the watch's directory name, and `+<generation>` after
+        /// the first (`+` is in no watch's name).
+        public var appDirectoryName: String {
+            let name = PairedWatches.directoryName(for: deviceId)
+            return appDirectoryGeneration == 0 ? name : name + "+\(appDirectoryGeneration)"
         }
     }
 
@@ -84,6 +97,15 @@ public struct PairedWatches: Hashable, Sendable {
         return .success(.switched(from: previous))
     }
 
+    // MARK: - The app's directories
+
+    /// The watch app was uninstalled for `deviceId` (or the watch unpaired): the app's
+    /// directory for it is a new one from now on. Nothing for a watch that is not paired.
+    public mutating func renewAppDirectory(of deviceId: String) {
+        guard let index = watches.firstIndex(where: { $0.deviceId == deviceId }) else { return }
+        watches[index].appDirectoryGeneration += 1
+    }
+
     // MARK: - Directories
 
     /// A directory for a newly paired watch: its device id when that is a plain file name,
@@ -129,7 +151,12 @@ public struct PairedWatches: Hashable, Sendable {
         var file: JSONObject = [:]
         if let activeDeviceId { file["activeWatch"] = .string(activeDeviceId) }
         file["version"] = 1
-        file["watches"] = .array(watches.map { .object(["deviceId": .string($0.deviceId), "directory": .string($0.directory)]) })
+        file["watches"] = .array(
+            watches.map { watch in
+                var entry: JSONObject = ["deviceId": .string(watch.deviceId), "directory": .string(watch.directory)]
+                if watch.appDirectoryGeneration > 0 { entry["appDirectoryGeneration"] = .int(Int64(watch.appDirectoryGeneration)) }
+                return .object(entry)
+            })
         return Array(JSON.prettyPrinted(.object(file)).utf8) + [UInt8(ascii: "\n")]
     }
 
@@ -156,7 +183,14 @@ public struct PairedWatches: Hashable, Sendable {
             guard let deviceId = entry["deviceId"]?.stringValue, let directory = entry["directory"]?.stringValue else {
                 throw bad("watch \(index) needs the strings \"deviceId\" and \"directory\"")
             }
-            listed.append(Watch(deviceId: deviceId, directory: directory))
+            var generation = 0
+            if let value = entry["appDirectoryGeneration"] {
+                guard let number = value.intValue, number >= 0, number <= Int64(Int32.max) else {
+                    throw bad("the \"appDirectoryGeneration\" of watch \(index) is not a count")
+                }
+                generation = Int(number)
+            }
+            listed.append(Watch(deviceId: deviceId, directory: directory, appDirectoryGeneration: generation))
         }
         guard version == 1 else { throw bad("version \(version) is not 1") }
         var paired = PairedWatches()

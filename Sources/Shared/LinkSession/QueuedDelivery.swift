@@ -102,6 +102,7 @@ extension LinkSession {
             queue(channel).mayHaveSentUpTo = cursor(channel).lastAssigned
         }
         undelivered = state.undelivered.sorted { $0.seq < $1.seq }
+        finishedWhileAway = state.finished.sorted { $0.seq < $1.seq }
         durableContexts = (state.applicationContext, state.receivedApplicationContext)
         complicationBudget = (state.complicationDay, state.complicationTransfersUsed)
         reservedSeq = state.reservedSeq
@@ -195,10 +196,11 @@ extension LinkSession {
             complicationBudget.used += 1
             actions.append(.persist(.setComplicationBudget(day: today, used: complicationBudget.used)))
             let previous = retagOlderComplicationItems()
-            item = enqueueAhead(.userInfo, after: previous, payload: payload, flags: .currentComplication)
+            item = enqueueAhead(.userInfo, after: previous, payload: payload, flags: acceptedItemFlags.union(.currentComplication))
         } else {
-            item = enqueue(.userInfo, payload: payload, flags: [])
+            item = enqueue(.userInfo, payload: payload, flags: acceptedItemFlags)
         }
+        noteAccepted(item)
         if complication { remaining = remainingComplicationTransfers() }
         actions.append(.respond(token, .success(.transfer(transferId: item.transferId, remainingComplicationTransfers: remaining))))
         pump(.userInfo)
@@ -291,7 +293,7 @@ extension LinkSession {
     func pump(_ channel: QueueChannel) {
         if channel == .file { return pumpFiles() }
         let queue = queue(channel)
-        guard isLinkUp, queue.isResumed, isWithActiveWatch else { return }
+        guard isLinkUp, queue.isResumed, queuedItemsMayGo else { return }
         var next = queue.inFlightCount()
         while next < queue.count, next < configuration.maximumItemsInFlight {
             let item = queue[next]
@@ -299,11 +301,30 @@ extension LinkSession {
                 .send(
                     .item(
                         channel: channel.rawValue, seq: item.seq,
-                        flags: item.flags.subtracting(.system).rawValue, payload: item.payload)))
+                        flags: item.flags.subtracting(.localOnly).rawValue, payload: item.payload)))
             queue.sentUpTo = item.seq
             if item.seq > queue.mayHaveSentUpTo { queue.mayHaveSentUpTo = item.seq }
             next += 1
         }
+    }
+
+    /// Whether queued items go out: to the active watch only, and while the pair is usable.
+    /// What was queued for a watch app that was uninstalled since (or a watch that was
+    /// unpaired, or a companion app that was removed) waits, outstanding and cancellable, until
+    /// it is usable again: Apple documents no outcome for it, and a transfer once accepted is
+    /// "guaranteed" (docs/app-side.md, "What differs from a device").
+    var queuedItemsMayGo: Bool {
+        guard isWithActiveWatch else { return false }
+        switch role {
+        case .phone: return flags.contains(.isPaired) && flags.contains(.isWatchAppInstalled)
+        case .watch: return flags.contains(.isCompanionAppInstalled)
+        }
+    }
+
+    /// The pair became usable again: what waited goes out.
+    func resumeQueuedItems(ifHeldBefore wasAllowed: Bool) {
+        guard !wasAllowed, queuedItemsMayGo else { return }
+        for channel in QueueChannel.allCases { pump(channel) }
     }
 
     func cancelTransfer(_ transferId: String, token: RequestToken) {
@@ -326,7 +347,7 @@ extension LinkSession {
     func timeOutTransfer(_ transferId: String, token: RequestToken) {
         let error = SessionError.wc(.transferTimedOut, "the transfer timed out before it completed (transfer.timeOut)")
         if let item = removeUnsentUserInfo(transferId) {
-            actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: error)))
+            transferFinished(item, error: error)
             actions.append(.respond(token, .success(.timedOut(true))))
         } else {
             actions.append(.respond(token, .success(.timedOut(failUnsentFile(transferId, error: error)))))
@@ -372,7 +393,7 @@ extension LinkSession {
             let finished = queue.removeAcknowledged(upTo: seq)
             if channel == .userInfo {
                 for item in finished {
-                    actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: nil)))
+                    transferFinished(item, error: nil)
                 }
             }
             actions.append(.persist(.acknowledge(channel, upTo: seq)))
@@ -430,7 +451,7 @@ extension LinkSession {
         if channel == .file { return fileRefused(item, error: error) }
         queue(channel).removeAll { $0.seq == seq }
         actions.append(.persist(.removeOutbound(channel, seq: seq)))
-        actions.append(.notify(.userInfoDidFinish(transferId: item.transferId, error: error)))
+        transferFinished(item, error: error)
         pump(channel)
     }
 
@@ -453,7 +474,7 @@ extension LinkSession {
         switch channel {
         case .userInfo:
             var flags = flags
-            flags.remove(.system)
+            flags.subtract(.localOnly)
             if frameworksRunInTheDaemon, let isSystem = configuration.isSystemUserInfo, isSystem(payload) { flags.insert(.system) }
             let item = InboxItem(
                 seq: allocateReceivedSeq(), channel: channel, channelSeq: seq, payload: payload,
@@ -486,8 +507,8 @@ extension LinkSession {
     /// delivering the previous watch's data) and it runs, in order (WatchConnectivity
     /// delivers them at launch). An attached app gets them to acknowledge (AppAttachment.swift).
     func deliverPending() {
-        guard !undelivered.isEmpty else { return }
-        wakeForBackgroundData()
+        guard !undelivered.isEmpty || (attachedApp != nil && !finishedWhileAway.isEmpty) else { return }
+        if !undelivered.isEmpty { wakeForBackgroundData() }
         // A suspended app runs no code and receives nothing until it is woken.
         guard activationState != .notActivated, appState != .notRunning, !background.isSuspended else { return }
         if attachedApp != nil { return handPendingToApp() }

@@ -133,6 +133,8 @@ public enum DeviceFlagName: String, Sendable, CaseIterable {
 public enum SessionCommand: Sendable {
     case activate
     case setAppState(AppState)
+    /// Watch: a workout session starts (`HKWorkoutSession.startActivity`) or ends.
+    case setWorkout(Bool)
     case setDeviceFlags([DeviceFlagName: Bool])
     case sendMessage(MessagePayload, wantsReply: Bool, timeoutMilliseconds: Int64?)
     case reply(replyId: UInt64, payload: MessagePayload)
@@ -256,11 +258,14 @@ public enum SessionNotification: Hashable, Sendable {
     /// report it; frameworks on this side react (PowerAuth resets its time synchronisation
     /// when the app enters the foreground).
     case appStateDidChange(AppState)
+    /// Watch: a workout session started or ended.
+    case workoutStateDidChange(Bool)
     case messageReceived(ReceivedItem)
     /// A queued userInfo reached the app (`didReceiveUserInfo`); the encoded dictionary.
     case userInfoReceived(seq: UInt64, userInfo: [UInt8], isCurrentComplicationInfo: Bool)
-    /// The other side committed a transfer (`didFinish userInfoTransfer`).
-    case userInfoDidFinish(transferId: String, error: SessionError?)
+    /// The other side committed a transfer (`didFinish userInfoTransfer`), or it failed;
+    /// `earlier` when the app process did not make it (FinishedTransfers.swift).
+    case userInfoDidFinish(transferId: String, error: SessionError?, earlier: EarlierTransfer? = nil)
     /// A message for a framework on this side (see `Configuration.isSystemMessage`); answer
     /// it with `.reply(replyId:payload:)` when `replyId` is set.
     case systemMessageReceived(replyId: UInt64?, content: MessageContent)
@@ -272,6 +277,8 @@ public enum SessionNotification: Hashable, Sendable {
     case file(FileNotification)
     /// Watch: the app's background life (tasks, suspension, wakes).
     case backgroundTask(BackgroundTaskNotification)
+    /// What the device weather did (spells, lagged and missed reports of reachability).
+    case weather(WeatherNotification)
 }
 
 extension SessionNotification {
@@ -283,6 +290,27 @@ extension SessionNotification {
         default: return false
         }
     }
+}
+
+/// A transfer of the app's that the attached app process did not make (it was made in an
+/// earlier launch), as its `didFinish` tells it: what the app needs to make the transfer object.
+public struct EarlierTransfer: Hashable, Sendable {
+    public struct File: Hashable, Sendable {
+        /// The outbox copy the transfer sent (removed once it finished).
+        public var path: String
+        /// The file's name as the app gave it.
+        public var name: String
+        public var totalBytes: UInt64
+    }
+
+    /// userInfo: the encoded dictionary; file: the encoded metadata (empty for none).
+    public var payload: [UInt8]
+    public var isCurrentComplicationInfo: Bool
+    /// Set for a file transfer.
+    public var file: File?
+    /// Set when it finished while the app was not running: the app acknowledges it
+    /// (`app.acknowledge`) once its delegate returned.
+    public var seq: UInt64?
 }
 
 /// Timers the session arms; the runtime calls back with the same value.
@@ -303,6 +331,10 @@ public enum SessionTimer: Hashable, Sendable {
     case backgroundTasksExpiring
     /// Watch: a scheduled background task comes due.
     case scheduledTask(BackgroundTaskKind)
+    /// The weather: the app is told of a change of reachability.
+    case weatherReport
+    /// The weather (watch): a wrist-down or screen-off spell begins or ends.
+    case weatherSpell
 }
 
 /// The effects the runtime performs for the session.

@@ -56,10 +56,12 @@ extension LinkSession {
         launch.isInstalled = other.launch.isInstalled
         if attachedApp != other.attachedApp { setAttachedApp(other.attachedApp) }
         if appState != other.appState || flags != other.flags {
+            let mayGoBefore = queuedItemsMayGo
             appState = other.appState
             flags = other.flags
             stateChanged()
             deliverPending()
+            resumeQueuedItems(ifHeldBefore: mayGoBefore)
         }
         return drain()
     }

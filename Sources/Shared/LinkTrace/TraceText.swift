@@ -144,6 +144,16 @@ public enum TraceText {
             return
                 "paired \(flag(entry, "isPaired")), app installed \(flag(entry, "isWatchAppInstalled")), complication \(flag(entry, "isComplicationEnabled"))"
         case "session.companionAppInstalledDidChange": return "companion app installed \(flag(entry, "isCompanionAppInstalled"))"
+        case "workout.stateDidChange": return entry["running"]?.boolValue == true ? "workout started" : "workout ended"
+        case "weather.reportDelayed":
+            let value = entry["isReachable"]?.boolValue == true ? "reachable" : "not reachable"
+            return "weather: \(value), told in \(entry.int("lagMilliseconds") ?? 0) ms (seed \(entry.int("seed") ?? 0))"
+        case "weather.reportMissed":
+            let value = entry["isReachable"]?.boolValue == true ? "reachable" : "not reachable"
+            return "weather: \(value), never told (seed \(entry.int("seed") ?? 0))"
+        case "weather.spellBegan":
+            return "weather: \(entry.string("spell") ?? "spell") for \(entry.int("durationMilliseconds") ?? 0) ms (seed \(entry.int("seed") ?? 0))"
+        case "weather.spellEnded": return "weather: \(entry.string("spell") ?? "spell") over"
         default: return name
         }
     }
