@@ -16,7 +16,7 @@ func runLoop(
     file: StaticString = #filePath, line: UInt = #line
 ) throws {
     var timedOut = false
-    let guardTimer = loop.schedule(afterMilliseconds: limitMs) {
+    let guardTimer = loop.schedule(afterMilliseconds: limitMs, on: .realTime) {
         timedOut = true
         loop.stop()
     }

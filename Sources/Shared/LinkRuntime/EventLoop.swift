@@ -51,7 +51,13 @@ public final class EventLoop {
     private var dispatchEpoch: UInt64 = 0
     /// The `normal` events of the current turn, dispatched after the `interactive` ones.
     private var normalEvents: [(fd: Int32, events: PollEvents)] = []
+    /// The timers the loop's wait waits for: all of them under the system clock; under a
+    /// manual clock the real-time ones only.
     private var timers = TimerHeap()
+    /// Under a manual clock: the device timers, by device deadline, fired only when the clock
+    /// moves (their sequence numbers come from `timers`, so an id stays valid when a timer
+    /// moves between the two).
+    private var deviceTimers = TimerHeap()
     private var tasks: [() -> Void] = []
     private var runningTasks: [() -> Void] = []
     /// The hooks of ``afterTurn(_:)`` in the order they were added, each holding a reference
@@ -113,25 +119,142 @@ public final class EventLoop {
 
     // MARK: Clock
 
-    /// `CLOCK_MONOTONIC`, in nanoseconds.
+    /// The device's clock: the system's (the default), or a manual one that moves only when
+    /// told (``useManualClock(_:)``, ``advanceClock(toMilliseconds:)``). Device time
+    /// (``nowMilliseconds``, ``turnMilliseconds``, ``wallMilliseconds``) and the timers of
+    /// ``schedule(afterMilliseconds:_:)`` follow it; ``nowNanoseconds``, ``realMilliseconds``
+    /// and timers on ``TimeBase/realTime`` do not.
+    public private(set) var clock = DeviceClock.system
+
+    /// `CLOCK_MONOTONIC`, in nanoseconds: real time, whatever the device's clock says (for
+    /// measuring, and for what ``TimeBase/realTime`` timers wait on).
     public var nowNanoseconds: UInt64 {
         Syscall.monotonicNanoseconds()
     }
 
-    /// `CLOCK_MONOTONIC`, in milliseconds.
-    public var nowMilliseconds: Int64 {
+    /// `CLOCK_MONOTONIC`, in milliseconds: real time, as ``nowNanoseconds``.
+    public var realMilliseconds: Int64 {
         Int64(nowNanoseconds / 1_000_000)
+    }
+
+    /// The device's monotonic time, in milliseconds: `CLOCK_MONOTONIC` under the system clock.
+    public var nowMilliseconds: Int64 {
+        Int64(clock.monotonicNanoseconds / 1_000_000)
     }
 
     private var turnTime: Int64?
 
-    /// `CLOCK_MONOTONIC` in milliseconds, read once per loop turn: cheap enough to pass to
-    /// every event handler of the turn.
+    /// The device's monotonic time in milliseconds, read once per loop turn (and again after
+    /// the manual clock moved): cheap enough to pass to every event handler of the turn.
     public var turnMilliseconds: Int64 {
         if let turnTime { return turnTime }
         let now = nowMilliseconds
         turnTime = now
         return now
+    }
+
+    /// The device's wall-clock time, in milliseconds since 1970: `CLOCK_REALTIME` under the
+    /// system clock.
+    public var wallMilliseconds: Int64 { clock.wallMilliseconds }
+
+    /// The device's wall-clock time, in microseconds since 1970.
+    public var wallMicroseconds: Int64 { clock.wallMicroseconds }
+
+    /// Puts the loop on `clock`, a manual clock (``DeviceClock/manual(monotonicNanoseconds:wallNanoseconds:)``),
+    /// or sets the manual clock it is on to `clock`'s readings; its monotonic time never goes
+    /// back (a reading behind the loop's keeps the loop's). Device timers keep the time they
+    /// had left: from then on they fire only when the clock is moved
+    /// (``advanceClock(toMilliseconds:)``) or when they are due at the clock's time (no delay),
+    /// and the loop's wait never waits for them.
+    public func useManualClock(_ manual: DeviceClock) {
+        precondition(manual.isManual, "useManualClock takes a manual clock")
+        if clock.isManual {
+            let wall = manual.wallNanoseconds
+            clock.move(toMonotonicNanoseconds: manual.monotonicNanoseconds)
+            clock.setWall(nanoseconds: wall)
+            turnTime = nil
+            return
+        }
+        let realNow = nowNanoseconds
+        clock = manual
+        turnTime = nil
+        let deviceNow = clock.monotonicNanoseconds
+        for timer in timers.removeAll(where: { $0 & TimerHeap.flag == 0 }) {
+            let left = timer.deadline > realNow ? timer.deadline - realNow : 0
+            deviceTimers.insert(deadline: Self.adding(left, to: deviceNow), sequence: timer.sequence, timer.body)
+        }
+    }
+
+    /// Puts the loop back on the system's clocks: device timers keep the time they had left.
+    public func useSystemClock() {
+        guard clock.isManual else { return }
+        let deviceNow = clock.monotonicNanoseconds
+        clock = .system
+        turnTime = nil
+        let realNow = nowNanoseconds
+        for timer in deviceTimers.removeAll(where: { _ in true }) {
+            let left = timer.deadline > deviceNow ? timer.deadline - deviceNow : 0
+            timers.insert(deadline: Self.adding(left, to: realNow), sequence: timer.sequence, timer.body)
+        }
+    }
+
+    /// Manual clock: sets the wall clock to `milliseconds` since 1970; monotonic time and the
+    /// timers stay where they are (as setting a device's date leaves its timers).
+    public func setWallClock(milliseconds: Int64) {
+        clock.setWall(nanoseconds: milliseconds.multipliedReportingOverflow(by: 1_000_000).partialValue)
+    }
+
+    /// Manual clock: the deadline of the nearest device timer, in device milliseconds
+    /// (rounded up: the clock reaches it there); nil when none waits, or under the system clock.
+    public var nextDeviceTimerMilliseconds: Int64? {
+        guard clock.isManual, let deadline = deviceTimers.nearestDeadline() else { return nil }
+        return Int64(clamping: deadline / 1_000_000 + (deadline % 1_000_000 == 0 ? 0 : 1))
+    }
+
+    /// Manual clock: moves the clock to `milliseconds` (device time; never back) and fires
+    /// every device timer due by then in the order of their deadlines, each with the clock at
+    /// its own deadline, timers that they schedule within the span included.
+    public func advanceClock(toMilliseconds milliseconds: Int64) {
+        precondition(clock.isManual, "only a manual clock is advanced")
+        let target = UInt64(max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        let end = target.overflow ? UInt64.max / 2 : target.partialValue
+        while let deadline = deviceTimers.nearestDeadline(), deadline <= end {
+            moveClock(toNanoseconds: deadline)
+            runDueDeviceTimers()
+        }
+        moveClock(toNanoseconds: end)
+    }
+
+    /// Manual clock: moves the clock to `milliseconds` (device time; never back) without
+    /// firing anything; ``runDueDeviceTimers()`` fires what is due then.
+    public func moveClock(toMilliseconds milliseconds: Int64) {
+        let target = UInt64(max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        moveClock(toNanoseconds: target.overflow ? UInt64.max / 2 : target.partialValue)
+    }
+
+    private func moveClock(toNanoseconds nanoseconds: UInt64) {
+        clock.move(toMonotonicNanoseconds: nanoseconds)
+        turnTime = nil
+    }
+
+    /// Manual clock: fires the device timers due now, in the order of their deadlines (those
+    /// they schedule wait for the next call). Returns how many fired.
+    @discardableResult
+    public func runDueDeviceTimers() -> Int {
+        guard clock.isManual else { return 0 }
+        let now = clock.monotonicNanoseconds
+        let limit = timers.nextSequence
+        var fired = 0
+        while let body = deviceTimers.popExpired(now: now, sequenceLimit: limit) {
+            body()
+            fired += 1
+        }
+        return fired
+    }
+
+    private static func adding(_ nanoseconds: UInt64, to base: UInt64) -> UInt64 {
+        let sum = base.addingReportingOverflow(nanoseconds)
+        return sum.overflow ? .max : sum.partialValue
     }
 
     // MARK: Descriptors
@@ -222,28 +345,57 @@ public final class EventLoop {
 
     // MARK: Timers
 
-    /// Calls `body` on the loop's thread once `milliseconds` have passed (at the earliest in the
-    /// next turn, even for 0). Timers with the same deadline fire in the order scheduled.
+    /// Which time a timer waits on.
+    public enum TimeBase: Sendable {
+        /// The device's clock (``clock``): under a manual clock the timer fires only when the
+        /// clock is moved past its deadline. For what the emulated devices do in time.
+        case device
+        /// `CLOCK_MONOTONIC`, whatever the device's clock: for the plumbing that must go on
+        /// while a manual clock stands still (reconnecting, the emulated link's latency).
+        case realTime
+    }
+
+    /// Calls `body` on the loop's thread once `milliseconds` of device time have passed (at
+    /// the earliest in the next turn, even for 0). Timers with the same deadline fire in the
+    /// order scheduled.
     @discardableResult
     public func schedule(afterMilliseconds milliseconds: Int64, _ body: @escaping () -> Void) -> TimerID {
         let delay = UInt64(max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000)
         return schedule(afterNanoseconds: delay.overflow ? UInt64.max / 2 : delay.partialValue, body)
     }
 
-    /// Calls `body` on the loop's thread once `nanoseconds` have passed.
+    /// Calls `body` on the loop's thread once `milliseconds` of `base`'s time have passed.
+    @discardableResult
+    public func schedule(afterMilliseconds milliseconds: Int64, on base: TimeBase, _ body: @escaping () -> Void) -> TimerID {
+        guard base == .realTime else { return schedule(afterMilliseconds: milliseconds, body) }
+        let delay = UInt64(max(0, milliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        let deadline = nowNanoseconds.addingReportingOverflow(delay.overflow ? UInt64.max / 2 : delay.partialValue)
+        let sequence = timers.reserveSequence(flags: TimerHeap.flag)
+        timers.insert(deadline: deadline.overflow ? .max : deadline.partialValue, sequence: sequence, body)
+        return TimerID(sequence: sequence)
+    }
+
+    /// Calls `body` on the loop's thread once `nanoseconds` of device time have passed.
     @discardableResult
     public func schedule(afterNanoseconds nanoseconds: UInt64, _ body: @escaping () -> Void) -> TimerID {
+        if clock.isManual {
+            let sequence = timers.reserveSequence()
+            deviceTimers.insert(deadline: Self.adding(nanoseconds, to: clock.monotonicNanoseconds), sequence: sequence, body)
+            return TimerID(sequence: sequence)
+        }
         let deadline = nowNanoseconds.addingReportingOverflow(nanoseconds)
         return TimerID(sequence: timers.schedule(deadline: deadline.overflow ? .max : deadline.partialValue, body))
     }
 
     /// Cancels a timer that has not fired yet; does nothing otherwise.
     public func cancel(_ timer: TimerID) {
-        timers.cancel(timer.sequence)
+        if !timers.cancel(timer.sequence), clock.isManual {
+            deviceTimers.cancel(timer.sequence)
+        }
     }
 
     /// The number of timers that are neither fired nor cancelled.
-    public var pendingTimerCount: Int { timers.count }
+    public var pendingTimerCount: Int { timers.count + deviceTimers.count }
 
     // MARK: Signals
 
@@ -343,7 +495,7 @@ public final class EventLoop {
     }
 
     private func pollTimeout() -> Int32 {
-        if stopRequested || !tasks.isEmpty { return 0 }
+        if stopRequested || !tasks.isEmpty || deviceTimerIsDue { return 0 }
         guard let deadline = timers.nearestDeadline() else { return -1 }
         if timerDescriptorIsSet(by: deadline) { return -1 }
         let now = nowNanoseconds
@@ -398,7 +550,15 @@ public final class EventLoop {
     }
     #endif
 
+    /// Manual clock: a device timer is due at the clock's time (scheduled with no delay, or
+    /// reached by a move): it fires in the next turn, as under the system clock.
+    private var deviceTimerIsDue: Bool {
+        guard clock.isManual, let deadline = deviceTimers.nearestDeadline() else { return false }
+        return deadline <= clock.monotonicNanoseconds
+    }
+
     private func runExpiredTimers() {
+        if clock.isManual { runDueDeviceTimers() }
         guard let nearest = timers.nearestDeadline(), !timerDescriptorIsSet(by: nearest) else { return }
         let now = nowNanoseconds
         let limit = timers.nextSequence

@@ -23,6 +23,10 @@ struct TimerHeap {
     /// The sequence number the next scheduled timer gets; sequence numbers only grow.
     private(set) var nextSequence: UInt64 = 1
 
+    /// A bit of a timer's sequence number that its owner may set (``reserveSequence(flags:)``):
+    /// the loop marks its real-time timers with it. Sequence order ignores it.
+    static let flag: UInt64 = 1 << 62
+
     /// The number of timers scheduled and neither fired nor cancelled.
     var count: Int { bodies.count }
 
@@ -35,6 +39,36 @@ struct TimerHeap {
         entries.append(Entry(deadline: deadline, sequence: sequence))
         siftUp(entries.count - 1)
         return sequence
+    }
+
+    /// A sequence number for ``insert(deadline:sequence:_:)``, here or in another heap: the
+    /// heaps of one loop share this one's numbers, so that a timer keeps its number when it
+    /// moves between them.
+    mutating func reserveSequence(flags: UInt64 = 0) -> UInt64 {
+        let sequence = nextSequence
+        nextSequence += 1
+        return sequence | flags
+    }
+
+    /// Adds a timer with a number from ``reserveSequence(flags:)`` (of this heap or another).
+    mutating func insert(deadline: UInt64, sequence: UInt64, _ body: @escaping () -> Void) {
+        bodies[sequence] = body
+        entries.append(Entry(deadline: deadline, sequence: sequence))
+        siftUp(entries.count - 1)
+    }
+
+    /// Removes the live timers whose sequence numbers `predicate` picks and returns them in
+    /// deadline order: to move them to another heap.
+    mutating func removeAll(where predicate: (UInt64) -> Bool) -> [(deadline: UInt64, sequence: UInt64, body: () -> Void)] {
+        var taken: [(deadline: UInt64, sequence: UInt64, body: () -> Void)] = []
+        for entry in entries where predicate(entry.sequence) {
+            guard let body = bodies.removeValue(forKey: entry.sequence) else { continue }
+            taken.append((entry.deadline, entry.sequence, body))
+        }
+        guard !taken.isEmpty else { return [] }
+        compact()
+        taken.sort { $0.deadline < $1.deadline || ($0.deadline == $1.deadline && $0.sequence < $1.sequence) }
+        return taken
     }
 
     /// Cancels a pending timer; returns `false` if it already fired or was cancelled.
@@ -58,7 +92,7 @@ struct TimerHeap {
     /// it was scheduled before `sequenceLimit`.
     mutating func popExpired(now: UInt64, sequenceLimit: UInt64) -> (() -> Void)? {
         dropCancelledAtTop()
-        guard let top = entries.first, top.deadline <= now, top.sequence < sequenceLimit else {
+        guard let top = entries.first, top.deadline <= now, top.sequence & ~Self.flag < sequenceLimit else {
             return nil
         }
         _ = popTop()
