@@ -43,6 +43,14 @@ public enum Frame: Sendable, Hashable {
     /// The receiver refuses item `seq` of `channel` for good, with a WCError `code` (7015 when
     /// it has no room): the sender drops the item and reports the error (type 0x45).
     case itemError(channel: UInt8, seq: UInt64, code: UInt16, description: String)
+    /// The phone's device clock, for its watch to follow (protocol version 2; type 0x50): round
+    /// `round` of the phone's clock, which is ``ClockSetting/isManual`` or the system's, reads
+    /// `monotonicMilliseconds` (device time) and `wallMilliseconds` (since 1970).
+    case clockSet(ClockSetting)
+    /// The watch follows the clock of round `round` and has handled everything that arrived
+    /// before it; its nearest device timer is due `nextTimerInMilliseconds` after that clock's
+    /// time, nil when none waits (type 0x51).
+    case clockAck(round: UInt64, nextTimerInMilliseconds: UInt64?)
 
     /// The type byte of this frame.
     public var type: FrameType {
@@ -64,6 +72,8 @@ public enum Frame: Sendable, Hashable {
         case .fileChunkAck: return .fileChunkAck
         case .fileCancel: return .fileCancel
         case .itemError: return .itemError
+        case .clockSet: return .clockSet
+        case .clockAck: return .clockAck
         }
     }
 }

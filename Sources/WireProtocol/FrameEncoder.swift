@@ -22,7 +22,7 @@ public struct FrameEncoder: Sendable {
         case .item(_, _, _, let body): payload = body
         case .fileChunk(_, _, let data): payload = data
         case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
-            .fileCancel, .itemError:
+            .fileCancel, .itemError, .clockSet, .clockAck:
             encode(frame, into: &buffer, includingPayload: true)
             return nil
         }
@@ -106,6 +106,15 @@ public struct FrameEncoder: Sendable {
             buffer.appendBigEndian(seq)
             buffer.appendBigEndian(code)
             appendString(description, maximum: Int(UInt16.max), to: &buffer)
+        case .clockSet(let setting):
+            buffer.appendBigEndian(setting.round)
+            buffer.append(setting.isManual ? ClockFrameFlags.manual : 0)
+            buffer.appendBigEndian(setting.monotonicMilliseconds)
+            buffer.appendBigEndian(setting.wallMilliseconds)
+        case .clockAck(let round, let next):
+            buffer.appendBigEndian(round)
+            buffer.append(next == nil ? 0 : ClockFrameFlags.hasTimer)
+            buffer.appendBigEndian(next ?? 0)
         }
     }
 
@@ -152,6 +161,10 @@ public struct FrameEncoder: Sendable {
             return 8
         case .itemError(_, _, _, let description):
             return 1 + 8 + 2 + 2 + utf8PrefixLength(of: description, maximum: Int(UInt16.max))
+        case .clockSet:
+            return 8 + 1 + 8 + 8
+        case .clockAck:
+            return 8 + 1 + 8
         }
     }
 
@@ -180,6 +193,12 @@ public struct FrameEncoder: Sendable {
 enum MessageFlags {
     static let wantsReply: UInt8 = 1 << 0
     static let isData: UInt8 = 1 << 1
+}
+
+/// The bits of the flags byte of CLOCK_SET (`manual`) and CLOCK_ACK (`hasTimer`) frames.
+enum ClockFrameFlags {
+    static let manual: UInt8 = 1 << 0
+    static let hasTimer: UInt8 = 1 << 0
 }
 
 /// The bits of the flags byte of ITEM frames.

@@ -19,7 +19,7 @@ enum FrameParser {
         case .item: return 1 + 8 + 1  // channel, seq, flags
         case .fileChunk: return 8 + 8  // seq, offset
         case .hello, .auth, .ready, .state, .messageError, .messageAck, .ping, .pong, .goAway, .ack, .fileChunkAck,
-            .fileCancel, .itemError, nil:
+            .fileCancel, .itemError, .clockSet, .clockAck, nil:
             return nil
         }
     }
@@ -159,6 +159,42 @@ enum FrameParser {
             let description = try reader.readString(field: "description")
             try reader.expectEnd(after: "description")
             frame = .itemError(channel: channel, seq: seq, code: code, description: description)
+        case .clockSet:
+            let round = try reader.readInteger(UInt64.self, field: "round")
+            let flags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = flags & ~ClockFrameFlags.manual
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            let monotonic = try reader.readInteger(UInt64.self, field: "monotonicMs")
+            guard monotonic <= UInt64(Int64.max) else {
+                throw reader.malformed("monotonicMs is \(monotonic), above \(Int64.max)")
+            }
+            let wall = try reader.readInteger(UInt64.self, field: "wallMs")
+            guard wall <= ClockSetting.maximumWallMilliseconds else {
+                throw reader.malformed("wallMs is \(wall), after 9999-12-31T23:59:59.999Z (\(ClockSetting.maximumWallMilliseconds))")
+            }
+            try reader.expectEnd(after: "wallMs")
+            frame = .clockSet(
+                ClockSetting(
+                    round: round, isManual: flags & ClockFrameFlags.manual != 0, monotonicMilliseconds: monotonic,
+                    wallMilliseconds: wall))
+        case .clockAck:
+            let round = try reader.readInteger(UInt64.self, field: "round")
+            let flags = try reader.readInteger(UInt8.self, field: "flags")
+            let unknownFlags = flags & ~ClockFrameFlags.hasTimer
+            guard unknownFlags == 0 else {
+                throw reader.malformed("flags has unknown bits 0x\(hexByte(unknownFlags))")
+            }
+            let next = try reader.readInteger(UInt64.self, field: "nextTimerInMs")
+            guard next <= UInt64(Int64.max) else {
+                throw reader.malformed("nextTimerInMs is \(next), above \(Int64.max)")
+            }
+            guard flags & ClockFrameFlags.hasTimer != 0 || next == 0 else {
+                throw reader.malformed("nextTimerInMs is \(next) without the hasTimer flag (must be 0)")
+            }
+            try reader.expectEnd(after: "nextTimerInMs")
+            frame = .clockAck(round: round, nextTimerInMilliseconds: flags & ClockFrameFlags.hasTimer != 0 ? next : nil)
         }
         return frame
     }

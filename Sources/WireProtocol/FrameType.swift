@@ -17,6 +17,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
     case fileChunkAck = 0x43
     case fileCancel = 0x44
     case itemError = 0x45
+    case clockSet = 0x50
+    case clockAck = 0x51
 
     /// The protocol name of the type, e.g. `"MESSAGE_ERROR"`.
     public var name: String {
@@ -38,6 +40,8 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         case .fileChunkAck: return "FILE_CHUNK_ACK"
         case .fileCancel: return "FILE_CANCEL"
         case .itemError: return "ITEM_ERROR"
+        case .clockSet: return "CLOCK_SET"
+        case .clockAck: return "CLOCK_ACK"
         }
     }
 
@@ -47,7 +51,7 @@ public enum FrameType: UInt8, Sendable, Hashable, CaseIterable {
         switch self {
         case .hello, .auth, .ready, .goAway: return true
         case .state, .message, .reply, .messageError, .messageAck, .ping, .pong, .item, .ack,
-            .fileChunk, .fileChunkAck, .fileCancel, .itemError:
+            .fileChunk, .fileChunkAck, .fileCancel, .itemError, .clockSet, .clockAck:
             return false
         }
     }

@@ -5,7 +5,10 @@ public enum LinkProtocol {
     /// The oldest protocol version this build speaks.
     public static let minVersion: UInt16 = 1
     /// The newest protocol version this build speaks.
-    public static let maxVersion: UInt16 = 1
+    public static let maxVersion: UInt16 = 2
+    /// The first protocol version with CLOCK_SET and CLOCK_ACK: a watch follows its phone's
+    /// device clock on links of this version and later.
+    public static let clockVersion: UInt16 = 2
     /// The length of the pairing key both sides prove they hold, in bytes.
     public static let pairingKeyLength = 32
     /// The length of a HELLO nonce, in bytes.

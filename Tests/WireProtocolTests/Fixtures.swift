@@ -64,6 +64,14 @@ enum Fixtures {
         .fileCancel(seq: .max),
         .itemError(channel: 1, seq: 1, code: 7015, description: ""),
         .itemError(channel: 3, seq: .max, code: 7017, description: String(repeating: "é", count: 300)),
+        .clockSet(ClockSetting(round: 0, isManual: false, monotonicMilliseconds: 0, wallMilliseconds: 0)),
+        .clockSet(
+            ClockSetting(
+                round: .max, isManual: true, monotonicMilliseconds: UInt64(Int64.max),
+                wallMilliseconds: ClockSetting.maximumWallMilliseconds)),
+        .clockAck(round: 0, nextTimerInMilliseconds: nil),
+        .clockAck(round: .max, nextTimerInMilliseconds: 0),
+        .clockAck(round: 7, nextTimerInMilliseconds: UInt64(Int64.max)),
     ]
 
     /// The header of the `file-item` vector: "hello" as x.bin with the metadata {ok: true}.

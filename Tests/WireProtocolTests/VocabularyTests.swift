@@ -46,7 +46,11 @@ final class VocabularyTests: XCTestCase {
 
     func testFrameTypes() {
         XCTAssertEqual(
-            FrameType.allCases.map(\.rawValue), [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45])
+            FrameType.allCases.map(\.rawValue),
+            [0x01, 0x02, 0x03, 0x10, 0x20, 0x21, 0x22, 0x23, 0x30, 0x31, 0x3F, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x50, 0x51])
+        XCTAssertEqual(FrameType.clockSet.name, "CLOCK_SET")
+        XCTAssertEqual(FrameType.clockAck.name, "CLOCK_ACK")
+        XCTAssertEqual(Frame.clockAck(round: 1, nextTimerInMilliseconds: nil).type, .clockAck)
         XCTAssertEqual(FrameType.item.name, "ITEM")
         XCTAssertEqual(FrameType.ack.name, "ACK")
         XCTAssertEqual(FrameType.fileChunk.name, "FILE_CHUNK")
@@ -67,7 +71,9 @@ final class VocabularyTests: XCTestCase {
         XCTAssertEqual(LinkProtocol.negotiateVersion(ownMin: 2, ownMax: 5, peerMin: 1, peerMax: 3), 3)
         XCTAssertNil(LinkProtocol.negotiateVersion(ownMin: 1, ownMax: 1, peerMin: 2, peerMax: 3))
         XCTAssertNil(LinkProtocol.negotiateVersion(ownMin: 4, ownMax: 6, peerMin: 1, peerMax: 3))
-        XCTAssertEqual(LinkProtocol.negotiateVersion(peerMin: 1, peerMax: 9), 1)
+        XCTAssertEqual(LinkProtocol.negotiateVersion(peerMin: 1, peerMax: 9), 2, "this release speaks 1...2")
+        XCTAssertEqual(LinkProtocol.negotiateVersion(peerMin: 1, peerMax: 1), 1, "a watch of version 1 still links")
+        XCTAssertEqual(LinkProtocol.clockVersion, 2)
     }
 
     func testMessagePayload() {

@@ -38,6 +38,10 @@ final class WireProtocolDocumentTests: XCTestCase {
         "file-chunk-ack-resume": .fileChunkAck(seq: 7, flags: .resume, receivedOffset: 8_388_608, committedOffset: 8_388_608),
         "file-cancel": .fileCancel(seq: 1),
         "item-error": .itemError(channel: 1, seq: 4, code: UInt16(WCErrorCode.insufficientSpace.rawValue), description: "no room"),
+        "clock-set": .clockSet(ClockSetting(round: 3, isManual: true, monotonicMilliseconds: 86_400_000, wallMilliseconds: 1_798_761_540_000)),
+        "clock-set-system": .clockSet(ClockSetting(round: 0, isManual: false, monotonicMilliseconds: 5_000, wallMilliseconds: 1_798_761_540_000)),
+        "clock-ack": .clockAck(round: 3, nextTimerInMilliseconds: 10_000),
+        "clock-ack-idle": .clockAck(round: 4, nextTimerInMilliseconds: nil),
     ]
 
     static func documentURL(filePath: String = #filePath) -> URL {

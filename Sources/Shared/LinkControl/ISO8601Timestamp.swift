@@ -25,7 +25,11 @@ public enum ISO8601Timestamp {
     public static func string(ifRepresentable date: Date) -> String? {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, milliseconds > -9.2e18, milliseconds < 9.2e18 else { return nil }
-        let totalMilliseconds = Int64(milliseconds)
+        return string(fromMilliseconds: Int64(milliseconds))
+    }
+
+    /// The instant `totalMilliseconds` after 1970 as ``string(from:)`` writes it.
+    public static func string(fromMilliseconds totalMilliseconds: Int64) -> String {
         let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let hour = millisecondOfDay / 3_600_000

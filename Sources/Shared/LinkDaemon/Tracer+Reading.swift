@@ -1,3 +1,4 @@
+import LinkControl
 import LinkJSON
 import LinkTrace
 import WireProtocol
@@ -86,7 +87,7 @@ extension Tracer {
         case .fileCancel?:
             number("channel", 3)
             number("seq", slot.number)
-        case .hello?, .auth?, .ready?, .state?, .messageError?, .goAway?, .itemError?, nil:
+        case .hello?, .auth?, .ready?, .state?, .messageError?, .goAway?, .itemError?, .clockSet?, .clockAck?, nil:
             // The rare types' members are in their detail (``rareFields(_:)``); AUTH and READY have none.
             break
         }
@@ -121,6 +122,13 @@ extension Tracer {
             number("seq", seq)
             object["code"] = .int(Int64(code))
             object["preview"] = .string(TracePreview.clip(description))
+        case .clockSet(let setting):
+            number("round", setting.round)
+            let wall = ISO8601Timestamp.string(fromMilliseconds: Int64(clamping: setting.wallMilliseconds))
+            object["preview"] = .string("\(setting.isManual ? "manual" : "system") clock \(wall)")
+        case .clockAck(let round, let next):
+            number("round", round)
+            object["preview"] = .string(next.map { "next timer in \($0) ms" } ?? "no timer")
         default:
             break
         }

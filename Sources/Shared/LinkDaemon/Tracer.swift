@@ -131,7 +131,7 @@ final class Tracer {
             slot.set(number: seq)
         case .auth, .ready:
             break
-        case .hello, .state, .messageError, .goAway, .itemError:
+        case .hello, .state, .messageError, .goAway, .itemError, .clockSet, .clockAck:
             detail = Detail(fields: Self.rareFields(frame))
         }
         if let detail { return append(slot, detail) }

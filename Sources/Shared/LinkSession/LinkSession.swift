@@ -305,7 +305,7 @@ public final class LinkSession {
             receiveItemError(channel: channel, seq: seq, code: code, description: description)
         case .fileChunk, .fileChunkAck, .fileCancel:
             receiveFileFrame(frame, now: now)
-        case .hello, .auth, .ready, .pong, .goAway:
+        case .hello, .auth, .ready, .pong, .goAway, .clockSet, .clockAck:
             break
         }
         return drain()

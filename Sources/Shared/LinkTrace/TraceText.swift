@@ -13,7 +13,7 @@ public enum TraceText {
             switch type {
             case "HELLO", "AUTH", "READY": return "handshake"
             case "GOAWAY": return "link"
-            case "STATE", "PING", "PONG": return "state"
+            case "STATE", "PING", "PONG", "CLOCK_SET", "CLOCK_ACK": return "state"
             case "MESSAGE", "REPLY", "MESSAGE_ERROR", "MESSAGE_ACK": return "message"
             default:
                 switch entry.int("channel") {
