@@ -189,6 +189,36 @@ class DaemonTestCase: XCTestCase {
     }
 }
 
+extension DaemonTestCase {
+    /// Starts phoned on a manual clock at `start` (ISO 8601) and watchd, both activated, and
+    /// waits until the watch follows the phone's clock (docs/control-protocol.md, "The device clock").
+    func startManualClockPair(start: String = "2026-12-31T23:59:00Z", phoneArgs: [String] = [], watchArgs: [String] = []) throws
+        -> (phone: DaemonProcess, watch: DaemonProcess, p: ControlClient, w: ControlClient)
+    {
+        let pair = try startActivatedPair(phoneArgs: ["--clock", "manual", "--clock-start", start] + phoneArgs, watchArgs: watchArgs)
+        eventually("the watch to follow the phone's clock") {
+            try pair.w.call("status")["clock"]?["followsPhone"]?.boolValue == true
+        }
+        return pair
+    }
+
+    /// Moves the pair's manual clock `milliseconds` ahead; the clock as the phone answers it.
+    @discardableResult
+    func advance(_ p: ControlClient, _ milliseconds: Int64) throws -> JSONObject {
+        try p.call("clock.advance", ["ms": .int(milliseconds)], timeoutSeconds: 60)
+    }
+
+    /// A daemon's device clock, as `status.clock` shows it.
+    func clock(_ client: ControlClient) throws -> JSONObject {
+        try XCTUnwrap(try client.call("status")["clock"]?.objectValue)
+    }
+
+    /// A daemon's wall clock, in milliseconds since 1970.
+    func wallMilliseconds(_ client: ControlClient) throws -> Int64 {
+        try XCTUnwrap(try clock(client)["wallMs"]?.intValue)
+    }
+}
+
 extension JSONObject {
     subscript(path first: String, _ rest: String...) -> JSONValue? {
         var value = self[first]

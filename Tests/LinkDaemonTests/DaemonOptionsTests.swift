@@ -105,6 +105,48 @@ final class DaemonOptionsTests: XCTestCase {
         }
     }
 
+    /// The clock flags: phoned's, the system clock by default, a start time only for the manual one.
+    func testTheClockFlags() {
+        guard case .run(let defaults) = DaemonOptions.parse([], role: .phone, environment: [:]) else { return XCTFail() }
+        XCTAssertEqual(defaults.clock, .system)
+        XCTAssertNil(defaults.clockStartMilliseconds)
+        guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: .phone, environment: [:]) else { return XCTFail() }
+        XCTAssertTrue(help.contains("--clock system|manual"), help)
+        XCTAssertTrue(help.contains("--clock-start TIME"), help)
+        guard case .exit(0, let watchHelp) = DaemonOptions.parse(["--help"], role: .watch, environment: [:]) else { return XCTFail() }
+        XCTAssertFalse(watchHelp.contains("--clock"), "a watch follows its phone's clock")
+        guard
+            case .run(let manual) = DaemonOptions.parse(
+                ["--clock", "manual", "--clock-start=2026-12-31T23:59:00+01:00"], role: .phone, environment: [:])
+        else { return XCTFail() }
+        XCTAssertEqual(manual.clock, .manual)
+        XCTAssertEqual(manual.clockStartMilliseconds, 1_798_757_940_000)
+        guard case .run(let epoch) = DaemonOptions.parse(["--clock", "manual", "--clock-start", "1970-01-01T00:00:00Z"], role: .phone, environment: [:])
+        else { return XCTFail() }
+        XCTAssertEqual(epoch.clockStartMilliseconds, 0)
+        let refusals: [([String], Role, String)] = [
+            (["--clock", "fake"], .phone, "phoned: --clock is system or manual, got 'fake'"),
+            (["--clock"], .phone, "phoned: --clock needs a value"),
+            (["--clock", "manual"], .watch, "watchd: --clock is phoned's: a watch follows the clock of the phone it is linked with"),
+            (["--clock-start", "2026-12-31T23:59:00Z"], .phone, "phoned: --clock-start is the manual clock's time at start: give --clock manual with it"),
+            (
+                ["--clock", "manual", "--clock-start", "midnight"], .phone,
+                "phoned: --clock-start must be an ISO 8601 date and time with a zone (2026-12-31T23:59:00Z), got 'midnight'"
+            ),
+            (
+                ["--clock", "manual", "--clock-start", "1969-12-31T23:59:59Z"], .phone,
+                "phoned: --clock-start must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, got '1969-12-31T23:59:59Z'"
+            ),
+        ]
+        for (arguments, role, message) in refusals {
+            guard case .exit(2, let output) = DaemonOptions.parse(arguments, role: role, environment: [:]) else {
+                XCTFail("\(arguments) is refused")
+                continue
+            }
+            XCTAssertTrue(output.hasPrefix(message), output)
+        }
+    }
+
     /// The weather flags: both daemons, calm by default, a seed only for the device weather.
     func testTheWeatherFlags() {
         for role in Role.allCases {

@@ -33,6 +33,20 @@ final class LinkAdmissionTests: XCTestCase {
         XCTAssertNil(LinkAdmission.refusal(of: hello(.watch, "new"), in: room))
     }
 
+    func testAPhoneWithAManualClockLinksOnlyWatchesThatCanFollowIt() {
+        var situation = LinkAdmission.Situation(role: .phone, linkedPhone: nil, linkedWatches: [], pairedWatches: [])
+        XCTAssertNil(LinkAdmission.refusal(of: hello(.watch, "old"), in: situation), "the system clock needs no clock frames")
+        situation.clockIsManual = true
+        let refusal = LinkAdmission.refusal(of: hello(.watch, "old"), in: situation)
+        XCTAssertEqual(refusal?.0, .versionMismatch)
+        XCTAssertEqual(
+            refusal?.1,
+            "the phone runs a manual clock (phoned --clock manual), which a watch follows from link protocol version 2 on; watch 'old' speaks 1...1: run a watchd of this release"
+        )
+        let current = Hello(minVersion: 1, maxVersion: LinkProtocol.maxVersion, role: .watch, deviceId: "new", nonce: [])
+        XCTAssertNil(LinkAdmission.refusal(of: current, in: situation))
+    }
+
     func testBackoffDoublesUpToItsCapAndResets() {
         var backoff = ReconnectBackoff()
         XCTAssertEqual((0..<7).map { _ in backoff.nextDelay() }, [25, 50, 100, 200, 400, 500, 500])

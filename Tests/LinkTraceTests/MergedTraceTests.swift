@@ -26,6 +26,27 @@ final class MergedTraceTests: XCTestCase {
         XCTAssertEqual(merged.watches, ["W"])
     }
 
+    /// Under a manual clock both daemons stamp everything between two moves with one time: a
+    /// frame received still comes after the frame sent, whichever trace is read first.
+    func testAmongEntriesOfOneTimeAFrameReceivedComesAfterItsFrameSent() {
+        let phone = [
+            e("phone", "P", 1, t: 500, .timer, ["name": "replyTimeout"]),
+            e("phone", "P", 2, t: 500, .frame, ["dir": "in", "peer": "W", "type": "REPLY", "id": 7]),
+            e("phone", "P", 3, t: 500, .frame, ["dir": "out", "peer": "W", "type": "ACK", "channel": 1, "seq": 2]),
+        ]
+        let watch = [
+            e("watch", "W", 1, t: 500, .frame, ["dir": "out", "peer": "P", "type": "REPLY", "id": 7]),
+            e("watch", "W", 2, t: 500, .frame, ["dir": "in", "peer": "P", "type": "ACK", "channel": 1, "seq": 2]),
+        ]
+        for traces in [[phone, watch], [watch, phone]] {
+            let merged = MergedTrace(traces)
+            let order = merged.entries.map { "\($0.side)\($0.n)" }
+            XCTAssertLessThan(order.firstIndex(of: "watch1")!, order.firstIndex(of: "phone2")!, "\(order)")
+            XCTAssertLessThan(order.firstIndex(of: "phone3")!, order.firstIndex(of: "watch2")!, "\(order)")
+            XCTAssertEqual(merged.sent.count, 2, "both frames are paired: \(order)")
+        }
+    }
+
     func testARestartedDaemonIsANewRunAndDuplicatesAreDropped() {
         let first = [
             e("watch", "W", pid: 10, 1, t: 100, .daemon, ["name": "start"]),

@@ -153,6 +153,11 @@ public enum ControlCodec {
         line(["event": .string(name), "at": .string(ISO8601Timestamp.string(from: date)), "data": .object(data)])
     }
 
+    /// An event line stamped `milliseconds` after 1970 (a daemon's device clock).
+    public static func event(name: String, atMilliseconds milliseconds: Int64, data: JSONObject) -> [UInt8] {
+        line(["event": .string(name), "at": .string(ISO8601Timestamp.string(fromMilliseconds: milliseconds)), "data": .object(data)])
+    }
+
     /// A request line, including its `"\n"`.
     public static func request(_ request: ControlRequest) -> [UInt8] {
         line(request.json)

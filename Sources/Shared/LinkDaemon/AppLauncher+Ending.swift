@@ -26,7 +26,8 @@ extension AppLauncher {
         SystemCalls.signal(pid, SIGTERM)
         // A stopped (suspended) process handles its SIGTERM only once it runs.
         if launch.suspended { SystemCalls.signal(pid, SIGCONT) }
-        launch.killTimer = loop.schedule(afterMilliseconds: Self.terminationGraceMilliseconds) { [unowned self] in
+        // Real time: a process that ignores SIGTERM is killed while a manual clock stands still.
+        launch.killTimer = loop.schedule(afterMilliseconds: Self.terminationGraceMilliseconds, on: .realTime) { [unowned self] in
             guard self.running[kind]?.pid == pid else { return }
             self.logger.warning("app: the \(kind.name) (pid \(pid)) did not end within \(Self.terminationGraceMilliseconds) ms of SIGTERM: SIGKILL")
             SystemCalls.signal(pid, SIGKILL)
@@ -94,7 +95,7 @@ extension AppLauncher {
             SystemCalls.signal(launch.pid, SIGTERM)
             if launch.suspended { SystemCalls.signal(launch.pid, SIGCONT) }
         }
-        let deadline = loop.nowMilliseconds + Self.terminationGraceMilliseconds
+        let deadline = loop.realMilliseconds + Self.terminationGraceMilliseconds
         while !running.isEmpty {
             for (kind, launch) in running {
                 if let exit = ChildProcesses.reap(launch.pid) {
@@ -102,7 +103,7 @@ extension AppLauncher {
                     stopped.ending = stopped.ending ?? "daemonStopped"
                     ended(stopped, exit)
                     running[kind] = nil
-                } else if loop.nowMilliseconds >= deadline {
+                } else if loop.realMilliseconds >= deadline {
                     SystemCalls.signal(launch.pid, SIGKILL)
                 }
             }

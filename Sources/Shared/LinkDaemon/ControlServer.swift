@@ -127,7 +127,7 @@ final class ControlServer {
 
     /// Sends a `trace.entry` event to every follower of the trace.
     func publishTraceEntry(_ data: JSONObject) {
-        send(ControlCodec.event(name: "trace.entry", at: Date(), data: data), to: "trace follower") { $0.followsTrace }
+        send(ControlCodec.event(name: "trace.entry", atMilliseconds: loop.wallMilliseconds, data: data), to: "trace follower") { $0.followsTrace }
     }
 
     /// Whether any client listens for events (counted, so the hot path does not scan clients).
@@ -156,14 +156,14 @@ final class ControlServer {
     /// Sends an event to the client `serial` alone, subscribed or not.
     func sendEvent(_ name: String, _ data: JSONObject, toClient serial: UInt64) {
         guard let client = clients[serial] else { return }
-        send(ControlCodec.event(name: name, at: Date(), data: data), to: "client") { $0 === client }
+        send(ControlCodec.event(name: name, atMilliseconds: loop.wallMilliseconds, data: data), to: "client") { $0 === client }
     }
 
     /// Publishes an event to every subscriber (`events.subscribe`).
     func publish(_ name: String, _ data: JSONObject) {
         logger.debug("event \(name)")
         guard hasSubscribers else { return }
-        broadcast(ControlCodec.event(name: name, at: Date(), data: data))
+        broadcast(ControlCodec.event(name: name, atMilliseconds: loop.wallMilliseconds, data: data))
     }
 
     private func acceptAll() {

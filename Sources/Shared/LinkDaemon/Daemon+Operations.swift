@@ -13,7 +13,7 @@ extension Daemon {
                     StatusReport.make(
                         role: self.role, deviceId: self.home.deviceId, directory: self.directory,
                         link: self.link, launcher: self.launcher, features: self.features,
-                        now: self.loop.nowMilliseconds)
+                        clock: self.clock, now: self.loop.nowMilliseconds)
                 },
                 subscribe: { [unowned self] in self.control.subscribe($0) },
                 app: app,
@@ -36,6 +36,7 @@ extension Daemon {
         table.register(QueuedOperations(context: context).operations)
         table.register(FileOperations(context: context).operations)
         table.register(TraceOperations(tracer: tracer, follow: { [unowned self] in self.control.followTrace($0) }).operations)
+        table.register(ClockOperations(clock: clock).operations)
         for feature in features { table.register(feature.operations) }
     }
 

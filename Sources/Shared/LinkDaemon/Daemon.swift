@@ -40,6 +40,7 @@ public final class Daemon {
     let app = AppAttachment()
     let launcher: AppLauncher
     let tracer: Tracer
+    let clock: PairClock
     private(set) var stateWriteFailed: (String, Error) -> Void = { _, _ in }
     /// The hook that ends each loop turn (``start()``).
     private var turnEnd: EventLoop.AfterTurnID?
@@ -53,6 +54,10 @@ public final class Daemon {
         tracer.side = options.role.name
         tracer.logger = logger
         loop = try EventLoop(backend: options.poller)
+        if options.clock == .manual {
+            loop.useManualClock(.manualFromSystem(wallMilliseconds: options.clockStartMilliseconds))
+        }
+        tracer.loop = loop
         var configuration = LinkSession.Configuration(
             role: options.role,
             defaultReplyTimeoutMilliseconds: options.replyTimeoutMilliseconds)
@@ -65,6 +70,9 @@ public final class Daemon {
         configuration.backgroundTaskBudgetMilliseconds = options.backgroundTaskMilliseconds
         configuration.weather = ReachabilityWeather(
             profile: options.weather, seed: options.weatherSeed ?? UInt64.random(in: 0...UInt64(Int64.max)), role: options.role)
+        // The session's dates come from the device clock. It is read on the loop's thread only.
+        nonisolated(unsafe) let clockLoop = loop
+        configuration.wallClock = { Double(clockLoop.clock.wallNanoseconds) / 1e9 }
         for feature in self.features { feature.configureSession(&configuration) }
         home = DaemonHome(options: options, logger: logger)
         directory = PeerDirectory(options: options, logger: logger, loop: loop, configuration: configuration)
@@ -80,6 +88,8 @@ public final class Daemon {
             committer: committer, tracer: tracer, publish: { control.publish($0, $1) })
         table = OperationTable(role: options.role)
         launcher = AppLauncher(options: options, loop: loop, logger: logger, tracer: tracer)
+        clock = PairClock(role: options.role, loop: loop, logger: logger, committer: committer, directory: directory, tracer: tracer)
+        link.clock = clock
         wire()
     }
 

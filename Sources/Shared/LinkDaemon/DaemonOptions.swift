@@ -50,6 +50,12 @@ public struct DaemonOptions: Sendable {
     public var weather: ReachabilityWeather.Profile = .calm
     /// The seed of the device weather (`--weather-seed`); drawn at start when nil.
     public var weatherSeed: UInt64?
+    /// Phone: the device clock (`--clock`): the system's, or a manual one that a test moves
+    /// (`clock.advance`, `clock.set`) and every linked watch follows.
+    public var clock: DeviceClock.Mode = .system
+    /// Phone: the manual clock's wall-clock time at start, in milliseconds since 1970
+    /// (`--clock-start`); the real time at start when nil.
+    public var clockStartMilliseconds: Int64?
 
     public var pairingKeyPath: String
     public var programName: String { role == .phone ? "phoned" : "watchd" }
@@ -64,6 +70,7 @@ public struct DaemonOptions: Sendable {
     }
 
     private static let watchFlags: Set<String> = ["--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms"]
+    private static let phoneFlags: Set<String> = ["--clock", "--clock-start"]
 
     public enum ParseOutcome {
         case run(DaemonOptions)
@@ -97,7 +104,7 @@ public struct DaemonOptions: Sendable {
               --app-command PATH      the app this side's OS launches (app.install; repeat --app-arg ARG for its arguments)
               --app-background-ms N   phone: how long an app launched into the background runs before the OS ends it (default: \(AppLauncher.standardBackgroundBudgetMilliseconds))
               --weather calm|device   how reachability behaves: every change at once (default), or as devices make it (lags, coalesced flips\(role == .watch ? ", wrist-down spells" : ""))
-              --weather-seed N        the seed of the device weather, 0 to \(Int64.max) (default: drawn at start and logged)\(role == .watch ? watchUsage : "")
+              --weather-seed N        the seed of the device weather, 0 to \(Int64.max) (default: drawn at start and logged)\(role == .watch ? watchUsage : phoneUsage)
             \(featureOptions.map(featureOptionLine).joined())  --help                  show this help
               --version               print the version
             """
@@ -111,6 +118,13 @@ public struct DaemonOptions: Sendable {
           --launch-seed N         the seed of the watch policy's delays, 0 to \(Int64.max) (default: drawn at start and logged)
           --launch-window-ms N    the longest the watch policy defers a background run for data (default: \(BackgroundLaunchPolicy.standardWindowMilliseconds))
           --background-task-ms N  a background run's budget before the watchdog ends an app whose tasks are open (default: \(LinkSession.Configuration.standardBackgroundTaskBudgetMilliseconds))
+        """
+
+    /// The phone's clock flags.
+    private static let phoneUsage = """
+
+          --clock system|manual   the device clock of the pair: the system's (default), or one that moves only by clock.advance and clock.set; linked watches follow it
+          --clock-start TIME      the manual clock's time at start, ISO 8601 (e.g. 2026-12-31T23:59:00Z; default: the real time at start)
         """
 
     /// `  --name VALUE   summary`, the summary on a line of its own after a long flag.
@@ -163,10 +177,13 @@ public struct DaemonOptions: Sendable {
             case "--home", "--link", "--control", "--state-dir", "--pairing-key", "--device-id", "--log-level", "--reply-timeout-ms",
                 "--inactive-delivery-ms", "--received-list-bytes", "--poller", "--trace-entries", "--trace-file", "--app-command",
                 "--app-background-ms", "--launch-policy", "--launch-seed", "--launch-window-ms", "--background-task-ms", "--weather",
-                "--weather-seed":
+                "--weather-seed", "--clock", "--clock-start":
                 guard let v = value(), !v.isEmpty else { return fail("\(flag) needs a value") }
                 if Self.watchFlags.contains(flag), role != .watch {
                     return fail("\(flag) is watchd's: the watch app's background life is watchOS's")
+                }
+                if Self.phoneFlags.contains(flag), role != .phone {
+                    return fail("\(flag) is phoned's: a watch follows the clock of the phone it is linked with")
                 }
                 switch flag {
                 case "--home": home = v
@@ -238,6 +255,20 @@ public struct DaemonOptions: Sendable {
                         return fail("--background-task-ms must be an integer from 100 to 3600000, got '\(v)'")
                     }
                     options.backgroundTaskMilliseconds = ms
+                case "--clock":
+                    guard let mode = DeviceClock.Mode(rawValue: v) else {
+                        return fail("--clock is system or manual, got '\(v)'")
+                    }
+                    options.clock = mode
+                case "--clock-start":
+                    guard let date = ISO8601Timestamp.date(from: v) else {
+                        return fail("--clock-start must be an ISO 8601 date and time with a zone (2026-12-31T23:59:00Z), got '\(v)'")
+                    }
+                    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+                    guard milliseconds >= 0, milliseconds <= Double(ClockSetting.maximumWallMilliseconds) else {
+                        return fail("--clock-start must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, got '\(v)'")
+                    }
+                    options.clockStartMilliseconds = Int64(milliseconds)
                 case "--received-list-bytes":
                     guard let bytes = Int(v), bytes >= 0, bytes <= 1 << 30 else {
                         return fail("--received-list-bytes must be an integer from 0 to 1073741824, got '\(v)'")
@@ -276,6 +307,11 @@ public struct DaemonOptions: Sendable {
         }
         resolved.weather = options.weather
         resolved.weatherSeed = options.weatherSeed
+        if options.clockStartMilliseconds != nil, options.clock != .manual {
+            return fail("--clock-start is the manual clock's time at start: give --clock manual with it")
+        }
+        resolved.clock = options.clock
+        resolved.clockStartMilliseconds = options.clockStartMilliseconds
         if let appCommand {
             do { resolved.appCommand = try InstalledProgram(command: [appCommand] + appArguments) } catch {
                 return fail("--app-command: \(error)")

@@ -13,6 +13,9 @@ enum LinkAdmission {
         var linkedWatches: Set<String>
         /// phoned: the paired watches.
         var pairedWatches: Set<String>
+        /// phoned: its clock is manual, which a watch follows only from protocol version
+        /// ``LinkProtocol/clockVersion`` on.
+        var clockIsManual = false
     }
 
     /// nil to admit, else the GOAWAY to refuse with.
@@ -30,6 +33,12 @@ enum LinkAdmission {
             return (
                 .alreadyConnected,
                 "the phone has \(PairedWatches.maximumCount) watches paired, as many as it keeps; refused watch '\(hello.deviceId)'"
+            )
+        }
+        if situation.clockIsManual, hello.maxVersion < LinkProtocol.clockVersion {
+            return (
+                .versionMismatch,
+                "the phone runs a manual clock (phoned --clock manual), which a watch follows from link protocol version \(LinkProtocol.clockVersion) on; watch '\(hello.deviceId)' speaks \(hello.minVersion)...\(hello.maxVersion): run a watchd of this release"
             )
         }
         return nil

@@ -15,11 +15,13 @@ import WireProtocol
 extension LinkChannel {
     func send(_ frame: Frame) {
         guard !isClosing else { return }
+        framesSent &+= 1
         if tracer.isOn { tracer.frame(frame, outgoing: true, peerIndex: tracePeer) }
         if latencyMilliseconds > 0 || !delayed.isEmpty {
             var bytes: [UInt8] = []
             FrameEncoder.encode(frame, into: &bytes)
-            let now = loop.nowMilliseconds
+            // The emulated latency is the link's, in real time: a manual clock does not hold frames.
+            let now = loop.realMilliseconds
             let lastDue = delayed.last?.due ?? 0
             delayed.append((max(now + latencyMilliseconds, lastDue), bytes))
             if delayTimer == nil { armDelayTimer() }
@@ -33,6 +35,12 @@ extension LinkChannel {
             detached.append((output.count, payload))
         }
         if wasEmpty { onDirty?(self) }
+    }
+
+    /// Sends a CLOCK_SET or CLOCK_ACK, which ``framesSent`` leaves out.
+    func sendClockFrame(_ frame: Frame) {
+        send(frame)
+        framesSent &-= 1
     }
 
     /// Writes what this turn produced.
@@ -92,8 +100,8 @@ extension LinkChannel {
 
     private func armDelayTimer() {
         guard let next = delayed.first else { return }
-        let wait = max(0, next.due - loop.nowMilliseconds)
-        delayTimer = loop.schedule(afterMilliseconds: wait) { [unowned(unsafe) self] in
+        let wait = max(0, next.due - loop.realMilliseconds)
+        delayTimer = loop.schedule(afterMilliseconds: wait, on: .realTime) { [unowned(unsafe) self] in
             self.delayTimer = nil
             self.flushDelayed(all: false)
             self.armDelayTimer()
@@ -101,7 +109,7 @@ extension LinkChannel {
     }
 
     func flushDelayed(all: Bool) {
-        let now = loop.nowMilliseconds
+        let now = loop.realMilliseconds
         var wrote = false
         while let next = delayed.first, all || next.due <= now {
             next.bytes.withUnsafeBytes { PieceCopy.append($0, to: &output) }

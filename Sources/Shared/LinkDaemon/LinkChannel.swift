@@ -20,6 +20,8 @@ final class LinkChannel: ConnectionReader {
     enum Event {
         case established(peer: Hello, version: UInt16)
         case frame(Frame)
+        /// CLOCK_SET or CLOCK_ACK: the daemon's clock, not the session, takes them.
+        case clock(Frame)
         case closed(reason: String)
     }
 
@@ -42,6 +44,14 @@ final class LinkChannel: ConnectionReader {
     /// retain and release of it take the slow path, a dozen times a message.
     unowned var owner: PeerSession?
     private(set) var isEstablished = false
+    /// The protocol version of the link, once the handshake is done.
+    private(set) var version: UInt16 = 0
+    /// Frames sent (queued) and received on the link, clock frames left out: the pair's clock
+    /// sees by them whether anything crossed the link during a round (``PairClock``).
+    var framesSent: UInt64 = 0
+    private(set) var framesReceived: UInt64 = 0
+    /// The pair's clock's state on this link (``PairClock``).
+    var clockLink = PairClock.LinkState()
     private(set) var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
     var output: [UInt8] = []
@@ -222,7 +232,11 @@ final class LinkChannel: ConnectionReader {
         case .hello, .auth, .ready:
             refuse(.protocolError, "unexpected \(frame.typeName) frame after the handshake")
             return false
+        case .clockSet, .clockAck:
+            onEvent?(self, .clock(frame))
+            return !isClosing
         default:
+            framesReceived &+= 1
             onEvent?(self, .frame(frame))
             return !isClosing
         }
@@ -234,6 +248,7 @@ final class LinkChannel: ConnectionReader {
             for frame in frames { send(frame) }
         case .established(let peer, let version):
             self.peer = peer
+            self.version = version
             tracePeer = tracer.peerIndex(peer.deviceId)
             isEstablished = true
             decoder.maximumFrameLength = FrameDecoder.defaultMaximumFrameLength

@@ -31,6 +31,9 @@ final class LinkEndpoint {
     /// link flap as fast as the peer can reconnect.
     private var heldUntil: Int64 = 0
 
+    /// The pair's clock: told of links up and down, given the clock frames.
+    var clock: PairClock?
+
     private(set) var isEnabled = true
     private(set) var latencyMilliseconds: Int64 = 0
 
@@ -90,7 +93,7 @@ final class LinkEndpoint {
 
     /// A peer's turn was rolled back: its link restarts, after a pause, from committed state.
     func resynchronize(_ peer: PeerSession) {
-        heldUntil = loop.nowMilliseconds + Self.holdAfterStoreFailure
+        heldUntil = loop.realMilliseconds + Self.holdAfterStoreFailure
         peer.channel?.goAway(.linkDisabled, "the \(role.name) is resynchronising its queues after a failed write")
     }
 
@@ -138,7 +141,7 @@ final class LinkEndpoint {
             let channel = makeChannel(try Connection(loop: loop, fd: fd))
             if !isEnabled {
                 channel.goAway(.linkDisabled, "the link is down (link.set up=false on the phone)")
-            } else if loop.nowMilliseconds < heldUntil {
+            } else if loop.realMilliseconds < heldUntil {
                 channel.goAway(.linkDisabled, "the phone is resynchronising after a failed write; try again shortly")
             } else {
                 channel.start()
@@ -154,7 +157,7 @@ final class LinkEndpoint {
     private func connect() {
         reconnectTimer = nil
         guard !stopping, isEnabled, directory.appPeer.channel == nil, channels.isEmpty else { return }
-        let now = loop.nowMilliseconds
+        let now = loop.realMilliseconds
         if now < heldUntil { return scheduleReconnect(after: heldUntil - now) }
         switch home.pairingKeyState() {
         case .ready: break
@@ -180,7 +183,8 @@ final class LinkEndpoint {
 
     private func scheduleReconnect(after milliseconds: Int64) {
         guard role == .watch, !stopping, reconnectTimer == nil else { return }
-        reconnectTimer = loop.schedule(afterMilliseconds: milliseconds) { [unowned self] in self.connect() }
+        // Plumbing, in real time: a watch reconnects while a manual clock stands still.
+        reconnectTimer = loop.schedule(afterMilliseconds: milliseconds, on: .realTime) { [unowned self] in self.connect() }
     }
 
     /// Asks for a 1 MiB kernel send buffer on a link socket, so that a burst of large frames
@@ -215,7 +219,8 @@ final class LinkEndpoint {
         LinkAdmission.Situation(
             role: role, linkedPhone: directory.appPeer.channel?.peer?.deviceId,
             linkedWatches: Set(directory.peers.compactMap { $0.channel == nil ? nil : $0.deviceId }),
-            pairedWatches: Set(directory.pairedWatches.watches.map(\.deviceId)))
+            pairedWatches: Set(directory.pairedWatches.watches.map(\.deviceId)),
+            clockIsManual: loop.clock.isManual)
     }
 
     private func channelEvent(_ channel: LinkChannel, _ event: LinkChannel.Event) {
@@ -225,10 +230,14 @@ final class LinkEndpoint {
         case .frame(let frame):
             guard let peer = channel.owner, peer.channel === channel else { return }
             committer.perform(peer.session.receive(frame, now: loop.turnMilliseconds), from: peer)
+        case .clock(let frame):
+            guard let peer = channel.owner, peer.channel === channel else { return }
+            clock?.received(frame, on: channel, peer: peer)
         case .closed(let reason):
             channels[channel.serial] = nil
             if let peer = channel.owner, peer.channel === channel {
                 peer.channel = nil
+                clock?.linkDown(channel)
                 logger.info("link: down\(role == .phone ? " with watch \(peer.name)" : ""): \(reason)")
                 var data: JSONObject = ["connected": false, "reason": .string(reason)]
                 if let id = channel.peer?.deviceId { data["peerDeviceId"] = .string(id) }
@@ -272,6 +281,8 @@ final class LinkEndpoint {
         publish("link.stateDidChange", ["connected": true, "peerDeviceId": .string(hello.deviceId)])
         let entry = tracer.record(.link, ["name": "up", "peer": .string(hello.deviceId), "version": .int(Int64(version))])
         tracer.withCause(entry) {
+            // The clock first: a watch follows it before the session's frames arrive.
+            clock?.linkUp(channel)
             committer.perform(peer.session.linkUp(now: loop.turnMilliseconds), from: peer)
         }
     }

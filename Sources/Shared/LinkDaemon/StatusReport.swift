@@ -8,7 +8,7 @@ import WireProtocol
 enum StatusReport {
     static func make(
         role: Role, deviceId: String, directory: PeerDirectory, link: LinkEndpoint,
-        launcher: AppLauncher, features: [DaemonFeature], now: Int64
+        launcher: AppLauncher, features: [DaemonFeature], clock: PairClock, now: Int64
     ) -> JSONObject {
         let session = directory.session
         let status = session.status()
@@ -26,6 +26,7 @@ enum StatusReport {
             "appState": .string(status.appState.name),
             "link": .object(linkObject),
             "hasContentPending": .bool(status.hasContentPending),
+            "clock": .object(clock.json),
         ]
         for flag in DeviceFlagName.owned(by: role) {
             result[flag.rawValue] = .bool(status.flags.contains(flag.flag))

@@ -46,7 +46,10 @@ final class Tracer {
     var side = ""
     var device = ""
     let pid = Int64(getpid())
-    /// The time entries take, in microseconds of the real-time clock. Reading the clock costs
+    /// The loop whose device clock the entries' times come from (its wall clock: the system's
+    /// real-time clock, or a manual clock); the real-time clock while there is none.
+    unowned(unsafe) var loop: EventLoop?
+    /// The time entries take, in microseconds of the device's wall clock. Reading the clock costs
     /// as much as the rest of an entry, so it is read once for a batch: at the first entry
     /// after the link brought bytes (``bytesArrived()``), after a loop turn (``flush()``), and
     /// for every entry of a rare kind; the entries after it take the same time. That keeps
@@ -175,14 +178,23 @@ final class Tracer {
         clockIsStale = true
     }
 
+    /// The device's clock moved (a manual clock): what follows takes a time read after it.
+    func clockMoved() {
+        clockIsStale = true
+    }
+
     /// The time of an entry recorded now (``clock``); never earlier than the one before.
     func time() -> Int64 {
         if clockIsStale {
-            let now = Syscall.realtime()
-            clock = max(clock, Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+            clock = max(clock, loop?.wallMicroseconds ?? Self.systemMicroseconds())
             clockIsStale = false
         }
         return clock
+    }
+
+    private static func systemMicroseconds() -> Int64 {
+        let now = Syscall.realtime()
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 
     /// Appends an entry of a frequent kind: a frame, note or op without a ``Detail``.

@@ -34,6 +34,9 @@ final class TurnCommitter {
     /// Whether this turn wrote (or failed to write) a store: what follows waits for the commit.
     private(set) var turnWrites = false
 
+    /// Whether nothing waits for a commit: no write this turn, nothing deferred.
+    var isIdle: Bool { !turnWrites && deferred.isEmpty }
+
     init(peers: @escaping () -> [PeerSession], tracer: Tracer = Tracer(capacity: 0, filePath: nil)) {
         self.peers = peers
         self.tracer = tracer

@@ -4,7 +4,8 @@ import LinkJSON
 /// frame sent paired with the same frame received on the other side.
 ///
 /// Entries of one run keep their own order (by `n`); runs interleave by time, which every
-/// daemon on one machine takes from the same clock.
+/// daemon on one machine takes from the same clock (the system's, or the pair's manual clock),
+/// and among entries of the same time a frame received comes after the frame sent.
 public struct MergedTrace: Sendable {
     public let entries: [TraceEntry]
     /// For the index of each frame sent, the index of the same frame received, when it arrived.
@@ -28,19 +29,54 @@ public struct MergedTrace: Sendable {
             }
         }
         var queues = runOrder.map { run in runs[run]!.sorted { $0.n < $1.n } }
+        // Each frame's stream and signature: what pairs a frame received with the frame sent.
+        var keys = queues.map { $0.map(Self.pairingKey) }
         var heads = Array(repeating: 0, count: queues.count)
         var merged: [TraceEntry] = []
+        var mergedKeys: [String?] = []
         merged.reserveCapacity(queues.reduce(0) { $0 + $1.count })
+        mergedKeys.reserveCapacity(merged.capacity)
+        // Frames sent and merged whose receipt is not merged yet, by key: among entries of the
+        // same time (a manual clock's, which stands still between its moves) a frame received
+        // comes after the frame sent.
+        var inFlight: [String: Int] = [:]
         while true {
             var best = -1
+            var tied = false
             for index in queues.indices where heads[index] < queues[index].count {
-                if best < 0 || queues[index][heads[index]].time < queues[best][heads[best]].time { best = index }
+                if best < 0 || queues[index][heads[index]].time < queues[best][heads[best]].time {
+                    best = index
+                    tied = false
+                } else if queues[index][heads[index]].time == queues[best][heads[best]].time {
+                    tied = true
+                }
             }
             guard best >= 0 else { break }
-            merged.append(queues[best][heads[best]])
+            if tied, Self.waitsForItsSender(queues[best][heads[best]], keys[best][heads[best]], inFlight) {
+                let time = queues[best][heads[best]].time
+                for index in queues.indices where index != best && heads[index] < queues[index].count {
+                    let entry = queues[index][heads[index]]
+                    if entry.time == time, !Self.waitsForItsSender(entry, keys[index][heads[index]], inFlight) {
+                        best = index
+                        break
+                    }
+                }
+            }
+            let entry = queues[best][heads[best]]
+            let key = keys[best][heads[best]]
+            if let key {
+                if entry.string("dir") == "out" {
+                    inFlight[key, default: 0] += 1
+                } else if let count = inFlight[key], count > 0 {
+                    inFlight[key] = count - 1
+                }
+            }
+            merged.append(entry)
+            mergedKeys.append(key)
             heads[best] += 1
         }
         queues.removeAll()
+        keys.removeAll()
         entries = merged
 
         var numbers: [TraceRun: [UInt64: Int]] = [:]
@@ -55,17 +91,9 @@ public struct MergedTrace: Sendable {
         var waiting: [String: [Int]] = [:]
         var received: [Int: Int] = [:]
         var sent: [Int: Int] = [:]
-        for (index, entry) in merged.enumerated() where entry.kind == .frame {
-            let outgoing = entry.string("dir") == "out"
-            let stream: String
-            if let peer = entry.string("peer") {
-                stream = outgoing ? "\(entry.device)\u{0}\(peer)" : "\(peer)\u{0}\(entry.device)"
-            } else {
-                let from = outgoing ? entry.side : (entry.side == "phone" ? "watch" : "phone")
-                stream = "handshake\u{0}" + from
-            }
-            let key = stream + "\u{0}" + Self.signature(entry)
-            if outgoing {
+        for (index, entry) in merged.enumerated() {
+            guard let key = mergedKeys[index] else { continue }
+            if entry.string("dir") == "out" {
                 waiting[key, default: []].append(index)
             } else if let origin = waiting[key]?.popLast() {
                 received[origin] = index
@@ -74,6 +102,26 @@ public struct MergedTrace: Sendable {
         }
         self.received = received
         self.sent = sent
+    }
+
+    /// A frame's stream (from which device to which) and signature; nil for other entries.
+    static func pairingKey(_ entry: TraceEntry) -> String? {
+        guard entry.kind == .frame else { return nil }
+        let outgoing = entry.string("dir") == "out"
+        let stream: String
+        if let peer = entry.string("peer") {
+            stream = outgoing ? "\(entry.device)\u{0}\(peer)" : "\(peer)\u{0}\(entry.device)"
+        } else {
+            let from = outgoing ? entry.side : (entry.side == "phone" ? "watch" : "phone")
+            stream = "handshake\u{0}" + from
+        }
+        return stream + "\u{0}" + signature(entry)
+    }
+
+    /// Whether `entry` is a frame received whose frame sent is not merged yet.
+    private static func waitsForItsSender(_ entry: TraceEntry, _ key: String?, _ inFlight: [String: Int]) -> Bool {
+        guard let key, entry.string("dir") == "in" else { return false }
+        return (inFlight[key] ?? 0) == 0
     }
 
     /// What identifies a frame on its stream: its type and numbers.

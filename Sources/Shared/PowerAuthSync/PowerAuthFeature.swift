@@ -19,6 +19,8 @@ import WireProtocol
 public final class PowerAuthFeature: DaemonFeature {
     let role: Role
     var context: FeatureContext?
+    /// The device's wall clock in milliseconds since 1970 (its daemon's device clock).
+    var deviceNow: Int64 { context?.loop.wallMilliseconds ?? Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
     var store: PowerAuthStore?
     var manager: PowerAuthSessionManager?
     var phone: PhonePowerAuth?

@@ -133,7 +133,7 @@ extension PowerAuthFeature {
                 message: "token '\(name)' does not belong to the watch's current activation; it cannot make a header"
             ).controlError
         }
-        let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) + (watch.timeAdjustments[instanceId] ?? 0)
+        let milliseconds = deviceNow + (watch.timeAdjustments[instanceId] ?? 0)
         let value = PowerAuthTokenHeader.value(
             tokenIdentifier: token.data.identifier, secret: token.data.secret,
             nonce: SecureRandom.bytes(16), timestampMilliseconds: milliseconds, version: version)

@@ -35,7 +35,9 @@ final class StatusService {
 
     func close() { serverStore.close() }
 
-    var localNow: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// The phone's device clock (its wall clock, in milliseconds since 1970): the server's
+    /// clock runs ``clockOffset`` ahead of it.
+    var localNow: Int64 { loop.wallMilliseconds }
     var serverNow: Int64 { localNow + clockOffset }
 
     // MARK: - Settings
@@ -126,7 +128,8 @@ final class StatusService {
     }
 
     private func after(_ milliseconds: Int64, _ body: @escaping () -> Void) {
-        if milliseconds <= 0 { body() } else { _ = loop.schedule(afterMilliseconds: milliseconds, body) }
+        // The emulated network's latency is real time: a request does not wait for a manual clock.
+        if milliseconds <= 0 { body() } else { _ = loop.schedule(afterMilliseconds: milliseconds, on: .realTime, body) }
     }
 
     static func networkError(_ message: String) -> ControlError {

@@ -108,7 +108,8 @@ final class APNsConnection {
                 self.respond(streamId, answer.response)
                 return
             }
-            self.connection.loop.schedule(afterMilliseconds: answer.delayMilliseconds) { [unowned server = self.server, serial = self.serial] in
+            // `push.delay` emulates the network, in real time: answers do not wait for a manual clock.
+            self.connection.loop.schedule(afterMilliseconds: answer.delayMilliseconds, on: .realTime) { [unowned server = self.server, serial = self.serial] in
                 server.connection(serial)?.respond(streamId, answer.response)
             }
         }

@@ -17,14 +17,16 @@ final class FileProviderSignalLog {
     private var records: [SignalRecord] = []
     private var start = 0
     private var nextSeq: Int64 = 1
+    /// The wall clock records are stamped with, in milliseconds since 1970 (the device's).
+    var clock: () -> Int64 = PushEmulator.systemMilliseconds
 
     /// Records a signal or an unusable payload; the new record.
     func add(
         source: SignalRecord.Source, apnsId: String?, outcome: Result<FileProviderSignal, UnusablePayload>,
-        payload: [UInt8], at now: Int64 = PushEmulator.nowMilliseconds
+        payload: [UInt8], at now: Int64? = nil
     ) -> SignalRecord {
         let record = SignalRecord(
-            seq: nextSeq, at: now, source: source, apnsId: apnsId,
+            seq: nextSeq, at: now ?? clock(), source: source, apnsId: apnsId,
             outcome: outcome, payload: payload)
         nextSeq += 1
         if records.count < Self.capacity {
@@ -51,7 +53,7 @@ final class FileProviderSignalLog {
         guard records[index].completion == nil else {
             throw ControlError.control(.invalidArgument, "fileProvider.complete: signal \(seq) was completed already")
         }
-        records[index].completion = SignalRecord.Completion(at: PushEmulator.nowMilliseconds, error: error)
+        records[index].completion = SignalRecord.Completion(at: clock(), error: error)
         return records[index]
     }
 

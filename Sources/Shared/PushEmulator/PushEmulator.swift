@@ -82,7 +82,13 @@ final class PushEmulator {
         }
     }
 
-    static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// The device's wall clock, in milliseconds since 1970: the phone's device clock (the
+    /// daemon sets it), by which pushes expire and provider tokens age.
+    var wallClock: () -> Int64 = PushEmulator.systemMilliseconds {
+        didSet { signalLog.clock = wallClock }
+    }
+
+    static func systemMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     func save() throws {
         try save(state)
@@ -140,7 +146,7 @@ final class PushEmulator {
         guard let token = state.token else {
             throw ControlError.control(.invalidArgument, "push.invalidate: there is no device token (call push.register first)")
         }
-        let now = PushEmulator.nowMilliseconds
+        let now = wallClock()
         let types = registeredTypes
         state.invalidated[token] = now
         if expired { state.expiredTokens.append(token) }
@@ -171,7 +177,7 @@ final class PushEmulator {
         if let forced = faults.takeRejection() {
             let response = APNsResponse(
                 status: forced.status, apnsId: requestApnsId(), reason: forced.reason,
-                timestamp: forced.status == 410 ? PushEmulator.nowMilliseconds : nil)
+                timestamp: forced.status == 410 ? wallClock() : nil)
             rejected(response, injected: true)
             return response
         }
@@ -181,7 +187,7 @@ final class PushEmulator {
             rejected(response, injected: false)
             return response
         }
-        let now = PushEmulator.nowMilliseconds
+        let now = wallClock()
         switch validator.validate(
             request, authenticator: authenticator, credentials: &credentials, environment: environment,
             now: now / 1000)
@@ -264,7 +270,7 @@ final class PushEmulator {
     /// Takes the device off line (`false`: APNs stores) or back (the stored pushes go out, in
     /// the order they were accepted; the expired are dropped).
     func setOnline(_ online: Bool) throws -> JSONObject {
-        let now = PushEmulator.nowMilliseconds
+        let now = wallClock()
         guard online != state.online else { return storedJSON }
         if !online {
             // Pushes still waiting to go out were accepted: APNs now keeps them.
@@ -296,11 +302,11 @@ final class PushEmulator {
     private func armExpiry() {
         guard let schedule, let next = state.store.nextExpiration, expiryArmedFor.map({ next < $0 }) ?? true else { return }
         expiryArmedFor = next
-        schedule(max(0, next - PushEmulator.nowMilliseconds)) { [weak self] in
+        schedule(max(0, next - wallClock())) { [weak self] in
             guard let self else { return }
             self.expiryArmedFor = nil
             var next = self.state
-            let expired = next.store.expire(now: PushEmulator.nowMilliseconds)
+            let expired = next.store.expire(now: self.wallClock())
             if !expired.isEmpty {
                 do {
                     try self.save(next)
@@ -332,7 +338,7 @@ final class PushEmulator {
         schedule(state.lowPriorityDelayMilliseconds) { [weak self] in
             guard let self else { return }
             self.burstArmed = false
-            self.flushLowPriority(now: PushEmulator.nowMilliseconds, waking: false)
+            self.flushLowPriority(now: self.wallClock(), waking: false)
         }
     }
 

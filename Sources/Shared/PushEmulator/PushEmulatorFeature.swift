@@ -328,9 +328,12 @@ public final class PushEmulatorFeature: DaemonFeature {
             server.limitsStreamsUntilAuthenticated = { [unowned emulator] in emulator.state.oneStreamUntilAuthenticated }
             servers.append(server)
         }
+        // The device's clock: expirations, low-priority delays and provider tokens follow it.
         emulator.schedule = { [weak loop = context.loop] milliseconds, body in
             _ = loop?.schedule(afterMilliseconds: max(0, milliseconds), body)
         }
+        let loop = context.loop
+        emulator.wallClock = { loop.wallMilliseconds }
         self.emulator = emulator
         self.authority = authority
         let endpoints = APNsEndpoints(development: servers[0], production: servers[1])
