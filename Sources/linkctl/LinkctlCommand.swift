@@ -8,6 +8,8 @@ enum LinkctlCommand: Equatable {
     case events(LinkctlInvocation)
     /// `linkctl trace`: both daemons' traces (or trace files), merged and drawn.
     case trace(TraceInvocation)
+    /// `linkctl clock`: the pair's device clock, shown, advanced or set.
+    case clock(ClockInvocation)
 
     struct UsageError: Error, CustomStringConvertible {
         let description: String
@@ -19,6 +21,7 @@ enum LinkctlCommand: Equatable {
           linkctl [--home DIR] [--timeout SECONDS] phone|watch events
           linkctl [--home DIR] phone|watch --help
           linkctl [--home DIR] trace [--from SOCKET|FILE]... [--last N] [--html FILE] [--mermaid] [--follow]
+          linkctl [--home DIR] [--timeout SECONDS] clock [advance DURATION | set TIME]
           linkctl --help | --version
 
         Sends one control request to phoned or watchd and prints its result as one JSON line.
@@ -31,6 +34,11 @@ enum LinkctlCommand: Equatable {
         as one self-contained HTML page, --mermaid prints a Mermaid sequenceDiagram, and
         --follow prints the entries and then every new one as a two-column view until
         interrupted (docs/trace.md).
+
+        'clock' prints the device clock of phoned and watchd; 'clock advance DURATION' moves
+        the pair's manual clock ahead (phoned --clock manual; 500ms, 90s, 15m, 1h, 1d, 1h30m),
+        firing the timers that fall due in order, and 'clock set TIME' sets it (ISO 8601, e.g.
+        2026-12-31T23:59:00Z); both answer once every daemon of the pair shows the new time.
 
         Options:
           --home DIR          WatchLink home holding phone.ctl and watch.ctl (default:
@@ -55,6 +63,7 @@ enum LinkctlCommand: Equatable {
           linkctl phone session.activate
           linkctl phone message.send --json '{"message": {"hello": "watch"}}'
           linkctl watch events
+          linkctl clock advance 1h
         """
 
     /// Reads the arguments that follow the program name.
@@ -154,6 +163,24 @@ enum LinkctlCommand: Equatable {
             return .trace(trace)
         }
         if let option = traceOptions.first { throw UsageError(description: "\(option) is an option of 'linkctl trace'") }
+        if target == "clock" {
+            guard json == nil else { throw UsageError(description: "'clock' takes no --json arguments") }
+            let words = Array(positionals.dropFirst())
+            let action: ClockInvocation.Action
+            if words.isEmpty {
+                action = .show
+            } else if words.count == 2, words[0] == "advance" {
+                guard let milliseconds = ClockCommand.milliseconds(words[1]) else {
+                    throw UsageError(description: "'clock advance' needs a duration such as 500ms, 90s, 15m, 1h, 1d or 1h30m, got '\(words[1])'")
+                }
+                action = .advance(milliseconds: milliseconds)
+            } else if words.count == 2, words[0] == "set" {
+                action = .set(time: words[1])
+            } else {
+                throw UsageError(description: "'clock' is followed by nothing, 'advance DURATION' or 'set TIME'")
+            }
+            return .clock(ClockInvocation(action: action, home: home, timeoutSeconds: timeout))
+        }
         guard let device = LinkctlInvocation.Device(rawValue: target) else {
             throw UsageError(description: "unknown daemon '\(target)' (expected phone or watch)")
         }

@@ -122,4 +122,6 @@ case .events(let invocation):
     runEvents(invocation)
 case .trace(let invocation):
     TraceCommand.run(invocation)
+case .clock(let invocation):
+    ClockCommand.run(invocation)
 }

@@ -18,9 +18,9 @@ class LaunchedAppTestCase: XCTestCase {
         super.tearDown()
     }
 
-    /// A pair, both sessions activated, with these daemon arguments.
-    func start(phone: [String] = [], watch: [String] = []) throws -> WatchLinkPair {
-        let pair = try WatchLinkPair.start(activate: true, phoneArguments: phone, watchArguments: watch)
+    /// A pair, both sessions activated, with these daemon arguments, on `clock`.
+    func start(phone: [String] = [], watch: [String] = [], clock: WatchLinkPair.Clock = .system) throws -> WatchLinkPair {
+        let pair = try WatchLinkPair.start(activate: true, clock: clock, phoneArguments: phone, watchArguments: watch)
         pairs.append(pair)
         return pair
     }

@@ -141,28 +141,36 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
     /// wall time allowance of 15.00 seconds" (watchOS crash reports). What the delegate took is
     /// not delivered again; what it had not taken arrives at its next launch.
     func testAnAppThatNeverCompletesItsTaskIsEndedByTheWatchdogAtItsBudget() throws {
-        let pair = try start(watch: ["--launch-policy", "immediate", "--background-task-ms", "2000"])
+        // The shipped budget, 15 s of the watch's time: a manual clock moves through it.
+        let pair = try start(watch: ["--launch-policy", "immediate"], clock: .manual)
         let log = try installExample(on: pair, ["--never-complete", "--stall-on", "2"])
         let watch = try client(pair.watch, subscribed: true)
         let phone = try client(pair.phone)
         for n in 1...3 { try transfer(phone, Int64(n)) }
 
         let launched = try watch.waitForEvent("app.launched", timeoutSeconds: 20)
+        // The delegate took n=1 and hangs on n=2: then the budget runs.
+        try waitForLine(log, "stalls on n=2")
+        try pair.advanceClock(by: 13.999)
+        XCTAssertEqual(try watch.call("status")["backgroundTasks"]?["budgetLeftMs"]?.intValue, 1_001)
+        try pair.advanceClock(by: 0.001)
         let expiring = try watch.waitForEvent("backgroundTask.expiring", timeoutSeconds: 20)
+        try pair.advanceClock(by: 0.999)
+        XCTAssertEqual(try watch.call("status")["apps"]?["app"]?["running"], true, "a millisecond before the budget is spent")
+        try pair.advanceClock(by: 0.001)
         let expired = try watch.waitForEvent("backgroundTask.expired", timeoutSeconds: 20)
         let exited = try watch.waitForEvent("app.exited", timeoutSeconds: 20)
         XCTAssertEqual(exited.data["reason"], "backgroundTaskWatchdog")
         XCTAssertEqual(exited.data["signal"], .int(Int64(SIGKILL)), "ended at once, as the watchdog does")
         XCTAssertEqual(expired.data["kind"], "watchConnectivity")
-        let budget = try milliseconds(from: launched, to: exited)
-        XCTAssertGreaterThanOrEqual(budget, 1_990, "not before the budget is spent")
-        XCTAssertLessThan(try milliseconds(from: expiring, to: expired), 1_100, "the expiration handler's second")
+        XCTAssertEqual(try milliseconds(from: launched, to: exited), 15_000, "the budget, of the watch's time")
+        XCTAssertEqual(try milliseconds(from: expiring, to: expired), 1_000, "the expiration handler's second")
         try waitForLine(log, "task expiring")
         try waitForLine(log, "stalls on n=2")
         let daemonLog = try String(contentsOfFile: pair.watch.logPath, encoding: .utf8)
         XCTAssertTrue(
             daemonLog.contains(
-                "the watchdog ends the app (pid \(launched.data["pid"]?.intValue ?? 0)): watchConnectivity task 1 not completed within the background budget of 2000 ms"
+                "the watchdog ends the app (pid \(launched.data["pid"]?.intValue ?? 0)): watchConnectivity task 1 not completed within the background budget of 15000 ms"
             ),
             daemonLog)
         let trace = try watch.call("trace.get", ["limit": 100_000])["entries"]?.arrayValue ?? []
@@ -193,9 +201,10 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
     /// logged and replays the delays; the next run within the hour waits for the hour (one run
     /// an hour without the complication, WWDC 2016 218) or for the user, who opens the app.
     func testTheWatchPolicyDefersTheLaunchFromItsSeedAndTheUserGetsTheDataAtOnce() throws {
-        let window: Int64 = 3_000
-        let arguments = ["--launch-policy", "watch", "--launch-seed", "42", "--launch-window-ms", String(window)]
-        let pair = try start(watch: arguments)
+        // The shipped window, 15 minutes of the watch's time: a manual clock moves through it.
+        let window: Int64 = 900_000
+        let arguments = ["--launch-policy", "watch", "--launch-seed", "42"]
+        let pair = try start(watch: arguments, clock: .manual)
         let log = try installExample(on: pair)
         let watch = try client(pair.watch, subscribed: true)
         let phone = try client(pair.phone)
@@ -204,9 +213,12 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         let scheduled = try watch.waitForEvent("app.wakeScheduled", timeoutSeconds: 20)
         let delay = try XCTUnwrap(scheduled.data["inMs"]?.intValue)
         XCTAssertEqual(UInt64(delay), firstDraw(seed: 42) % UInt64(window + 1), "the seed's first draw over the window")
+        try pair.advanceClock(by: Double(delay - 1) / 1_000)
+        XCTAssertEqual(try watch.call("status")["apps"]?["app"]?["running"], false, "no sooner than the policy allows")
+        try pair.advanceClock(by: 0.001)
         let launched = try watch.waitForEvent("app.launched", timeoutSeconds: 20)
         XCTAssertEqual(launched.data["reason"], "backgroundData")
-        XCTAssertGreaterThanOrEqual(try milliseconds(from: scheduled, to: launched), delay - 1, "no sooner than the policy allows")
+        XCTAssertEqual(try milliseconds(from: scheduled, to: launched), delay, "at the time the policy drew")
         _ = try watch.waitForEvent("app.suspended", timeoutSeconds: 20)
         let daemonLog = try String(contentsOfFile: pair.watch.logPath, encoding: .utf8)
         XCTAssertTrue(daemonLog.contains("seed 42 (replay with --launch-seed 42)"), daemonLog)
@@ -229,7 +241,7 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         XCTAssertTrue(trace.contains { $0["name"] == "app.resumed" && $0["reason"] == "user" })
 
         // The same seed, another pair: the same delay.
-        let again = try start(watch: arguments)
+        let again = try start(watch: arguments, clock: .manual)
         try installExample(on: again)
         let replay = try client(again.watch, subscribed: true)
         try transfer(try client(again.phone), 1)
@@ -260,17 +272,23 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
     /// `scheduleBackgroundRefresh(withPreferredDate:userInfo:scheduledCompletion:)`: the task
     /// comes at, not before, its preferred date, with its userInfo, and wakes the suspended app.
     func testAScheduledBackgroundRefreshRunsAtItsPreferredDate() throws {
-        let pair = try start(watch: ["--launch-policy", "immediate"])
-        let log = try installExample(on: pair, ["--refresh-after", "2"])
+        // Fifteen minutes ahead, of the watch's time: a manual clock moves through them.
+        let pair = try start(watch: ["--launch-policy", "immediate"], clock: .manual)
+        let log = try installExample(on: pair, ["--refresh-after", "900"])
         let watch = try client(pair.watch, subscribed: true)
         try transfer(try client(pair.phone), 1)
-        _ = try watch.waitForEvent("app.suspended", timeoutSeconds: 20)
-        XCTAssertEqual(try watch.waitForEvent("app.resumed", timeoutSeconds: 20).data["reason"], "backgroundRefresh")
-        let refresh = try waitForLine(log, "task applicationRefresh, purpose example")[0]
+        let suspended = try watch.waitForEvent("app.suspended", timeoutSeconds: 20)
+        let inMs = try XCTUnwrap(watch.call("status")["backgroundTasks"]?["scheduled"]?[0]?["inMs"]?.intValue)
+        XCTAssertEqual(Double(inMs), 900_000, accuracy: 1_000, "the app's fifteen minutes, from its own clock's now")
+        try pair.advanceClock(by: Double(inMs - 1) / 1_000)
+        XCTAssertEqual(try watch.call("status")["apps"]?["app"]?["suspended"], true, "not before the preferred date")
+        try pair.advanceClock(by: 0.001)
+        let resumed = try watch.waitForEvent("app.resumed", timeoutSeconds: 20)
+        XCTAssertEqual(resumed.data["reason"], "backgroundRefresh")
+        XCTAssertEqual(try milliseconds(from: suspended, to: resumed), inMs, "at the preferred date of the watch's time")
+        try waitForLine(log, "task applicationRefresh, purpose example")
         // The schedule's completion ran once the app, suspended right after it asked, ran again.
-        let scheduled = try XCTUnwrap(exampleLines(log).first { $0.text.hasPrefix("refresh scheduled for ") })
-        let preferred = try XCTUnwrap(Double(scheduled.text.dropFirst("refresh scheduled for ".count)))
-        XCTAssertGreaterThanOrEqual(refresh.time, preferred - 0.001, "at, not before, the preferred date")
+        XCTAssertTrue(exampleLines(log).contains { $0.text.hasPrefix("refresh scheduled for ") })
         _ = try watch.waitForEvent("app.suspended", timeoutSeconds: 20)
     }
 }

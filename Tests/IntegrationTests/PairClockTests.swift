@@ -186,7 +186,33 @@ final class PairClockTests: DaemonTestCase {
         assertControlError("control", 3) { try p.call("clock.set", ["time": "2026-12-31T23:59:00Z"]) }
     }
 
+    func testLinkctlShowsAdvancesAndSetsThePairsClock() throws {
+        _ = try startManualClockPair(start: "2026-12-31T12:00:00Z")
+        let advanced = try linkctl(["--home", home, "clock", "advance", "1h30m"])
+        XCTAssertEqual(advanced.status, 0, advanced.stderr)
+        XCTAssertEqual(try JSON.parse(advanced.stdout)["time"], "2026-12-31T13:30:00.000Z")
+        XCTAssertEqual(try linkctl(["--home", home, "clock", "advance", "500ms"]).status, 0)
+        XCTAssertEqual(try linkctl(["--home", home, "clock", "set", "2027-01-01T00:00:00Z"]).status, 0)
+        let shown = try linkctl(["--home", home, "clock"])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        let clocks = try JSON.parse(shown.stdout)
+        XCTAssertEqual(clocks["phone"]?["time"], "2027-01-01T00:00:00.000Z")
+        XCTAssertEqual(clocks["watch"]?["time"], "2027-01-01T00:00:00.000Z")
+        XCTAssertEqual(clocks["watch"]?["followsPhone"], true)
+        for (arguments, status) in [(["clock", "advance", "soon"], Int32(2)), (["clock", "rewind"], 2), (["clock", "set", "noon"], 1)] {
+            let refused = try linkctl(["--home", home] + arguments)
+            XCTAssertEqual(refused.status, status, "\(arguments): \(refused.stderr)")
+            XCTAssertFalse(refused.stderr.isEmpty)
+        }
+    }
+
     // MARK: - Helpers
+
+    private func linkctl(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let outcome = try children.run(Binaries.path("linkctl"), arguments)
+        XCTAssertEqual(outcome.reason, .exit, "linkctl \(arguments) ends by itself")
+        return (outcome.status, outcome.standardOutput, outcome.standardError)
+    }
 
     private func phoneDaemon() -> DaemonProcess {
         daemons.first { $0.name == "phoned" && $0.isRunning }!

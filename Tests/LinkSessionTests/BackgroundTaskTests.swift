@@ -328,6 +328,21 @@ final class BackgroundTaskTests: XCTestCase {
         XCTAssertEqual(handed(pair).count, 1)
     }
 
+    /// The `WatchKit` library schedules by the time from now (its app's date is of the app's
+    /// own clock): the task is due that long after the device's now, to the millisecond, and a
+    /// delay past a year is a year.
+    func testARefreshScheduledByItsDelayIsDueThatLongFromNow() throws {
+        let pair = pair()
+        let scheduled = pair.command(.watch, .scheduleBackgroundTaskAfter(.applicationRefresh, milliseconds: 900_000, userInfo: nil))
+        XCTAssertEqual(pair.result(scheduled), .success(.taskScheduled(inMilliseconds: 900_000)))
+        pair.advance(by: 899_999)
+        XCTAssertTrue(launches(pair).isEmpty, "not before its time")
+        pair.advance(by: 1)
+        XCTAssertEqual(launches(pair), [.backgroundRefresh])
+        let far = pair.command(.watch, .scheduleBackgroundTaskAfter(.snapshot, milliseconds: Int64.max, userInfo: nil))
+        XCTAssertEqual(pair.result(far), .success(.taskScheduled(inMilliseconds: 366 * 24 * 3_600_000)))
+    }
+
     func testTheWatchPolicyDefersAScheduledTaskPastTheHourlyAllowance() throws {
         let pair = pair(policy: watchPolicy(seed: 1, window: 0))
         sendUserInfo(pair, 1)

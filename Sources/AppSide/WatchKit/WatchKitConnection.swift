@@ -65,7 +65,11 @@ final class WatchKitConnection: Sendable {
         guard let client = client.withLock({ $0 }) else {
             return finish(WatchKitError(.unknown, "WatchKit is not attached to a watch daemon (run the app with WKApplicationMain, launched by watchd)"))
         }
-        var args: JSONObject = ["kind": .string(kind.rawValue), "preferredDate": .double(date.timeIntervalSince1970)]
+        // The app's date is of its own clock, the device's time is the watch's (a manual clock
+        // in a test): the task is due as far ahead of the device's time as `date` is of the app's.
+        let milliseconds = date.timeIntervalSinceNow * 1_000
+        let inMs = milliseconds.isFinite ? Int64(min(max(0, milliseconds), Double(Self.longestScheduleMilliseconds)).rounded(.up)) : 0
+        var args: JSONObject = ["kind": .string(kind.rawValue), "inMs": .int(inMs)]
         if let userInfo { args["userInfo"] = .object(TaskUserInfo.encode(userInfo)) }
         client.send("backgroundTask.schedule", args) { result in
             switch result {
@@ -74,6 +78,9 @@ final class WatchKitConnection: Sendable {
             }
         }
     }
+
+    /// A year: watchd takes a later preferred date as a year from now.
+    static let longestScheduleMilliseconds: Int64 = 366 * 24 * 3_600_000
 
     enum TaskKind: String {
         case applicationRefresh

@@ -111,19 +111,24 @@ public final class WatchLinkPushProvider: @unchecked Sendable {
         return connections
     }
 
+    /// When the provider tokens it makes are issued: the real time by default. A test whose
+    /// phone runs a manual clock gives the phone's time (``WatchLinkPair/clockTime()``), as a
+    /// provider's clock agrees with APNs's.
+    public var tokenClock: @Sendable () throws -> Date = { Date() }
+
     /// Sends `POST /3/device/<deviceToken>` with `payload`, `apns-push-type: pushType`, the
     /// topic (by default the bundle id with the push type's suffix, `.pushkit.fileprovider` for
-    /// `fileprovider`), the current provider token, and `headers` (e.g. `apns-id`,
-    /// `apns-priority`).
+    /// `fileprovider`), the current provider token (issued by ``tokenClock``), and `headers`
+    /// (e.g. `apns-id`, `apns-priority`; an `authorization` among them is sent instead of the
+    /// provider token).
     public func send(
         _ payload: [UInt8], to deviceToken: String, pushType: String = "fileprovider", topic: String? = nil,
         headers: [(String, String)] = []
     ) throws -> Response {
+        let ownToken = headers.contains { $0.0.lowercased() == "authorization" }
         let fields =
-            [
-                ("authorization", "bearer " + (try tokens.token())), ("apns-push-type", pushType),
-                ("apns-topic", topic ?? bundleId + Self.topicSuffix(pushType)),
-            ] + headers
+            (ownToken ? [] : [("authorization", "bearer " + (try tokens.token(at: try tokenClock())))])
+            + [("apns-push-type", pushType), ("apns-topic", topic ?? bundleId + Self.topicSuffix(pushType))] + headers
         lock.lock()
         defer { lock.unlock() }
         let answer: HTTP2ClientSession.Response

@@ -18,5 +18,20 @@ extension XCTestCase {
         }
         return pair
     }
+
+    /// Starts a pair on `clock` for this test (a manual clock: ``WatchLinkPair/Clock/manual``)
+    /// and stops it when the test ends, as ``startWatchLinkPair(watchCount:activate:phoneArguments:watchArguments:)``.
+    public func startWatchLinkPair(
+        watchCount: Int = 1, activate: Bool = false, clock: WatchLinkPair.Clock, phoneArguments: [String] = [],
+        watchArguments: [String] = []
+    ) throws -> WatchLinkPair {
+        let pair = try WatchLinkPair.start(
+            watchCount: watchCount, activate: activate, clock: clock, phoneArguments: phoneArguments,
+            watchArguments: watchArguments)
+        addTeardownBlock { [weak self] in
+            pair.stop(keepingLogs: self?.testRun.map { $0.totalFailureCount > 0 } ?? true)
+        }
+        return pair
+    }
 }
 #endif

@@ -58,7 +58,8 @@ struct BackgroundTaskOperations {
                 summary: "schedule a background app refresh or snapshot refresh task, replacing the one of its kind",
                 arguments: [
                     .required("kind", .string, "applicationRefresh or snapshot"),
-                    .required("preferredDate", .number(nil), "seconds since 1970: due at, not before, this date"),
+                    .optional("preferredDate", .number(nil), "seconds since 1970 on the device's clock: due at, not before, this date"),
+                    .optional("inMs", .integer(0...Int64.max), "or: due this many milliseconds of device time from now"),
                     .optional("userInfo", .object, "handed back with the task"),
                 ]
             ) { call in
@@ -66,9 +67,15 @@ struct BackgroundTaskOperations {
                 guard let kind = BackgroundTaskKind(rawValue: name), kind != .watchConnectivity else {
                     throw call.args.invalid("'kind' is applicationRefresh or snapshot; got '\(name)'")
                 }
-                let date = try call.args.double("preferredDate")
-                guard date.isFinite else { throw call.args.invalid("'preferredDate' must be a finite number of seconds since 1970") }
+                let given = try call.args.optionalDouble("preferredDate")
+                let delay = try call.args.optionalInt("inMs", range: 0...Int64.max)
+                guard (given == nil) != (delay == nil) else {
+                    throw call.args.invalid("give 'preferredDate' (seconds since 1970) or 'inMs' (from now), one of them")
+                }
                 let userInfo = try call.args.optionalObject("userInfo").map { JSON.serialize(.object($0)) }.map { Array($0.utf8) }
+                if let delay { return context.submit(.scheduleBackgroundTaskAfter(kind, milliseconds: delay, userInfo: userInfo), answering: call) }
+                let date = given ?? 0
+                guard date.isFinite else { throw call.args.invalid("'preferredDate' must be a finite number of seconds since 1970") }
                 context.submit(.scheduleBackgroundTask(kind, preferredDate: date, userInfo: userInfo), answering: call)
             },
         ]

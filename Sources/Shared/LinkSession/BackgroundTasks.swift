@@ -321,6 +321,13 @@ extension LinkSession {
 
     /// `scheduleBackgroundRefresh` / `scheduleSnapshotRefresh`.
     func scheduleBackgroundTask(_ kind: BackgroundTaskKind, preferredDate: Double, userInfo: [UInt8]?, token: RequestToken) {
+        let seconds = preferredDate - configuration.wallClock()
+        let delay = seconds.isFinite ? Int64(min(max(0, seconds * 1_000), Double(Self.longestScheduleMilliseconds)).rounded(.up)) : 0
+        scheduleBackgroundTask(kind, afterMilliseconds: delay, userInfo: userInfo, token: token)
+    }
+
+    /// A task due `milliseconds` from now (at most ``longestScheduleMilliseconds``).
+    func scheduleBackgroundTask(_ kind: BackgroundTaskKind, afterMilliseconds milliseconds: Int64, userInfo: [UInt8]?, token: RequestToken) {
         guard role == .watch else {
             actions.append(.respond(token, .failure(.invalidArgument("backgroundTask.schedule: background refresh tasks are watchOS's"))))
             return
@@ -332,8 +339,7 @@ extension LinkSession {
                     .failure(.invalidArgument("backgroundTask.schedule: watchConnectivity tasks come with data; schedule applicationRefresh or snapshot"))))
             return
         }
-        let seconds = preferredDate - configuration.wallClock()
-        let delay = seconds.isFinite ? Int64(min(max(0, seconds * 1_000), Double(Self.longestScheduleMilliseconds)).rounded(.up)) : 0
+        let delay = min(max(0, milliseconds), Self.longestScheduleMilliseconds)
         let due = currentTime + delay
         background.scheduled[kind] = BackgroundTaskState.ScheduledTask(due: due, userInfo: userInfo)
         actions.append(.armTimer(.scheduledTask(kind), deadlineMilliseconds: due))

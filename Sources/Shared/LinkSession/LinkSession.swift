@@ -443,6 +443,8 @@ public final class LinkSession {
             completeBackgroundTask(id: id, token: token)
         case .scheduleBackgroundTask(let kind, let preferredDate, let userInfo):
             scheduleBackgroundTask(kind, preferredDate: preferredDate, userInfo: userInfo, token: token)
+        case .scheduleBackgroundTaskAfter(let kind, let milliseconds, let userInfo):
+            scheduleBackgroundTask(kind, afterMilliseconds: milliseconds, userInfo: userInfo, token: token)
         }
         return drain()
     }

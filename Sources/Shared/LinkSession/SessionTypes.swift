@@ -180,6 +180,9 @@ public enum SessionCommand: Sendable {
     /// Watch: `scheduleBackgroundRefresh` or `scheduleSnapshotRefresh`: a task of `kind` at,
     /// not before, `preferredDate` (seconds since 1970), replacing the one of that kind.
     case scheduleBackgroundTask(BackgroundTaskKind, preferredDate: Double, userInfo: [UInt8]?)
+    /// As `scheduleBackgroundTask`, due `milliseconds` of device time from now: the `WatchKit`
+    /// library's preferred date, relative to the app's own clock.
+    case scheduleBackgroundTaskAfter(BackgroundTaskKind, milliseconds: Int64, userInfo: [UInt8]?)
 }
 
 /// Why the emulated OS launches an app into the background.
