@@ -107,7 +107,7 @@ final class AppLaunchTests: LaunchedAppTestCase {
     // MARK: Launches by the user, the budget, the end
 
     func testTheUserLaunchesTheAppTheSystemEndsItAndStoppingTheDaemonLeavesNoApp() throws {
-        let pair = try start(phone: ["--app-background-ms", "1500"])
+        let pair = try start(clock: .manual)
         let log = try install(on: pair.phone, ["--activate-after-ms", "0"])
         let phone = try client(pair.phone, subscribed: true)
         let launched = try phone.call("app.launch")
@@ -121,13 +121,17 @@ final class AppLaunchTests: LaunchedAppTestCase {
         XCTAssertEqual(ended.data["signal"], .int(Int64(SIGTERM)))
         eventually { try phone.call("status")["appState"] == "notRunning" }
 
-        // A background launch spends its budget (1.5 s here, 30 s by default) and is ended.
+        // A background launch spends its budget (30 s of the phone's clock, moved here) and is ended.
         _ = try client(pair.watch).call("message.send", ["message": ["wake": true]])
         let background = try phone.waitForEvent("app.launched", timeoutSeconds: 10)
         let budgetPid = try XCTUnwrap(background.data["pid"]?.intValue)
+        try pair.advanceClock(by: 29.999)
+        XCTAssertTrue(isAlive(budgetPid), "a millisecond before its budget is spent")
+        try pair.advanceClock(by: 0.001)
         let spent = try phone.waitForEvent("app.exited", timeoutSeconds: 15)
         XCTAssertEqual(spent.data["reason"], "backgroundBudget")
         XCTAssertEqual(spent.data["pid"]?.intValue, budgetPid)
+        XCTAssertEqual(spent.date?.timeIntervalSince(try XCTUnwrap(background.date)), 30, "the budget, of the phone's time")
 
         _ = try phone.call("app.launch")
         let running = try XCTUnwrap(try phone.call("status")["apps"]?["app"]?["pid"]?.intValue)

@@ -159,7 +159,8 @@ final class AppSideTests: AppSideTestCase {
     /// and the sender's replyHandler; without one: `session(_:didReceiveMessage:)`;
     /// sendMessageData likewise; the errors 7004, 7007, 7012 and 7014 in the errorHandler.
     func testMessagesRepliesAndTheirErrors() throws {
-        let pair = try startWatchLinkPair(phoneArguments: ["--reply-timeout-ms", "1000"])
+        // The shipped 10 s reply timeout, of the pair's manual clock.
+        let pair = try startWatchLinkPair(clock: .manual)
         let early = try launch("early-app", on: pair.phone, of: pair)
         early.send(["cmd": "sendMessage", "message": ["too": "early"], "wantsReply": true])
         XCTAssertEqual(try early.waitFor("errorHandler")[0]["code"] as? Int, 7004, "sessionNotActivated before activate()")
@@ -184,9 +185,13 @@ final class AppSideTests: AppSideTestCase {
             try phone.waitFor("replyDataHandler")[0]["data"] as? [String: String],
             ["$data": Data([3, 2, 1]).base64EncodedString()])
 
-        watch.send(["cmd": "setReply", "reply": ["late": true], "delaySeconds": 3.0])
+        watch.send(["cmd": "setReply", "reply": ["late": true], "delaySeconds": 600.0])
         try watch.waitFor("replySet")  // the commands and the link are two paths into the app
         phone.send(["cmd": "sendMessage", "message": ["slow": 1], "wantsReply": true])
+        try watch.waitFor("didReceiveMessageWithReply", count: 2)
+        try pair.advanceClock(by: 9.999)
+        XCTAssertEqual(phone.names.filter { $0 == "errorHandler" }.count, 1, "no 7012 before the timeout")
+        try pair.advanceClock(by: 0.001)
         XCTAssertEqual(try phone.waitFor("errorHandler", count: 2)[1]["code"] as? Int, 7012, "messageReplyTimedOut")
 
         watch.stop()

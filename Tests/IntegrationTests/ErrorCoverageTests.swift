@@ -48,9 +48,10 @@ final class ErrorCoverageTests: DaemonTestCase {
     }
 
     func testOnlyOneBenchmarkRunsAtATime() throws {
-        let (phone, watch, p, w) = try startActivatedPair()
+        let (phone, watch, p, w) = try startManualClockPair()
         let watchEvents = try subscribed(watch)
-        // The watch answers after 5 s: the first benchmark's one round trip runs that long.
+        // The watch answers after 5 s of the pair's manual clock: the first benchmark's one
+        // round trip runs until the clock is moved.
         _ = try w.call("replies.set", ["mode": "empty", "delayMs": 5_000])
         let long = AsyncResult<JSONObject>()
         DispatchQueue.global().async {
@@ -68,6 +69,8 @@ final class ErrorCoverageTests: DaemonTestCase {
             XCTAssertEqual(error.name, "busy", "\(error)")
             XCTAssertTrue(error.message.contains("already running"), error.message)
         }
+        XCTAssertFalse(long.isDone)
+        try advance(p, 5_000)
         XCTAssertEqual(try long.wait(timeout: 120)["count"], 1, "the first benchmark completes")
         _ = try w.call("replies.set", ["mode": "empty", "delayMs": 0])
         XCTAssertEqual(try second.call("bench.roundTrip", ["count": 1])["count"], 1, "and then another may run")

@@ -164,6 +164,19 @@ enum UnixSocket {
         }
     }
 
+    /// The frames that have arrived, without waiting for more.
+    static func readFramesNow(_ fd: Int32) throws -> [Frame] {
+        var decoder = FrameDecoder()
+        var frames: [Frame] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n <= 0 { return frames }
+            decoder.append(buffer[0..<n])
+            while let frame = try decoder.next() { frames.append(frame) }
+        }
+    }
+
     /// Reads frames until `stop` matches one, EOF, or the 5 s receive timeout.
     static func readFrames(_ fd: Int32, until stop: (Frame) -> Bool) throws -> [Frame] {
         var decoder = FrameDecoder()
