@@ -44,14 +44,6 @@ final class LinkChannel: ConnectionReader {
     /// retain and release of it take the slow path, a dozen times a message.
     unowned var owner: PeerSession?
     private(set) var isEstablished = false
-    /// The protocol version of the link, once the handshake is done.
-    private(set) var version: UInt16 = 0
-    /// Frames sent (queued) and received on the link, clock frames left out: the pair's clock
-    /// sees by them whether anything crossed the link during a round (``PairClock``).
-    var framesSent: UInt64 = 0
-    private(set) var framesReceived: UInt64 = 0
-    /// The pair's clock's state on this link (``PairClock``).
-    var clockLink = PairClock.LinkState()
     private(set) var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
     var output: [UInt8] = []
@@ -69,6 +61,14 @@ final class LinkChannel: ConnectionReader {
     /// Called when the channel has bytes to write at the end of this loop turn.
     var onDirty: ((LinkChannel) -> Void)?
     private var closeReported = false
+    /// The protocol version of the link, once the handshake is done.
+    private(set) var version: UInt16 = 0
+    /// Frames sent (queued) and received on the link, clock frames left out: the pair's clock
+    /// sees by them whether anything crossed the link during a round (``PairClock``).
+    var framesSent: UInt64 = 0
+    private(set) var framesReceived: UInt64 = 0
+    /// The pair's clock's state on this link (``PairClock``).
+    var clockLink = PairClock.LinkState()
 
     init(
         loop: EventLoop, connection: Connection, serial: UInt64, handshake: LinkHandshake, role: Role,

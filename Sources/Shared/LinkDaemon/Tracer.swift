@@ -47,8 +47,20 @@ final class Tracer {
     var device = ""
     let pid = Int64(getpid())
     /// The loop whose device clock the entries' times come from (its wall clock: the system's
-    /// real-time clock, or a manual clock); the real-time clock while there is none.
-    unowned(unsafe) var loop: EventLoop?
+    /// real-time clock, or a manual clock); the real-time clock while there is none. Read
+    /// without a reference taken: the loop has a weak reference somewhere (a feature's timers),
+    /// so each retain and release of it takes the slow path, about 60 instructions a read.
+    var loop: EventLoop? {
+        get { clockLoop?.takeUnretainedValue() }
+        set {
+            clockLoop = newValue.map { Unmanaged.passUnretained($0) }
+            clockMoved()
+        }
+    }
+    private var clockLoop: Unmanaged<EventLoop>?
+    /// The loop while its clock is manual: under the system clock the time is read as it
+    /// always was, with one system call.
+    private var manualClockLoop: Unmanaged<EventLoop>?
     /// The time entries take, in microseconds of the device's wall clock. Reading the clock costs
     /// as much as the rest of an entry, so it is read once for a batch: at the first entry
     /// after the link brought bytes (``bytesArrived()``), after a loop turn (``flush()``), and
@@ -178,23 +190,32 @@ final class Tracer {
         clockIsStale = true
     }
 
-    /// The device's clock moved (a manual clock): what follows takes a time read after it.
+    /// The device's clock moved, or changed (a watch that starts or stops following a manual
+    /// clock): what follows takes a time read after it.
     func clockMoved() {
         clockIsStale = true
+        manualClockLoop = clockLoop.flatMap { $0._withUnsafeGuaranteedRef { $0.clock.isManual } ? $0 : nil }
     }
 
     /// The time of an entry recorded now (``clock``); never earlier than the one before.
+    @inline(__always)
     func time() -> Int64 {
         if clockIsStale {
-            clock = max(clock, loop?.wallMicroseconds ?? Self.systemMicroseconds())
+            if manualClockLoop == nil {
+                let now = Syscall.realtime()
+                clock = max(clock, Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)
+            } else {
+                clock = max(clock, manualTime())
+            }
             clockIsStale = false
         }
         return clock
     }
 
-    private static func systemMicroseconds() -> Int64 {
-        let now = Syscall.realtime()
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+    /// The manual clock's wall-clock time, in microseconds.
+    @inline(never)
+    private func manualTime() -> Int64 {
+        manualClockLoop?._withUnsafeGuaranteedRef { $0.wallMicroseconds } ?? 0
     }
 
     /// Appends an entry of a frequent kind: a frame, note or op without a ``Detail``.

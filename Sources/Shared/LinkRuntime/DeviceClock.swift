@@ -53,6 +53,7 @@ public struct DeviceClock: Sendable, Equatable {
         return manual(monotonicNanoseconds: monotonic, wallNanoseconds: wall)
     }
 
+    @inline(__always)
     public var isManual: Bool { mode == .manual }
 
     /// Monotonic time in nanoseconds: `CLOCK_MONOTONIC`, or the manual clock's.

@@ -54,10 +54,6 @@ public final class EventLoop {
     /// The timers the loop's wait waits for: all of them under the system clock; under a
     /// manual clock the real-time ones only.
     private var timers = TimerHeap()
-    /// Under a manual clock: the device timers, by device deadline, fired only when the clock
-    /// moves (their sequence numbers come from `timers`, so an id stays valid when a timer
-    /// moves between the two).
-    private var deviceTimers = TimerHeap()
     private var tasks: [() -> Void] = []
     private var runningTasks: [() -> Void] = []
     /// The hooks of ``afterTurn(_:)`` in the order they were added, each holding a reference
@@ -125,6 +121,11 @@ public final class EventLoop {
     /// ``schedule(afterMilliseconds:_:)`` follow it; ``nowNanoseconds``, ``realMilliseconds``
     /// and timers on ``TimeBase/realTime`` do not.
     public private(set) var clock = DeviceClock.system
+
+    /// Under a manual clock: the device timers, by device deadline, fired only when the clock
+    /// moves (their sequence numbers come from `timers`, so an id stays valid when a timer
+    /// moves between the two). After the fields every turn uses, which it leaves where they were.
+    private var deviceTimers = TimerHeap()
 
     /// `CLOCK_MONOTONIC`, in nanoseconds: real time, whatever the device's clock says (for
     /// measuring, and for what ``TimeBase/realTime`` timers wait on).
@@ -552,8 +553,13 @@ public final class EventLoop {
 
     /// Manual clock: a device timer is due at the clock's time (scheduled with no delay, or
     /// reached by a move): it fires in the next turn, as under the system clock.
+    @inline(__always)
     private var deviceTimerIsDue: Bool {
-        guard clock.isManual, let deadline = deviceTimers.nearestDeadline() else { return false }
+        clock.isManual && manualDeviceTimerIsDue()
+    }
+
+    private func manualDeviceTimerIsDue() -> Bool {
+        guard let deadline = deviceTimers.nearestDeadline() else { return false }
         return deadline <= clock.monotonicNanoseconds
     }
 
