@@ -5,7 +5,11 @@
 # Ctrl-C included (from a copy, so uncommitted edits of the file are kept).
 #
 # Usage: scripts/mutate.sh [NAME ...]    (no NAME: every mutation; --list: their names)
-# Exit status: 0 when every mutation was caught, 1 when one survived, 2 on a setup error.
+#        scripts/mutate.sh --check       (in seconds, builds nothing: each mutation's original
+#                                         line occurs exactly once in its file and its
+#                                         replacement differs; lists every one that does not)
+# Exit status: 0 when every mutation was caught (--check: every mutation can be made), 1 when
+# one survived (--check: one cannot be made), 2 on a setup error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,9 +41,9 @@ mutation latest-context-wins \
     '        contextQueue.removeAll { _ in false }'
 
 mutation reachability-watch-wakes-phone-app \
-    Sources/Shared/LinkSession/LinkSession.swift \
+    Sources/Shared/LinkSession/LinkSession+Activation.swift \
     'LinkSessionTests.LinkSessionTests|DeviceRulesTests/testAWatchMessageWakes' \
-    '        case .watch: return true   // a message from the watch app wakes the phone app' \
+    '        case .watch: return true  // a message from the watch app wakes the phone app' \
     '        case .watch: return peer.appState != .notRunning'
 
 mutation pairing-gates-file-transfers \
@@ -109,10 +113,10 @@ mutation extension-error-reaches-phoned \
     '        records[index].completion = SignalRecord.Completion(at: PushEmulator.nowMilliseconds, error: nil)'
 
 mutation receiver-refuses-on-full-disk \
-    Sources/Shared/LinkDaemon/Daemon.swift \
+    Sources/Shared/LinkDaemon/StoreFailureRecovery.swift \
     'DeviceRulesTests/testAReceiversFullDisk' \
-    '            if case .wc(.insufficientSpace, _) = failure {' \
-    '            if case .wc(.insufficientSpace, _) = failure, false {'
+    '        if reason == "diskFull" {' \
+    '        if reason == "diskFull", false {'
 
 mutation pairing-proof-check \
     Sources/WireProtocol/PairingProof.swift \
@@ -153,7 +157,7 @@ mutation committed-actions-list-emptied \
 mutation timer-descriptor-set-for-nearer-deadline \
     Sources/Shared/LinkRuntime/EventLoop.swift \
     'TimerTests/testTheWakeUpFollowsCancelledAndNearerTimers' \
-    '        if let set = timerDescriptorDeadline, set <= deadline { return true }' \
+    '        if let set = timerDescriptorDeadline { return set <= deadline }' \
     '        if timerDescriptorDeadline != nil { return true }'
 
 mutation unknown-op-error \
@@ -169,10 +173,10 @@ mutation control-socket-served-first \
     '            if false {'
 
 mutation check-refuses-repeated-keys \
-    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    Sources/WireProtocol/BinaryPropertyListReader+Check.swift \
     'PropertyListCodecTests' \
-    '                        guard !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) }) else {' \
-    '                        guard true else {'
+    '                            !asciiKeys.contains(where: { $0.count == key.count && (key.isEmpty || memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0) })' \
+    '                            true'
 
 mutation reader-refuses-repeated-keys \
     Sources/WireProtocol/BinaryPropertyListReader.swift \
@@ -187,19 +191,19 @@ mutation writer-shares-equal-strings \
     '            if false, UTF8Order.compare(bytes(of: objectNodes[object]), string) == 0 { return object }'
 
 mutation walk-takes-keys-in-order-only \
-    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PlistJSONTests' \
     '                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }' \
     '                if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }'
 
 mutation flat-check-takes-keys-in-order-only \
-    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests|PlistJSONTests' \
     '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }' \
     '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }'
 
 mutation flat-read-references-below-object-count \
-    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests|PlistJSONTests' \
     '            guard keyObject < objectCount, valueObject < objectCount,' \
     '            guard keyObject < 256, valueObject < 256,'
@@ -211,7 +215,7 @@ mutation expected-frame-type-must-match \
     '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length {'
 
 mutation short-ascii-second-word \
-    Sources/WireProtocol/BinaryPropertyListReader.swift \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests' \
     '        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
     '        let secondMask: UInt64 = 0'
@@ -264,14 +268,8 @@ mutation sequence-map-backward-shift \
     '            if (index &- home(of: slotKey)) & mask >= (index &- hole) & mask {' \
     '            if (index &- home(of: slotKey)) & mask > (index &- hole) & mask {'
 
-mutation op-table-recent-by-name \
-    Sources/Shared/LinkDaemon/OperationTable.swift \
-    'LinkDaemonTests.OperationTableTests' \
-    '        if let recent, recent.name == name { return recent }' \
-    '        if let recent { return recent }'
-
 mutation trace-op-name-index \
-    Sources/Shared/LinkDaemon/Tracer.swift \
+    Sources/Shared/LinkDaemon/Tracer+Reading.swift \
     'TracerTests' \
     '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[Int(slot.wide)]) }' \
     '            if slot.bits.contains(.hasOpName) { object["op"] = .string(opNames[0]) }'
@@ -371,8 +369,8 @@ mutation inactive-delivery-default \
 mutation received-list-count \
     Sources/Shared/LinkSession/LinkSession.swift \
     'LinkSessionTests.ShippedLimitsTests' \
-    '                    receivedListCapacity: Int = 1_000,' \
-    '                    receivedListCapacity: Int = 1_001,'
+    '            receivedListCapacity: Int = 1_000,' \
+    '            receivedListCapacity: Int = 1_001,'
 
 mutation received-list-default-limit \
     Sources/Shared/LinkDaemon/MessageOperations.swift \
@@ -750,12 +748,59 @@ mutation scheduled-task-ignored-in-the-foreground \
 mutation has-content-pending-after-the-delegate \
     Sources/AppSide/WatchConnectivity/WCSession+Events.swift \
     'AppSideTests.AppSideTests/testHasContentPending|WatchAppBackgroundTests/testTheAppIsLaunchedForUserInfo' \
-    '            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }' \
-    '            state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 0) }'
+    '                state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }' \
+    '                state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 0) }'
 
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
+fi
+
+# Checks that the mutations of the given indices can be made (each file exists, each original
+# line occurs there exactly once, each replacement differs, each name is unique) without
+# building anything, and lists every one that cannot: a file split, rewritten or reformatted
+# since a mutation was written shows here, not halfway through a full run.
+check_mutations() {
+    local index
+    for index in "$@"; do
+        printf '%s\0%s\0%s\0%s\0' "${names[$index]}" "${files[$index]}" "${originals[$index]}" "${replacements[$index]}"
+    done | python3 -c '
+import sys
+fields = sys.stdin.buffer.read().decode("utf-8").split("\0")[:-1]
+mutations = [fields[i:i + 4] for i in range(0, len(fields), 4)]
+lines_of = {}
+stale = []
+seen = set()
+for name, path, original, replacement in mutations:
+    if name in seen:
+        stale.append(f"{name}: the name is used by another mutation")
+    seen.add(name)
+    if path not in lines_of:
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines_of[path] = f.read().split("\n")
+        except OSError as error:
+            lines_of[path] = error
+    lines = lines_of[path]
+    if isinstance(lines, OSError):
+        stale.append(f"{name}: {path} cannot be read ({lines.strerror})")
+        continue
+    count = lines.count(original)
+    if count != 1:
+        stale.append(f"{name}: its original line occurs {count} times in {path}, not once: {original!r}")
+    if replacement == original:
+        stale.append(f"{name}: its replacement is its original line")
+for line in stale:
+    print(f"mutate.sh: stale mutation {line}", file=sys.stderr)
+if stale:
+    sys.exit(f"mutate.sh: {len(stale)} problem(s) in {len(mutations)} mutations; point each at the line that now holds its rule")
+print(f"mutate.sh: all {len(mutations)} mutations can be made")
+'
+}
+
+if [ "${1:-}" = "--check" ]; then
+    check_mutations "${!names[@]}"
+    exit $?
 fi
 
 selected=()
@@ -771,6 +816,8 @@ else
         selected+=("$found")
     done
 fi
+
+check_mutations "${selected[@]}" >/dev/null || exit 2
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-mutate.XXXXXX")
 current_file=""
