@@ -9,7 +9,8 @@
 #                                         line occurs exactly once in its file and its
 #                                         replacement differs; lists every one that does not)
 # Exit status: 0 when every mutation was caught (--check: every mutation can be made), 1 when
-# one survived (--check: one cannot be made), 2 on a setup error.
+# one survived (--check: one cannot be made), 2 on a setup error or when a mutated line does
+# not compile (the run goes on to the next mutation and names it at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -853,29 +854,32 @@ swift build --build-tests >&2
 bin_dir=$(swift build --show-bin-path)
 export WATCHLINK_BIN_DIR="$bin_dir"
 
-survivors=()
-results=()
+survivors=() unbuilt=() results=()
+started=$SECONDS
 for index in "${selected[@]}"; do
     name=${names[$index]} file=${files[$index]} filter=${filters[$index]}
     echo "==== mutation $name: $file" >&2
+    mutation_started=$SECONDS
     cp "$file" "$work/original"
     current_file=$file
     replace_line "$file" "${originals[$index]}" "${replacements[$index]}" || exit 2
     log="$work/$name.log"
     if ! swift build --build-tests >"$log" 2>&1; then
         restore
-        echo "mutate.sh: $name does not compile; fix the mutation" >&2
         tail -20 "$log" >&2
-        exit 2
+        results+=("NOT BUILT $name: the mutated code does not compile; fix the mutation")
+        unbuilt+=("$name")
+        echo "${results[-1]}" >&2
+        continue
     fi
     status=0
     swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
     restore
     failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
     if [ "$status" -ne 0 ]; then
-        results+=("caught    $name: ${failed:-the test run failed (exit $status)}")
+        results+=("caught    $name ($((SECONDS - mutation_started)) s): ${failed:-the test run failed (exit $status)}")
     else
-        results+=("SURVIVED  $name: every test of '$filter' passed")
+        results+=("SURVIVED  $name ($((SECONDS - mutation_started)) s): every test of '$filter' passed")
         survivors+=("$name")
     fi
     echo "${results[-1]}" >&2
@@ -885,10 +889,14 @@ done
 swift build --build-tests >/dev/null 2>&1 || true
 
 echo
-echo "mutation results:"
+echo "mutation results (${#selected[@]} mutations, $((SECONDS - started)) s):"
 printf '  %s\n' "${results[@]}"
+if [ ${#unbuilt[@]} -gt 0 ]; then
+    echo "mutate.sh: ${#unbuilt[@]} mutation(s) did not compile: ${unbuilt[*]}" >&2
+fi
 if [ ${#survivors[@]} -gt 0 ]; then
     echo "mutate.sh: ${#survivors[@]} mutation(s) survived: ${survivors[*]}" >&2
-    exit 1
 fi
+[ ${#unbuilt[@]} -eq 0 ] || exit 2
+[ ${#survivors[@]} -eq 0 ] || exit 1
 echo "mutate.sh: every mutation was caught"
