@@ -752,6 +752,13 @@ mutation has-content-pending-after-the-delegate \
     '                state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 1) }' \
     '                state.withLock { $0.pendingDeliveries = max(0, $0.pendingDeliveries - 0) }'
 
+# The emulated OS's rules for the phone app (docs/app-side.md, "The emulated OS launches the app").
+mutation crash-backoff-doubles \
+    Sources/Shared/LinkDaemon/AppLauncher+Ending.swift \
+    'LinkDaemonTests.AppLauncherTests|AppLaunchTests/testAnAppThatCrashesAtLaunch' \
+    '        min(firstBackoffMilliseconds << min(failures - 1, 16), maximumBackoffMilliseconds)' \
+    '        min(firstBackoffMilliseconds, maximumBackoffMilliseconds)'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0

@@ -95,13 +95,42 @@ final class AppLaunchTests: LaunchedAppTestCase {
         let exited = try phone.waitForEvent("app.exited", timeoutSeconds: 10)
         XCTAssertEqual(exited.data["status"], 3)
         XCTAssertEqual(exited.data["reason"], "crashedAtLaunch")
-        XCTAssertThrowsError(try watch.call("message.send", ["message": ["n": 2], "wantsReply": true])) {
-            XCTAssertEqual(($0 as? ControlError)?.code, 7014)
-            XCTAssertTrue(($0 as? ControlError)?.message.contains("not launched again") == true, "\($0)")
-        }
+        XCTAssertLessThanOrEqual(try backoff(watch), 1_000, "1 s after the first crash")
         XCTAssertEqual(lines(log, "crashing").count, 1, "one launch")
         XCTAssertTrue(pair.phone.log.contains("exited with status 3 before it attached; its output is in \(log)"), pair.phone.log)
         XCTAssertEqual(try phone.call("status")["role"], "phone", "the daemon keeps serving")
+
+        // Once the second has passed, a message launches it again; it crashes again, and the
+        // backoff doubles (docs/app-side.md: 1 s, doubling up to 60 s).
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            do {
+                _ = try watch.call("message.send", ["message": ["n": 3], "wantsReply": true])
+                return XCTFail("the crashing app answered")
+            } catch let error as ControlError where error.message.contains("not launched again") {
+                guard Date() < deadline else { return XCTFail("not launched again within 20 s: \(error)") }
+                usleep(20_000)
+            } catch let error as ControlError {
+                XCTAssertTrue(error.message.contains("exited with status 3 before it attached"), "\(error)")
+                break
+            }
+        }
+        let again = try backoff(watch)
+        XCTAssertGreaterThan(again, 1_000, "doubled")
+        XCTAssertLessThanOrEqual(again, 2_000, "doubled once")
+        XCTAssertEqual(lines(log, "crashing").count, 2)
+    }
+
+    /// The time the phone app is not launched again for, as the refusal of a message for it says.
+    private func backoff(_ watch: ControlClient) throws -> Int64 {
+        do {
+            _ = try watch.call("message.send", ["message": ["n": 0], "wantsReply": true])
+        } catch let error as ControlError {
+            XCTAssertEqual(error.code, 7014, "\(error)")
+            let after = try XCTUnwrap(error.message.range(of: "not launched again for "), error.message).upperBound
+            return try XCTUnwrap(Int64(error.message[after...].prefix { $0.isNumber }), error.message)
+        }
+        throw AppProcessError("the crashing app answered a message")
     }
 
     // MARK: Launches by the user, the budget, the end
