@@ -759,6 +759,18 @@ mutation crash-backoff-doubles \
     '        min(firstBackoffMilliseconds << min(failures - 1, 16), maximumBackoffMilliseconds)' \
     '        min(firstBackoffMilliseconds, maximumBackoffMilliseconds)'
 
+mutation phone-app-background-budget \
+    Sources/Shared/LinkDaemon/AppLauncher.swift \
+    'AppLaunchTests/testTheUserLaunchesTheAppTheSystemEndsIt' \
+    '            launch.budgetTimer = loop.schedule(afterMilliseconds: backgroundBudgetMilliseconds) { [unowned self] in' \
+    '            launch.budgetTimer = loop.schedule(afterMilliseconds: backgroundBudgetMilliseconds + 1_000) { [unowned self] in'
+
+mutation phone-app-background-budget-default \
+    Sources/Shared/LinkDaemon/AppLauncher.swift \
+    'DaemonOptionsTests' \
+    '    public static let standardBackgroundBudgetMilliseconds: Int64 = 30_000' \
+    '    public static let standardBackgroundBudgetMilliseconds: Int64 = 31_000'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0

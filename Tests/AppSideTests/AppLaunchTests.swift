@@ -150,13 +150,19 @@ final class AppLaunchTests: LaunchedAppTestCase {
         XCTAssertEqual(ended.data["signal"], .int(Int64(SIGTERM)))
         eventually { try phone.call("status")["appState"] == "notRunning" }
 
-        // A background launch spends its budget (1.5 s here, 30 s by default) and is ended.
+        // A background launch spends its budget (1.5 s here, 30 s by default) and is ended
+        // then: SIGTERM, which the probe does not handle, ends it at once.
         _ = try client(pair.watch).call("message.send", ["message": ["wake": true]])
         let background = try phone.waitForEvent("app.launched", timeoutSeconds: 10)
         let budgetPid = try XCTUnwrap(background.data["pid"]?.intValue)
         let spent = try phone.waitForEvent("app.exited", timeoutSeconds: 15)
         XCTAssertEqual(spent.data["reason"], "backgroundBudget")
         XCTAssertEqual(spent.data["pid"]?.intValue, budgetPid)
+        XCTAssertEqual(spent.data["signal"], .int(Int64(SIGTERM)))
+        let ran = try milliseconds(from: background, to: spent)
+        XCTAssertGreaterThanOrEqual(ran, 1_490, "not before its budget is spent")
+        // An upper bound, because the rule is a time (1.5 s): a second of slack for a loaded host.
+        XCTAssertLessThan(ran, 2_500, "ended when its budget is spent")
 
         _ = try phone.call("app.launch")
         let running = try XCTUnwrap(try phone.call("status")["apps"]?["app"]?["pid"]?.intValue)
