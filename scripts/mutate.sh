@@ -771,6 +771,12 @@ mutation phone-app-background-budget-default \
     '    public static let standardBackgroundBudgetMilliseconds: Int64 = 30_000' \
     '    public static let standardBackgroundBudgetMilliseconds: Int64 = 31_000'
 
+mutation voip-failure-limit-default \
+    Sources/Shared/PushEmulator/PushRecipients.swift \
+    'AppLaunchTests/testVoIPPushesNotReportedToCallKit' \
+    '    static let standardVoIPFailureLimit = 3' \
+    '    static let standardVoIPFailureLimit = 4'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
