@@ -24,7 +24,7 @@ class AppSideTestCase: XCTestCase {
             }
             if !reports.isEmpty { XCTFail("\(app.name) had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
         }
-        if testRun.map({ !$0.hasSucceeded }) ?? false {
+        if testRun.map({ $0.totalFailureCount > 0 }) ?? false {
             for app in apps { print("---- \(app.name) (pid \(app.pid)):\n\(app.output)") }
         }
         apps.removeAll()

@@ -13,7 +13,7 @@ class LaunchedAppTestCase: XCTestCase {
 
     override func tearDown() {
         for client in clients { client.close() }
-        let failed = testRun.map { !$0.hasSucceeded } ?? false
+        let failed = testRun.map { $0.totalFailureCount > 0 } ?? false
         for pair in pairs { pair.stop(keepingLogs: failed) }
         pairs.removeAll()
         clients.removeAll()
