@@ -907,6 +907,9 @@ for index in "${selected[@]}"; do
     restore
     failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
     skipped=$(grep -cE "^Test Case '.*' skipped" "$log" || true)
+    # A test that crashed (a trap, a signal) has started and never ended: it is named so.
+    crashed=$(grep -oE "^Test Case '[^']+' (started|passed|failed|skipped)" "$log" | tail -1 | sed -nE "s/^Test Case '(.*)' started$/\1/p" || true)
+    [ -z "$crashed" ] || failed="${failed}${crashed} (crashed) "
     if grep -q "No matching test cases were run" "$log"; then
         results+=("SURVIVED  $name: no test matches '$filter'")
         survivors+=("$name")
