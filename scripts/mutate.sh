@@ -777,6 +777,13 @@ mutation voip-failure-limit-default \
     '    static let standardVoIPFailureLimit = 3' \
     '    static let standardVoIPFailureLimit = 4'
 
+# PowerAuth's watch synchronisation (docs/powerauth.md).
+mutation powerauth-phone-needs-the-watch-app \
+    Sources/AppSide/PowerAuthShared/WatchPacketChannel.swift \
+    'PowerAuthAppTests/testThePhoneSendsNothingToTheWatchWhileTheWatchAppIsNotInstalled' \
+    '        if isPhone, !(session.isPaired && session.isWatchAppInstalled) { return nil }' \
+    '        if isPhone, !session.isPaired { return nil }'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
