@@ -631,6 +631,18 @@ mutation durable-new-directories \
     '                try syncDirectory(parentDirectory(of: prefix))' \
     '                _ = parentDirectory(of: prefix)'
 
+mutation durable-found-directories \
+    Sources/Shared/LinkSystem/FileSystem.swift \
+    'FeatureDirectoryTests' \
+    '        try syncDirectory(parentDirectory(of: path))' \
+    '        _ = parentDirectory(of: path)'
+
+mutation push-directory-durable-by-itself \
+    Sources/Shared/PushEmulator/PushEmulatorFeature.swift \
+    'FeatureDirectoryTests' \
+    '        try FileSystem.ensureDurableDirectory(directory)' \
+    '        try FileSystem.ensurePrivateDirectory(directory)'
+
 mutation durable-inbox-rename \
     Sources/Shared/LinkDaemon/FileTransferEngine.swift \
     'PowerLossTests' \
