@@ -78,14 +78,19 @@ final class PowerAuthAppTests: AppSideTestCase {
         }
     }
 
-    // MARK: Status and tokens
-
-    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+    /// Both probes on a pair, reaching each other, the phone app's activation committed by the server.
+    private func startActivatedApps() throws -> (pair: WatchLinkPair, phone: AppProcess, watch: AppProcess, activationId: String) {
         let pair = try startWatchLinkPair()
         let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
         let watch = try app("watch-app", Self.watchProbe, on: pair.watch, of: pair)
         try waitReachable(pair)
-        let activationId = try activate(phone, on: pair.phone)
+        return (pair, phone, watch, try activate(phone, on: pair.phone))
+    }
+
+    // MARK: Status and tokens
+
+    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+        let (pair, phone, watch, activationId) = try startActivatedApps()
         XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, false)
 
         // Lazily: a message the watch app's delegate hands to PowerAuth.
@@ -150,11 +155,7 @@ final class PowerAuthAppTests: AppSideTestCase {
     /// `validSession`), so a lazy send returns false and one with a completion ends with
     /// PowerAuth's error 15; once the app is installed again the same sends go.
     func testThePhoneSendsNothingToTheWatchWhileTheWatchAppIsNotInstalled() throws {
-        let pair = try startWatchLinkPair()
-        let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
-        let watch = try app("watch-app", Self.watchProbe, on: pair.watch, of: pair)
-        try waitReachable(pair)
-        let activationId = try activate(phone, on: pair.phone)
+        let (pair, phone, watch, activationId) = try startActivatedApps()
         XCTAssertNil(error(try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestToken")))
         func session(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
             let deadline = Date().addingTimeInterval(20)
