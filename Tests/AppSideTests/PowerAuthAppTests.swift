@@ -78,14 +78,19 @@ final class PowerAuthAppTests: AppSideTestCase {
         }
     }
 
-    // MARK: Status and tokens
-
-    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+    /// Both probes on a pair, reaching each other, the phone app's activation committed by the server.
+    private func startActivatedApps() throws -> (pair: WatchLinkPair, phone: AppProcess, watch: AppProcess, activationId: String) {
         let pair = try startWatchLinkPair()
         let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
         let watch = try app("watch-app", Self.watchProbe, on: pair.watch, of: pair)
         try waitReachable(pair)
-        let activationId = try activate(phone, on: pair.phone)
+        return (pair, phone, watch, try activate(phone, on: pair.phone))
+    }
+
+    // MARK: Status and tokens
+
+    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+        let (pair, phone, watch, activationId) = try startActivatedApps()
         XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, false)
 
         // Lazily: a message the watch app's delegate hands to PowerAuth.
@@ -143,6 +148,41 @@ final class PowerAuthAppTests: AppSideTestCase {
         XCTAssertEqual(try ask(watch, ["cmd": "updateStatus"], "updateStatus")["issued"] as? Bool, true)
         let gone = try eventuallyState(watch, "without the activation") { $0["hasValidActivation"] as? Bool == false }
         XCTAssertEqual(gone["localTokens"] as? [String], [], "no activation: the watch drops the instance's tokens")
+    }
+
+    /// The SDK sends nothing to the watch while the watch app is not installed: on iOS its
+    /// session is valid only when `isPaired && isWatchAppInstalled` (`PA2WCSessionManager.m`,
+    /// `validSession`), so a lazy send returns false and one with a completion ends with
+    /// PowerAuth's error 15; once the app is installed again the same sends go.
+    func testThePhoneSendsNothingToTheWatchWhileTheWatchAppIsNotInstalled() throws {
+        let (pair, phone, watch, activationId) = try startActivatedApps()
+        XCTAssertNil(error(try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestToken")))
+        func session(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
+            let deadline = Date().addingTimeInterval(20)
+            while true {
+                let session = try ask(phone, ["cmd": "session"], "session")
+                if condition(session) { return session }
+                if Date() > deadline { throw AppProcessError("the phone app's session: not \(what) within 20 s; last \(session)") }
+                usleep(20_000)
+            }
+        }
+        XCTAssertEqual(try session("valid") { _ in true }["hasValidSession"] as? Bool, true)
+
+        _ = try control(pair.phone, "device.set", ["isWatchAppInstalled": false])
+        let without = try session("without the watch app") { $0["isWatchAppInstalled"] as? Bool == false }
+        XCTAssertEqual(without["isPaired"] as? Bool, true)
+        XCTAssertEqual(without["hasValidSession"] as? Bool, false, "paired, but the watch app is not installed")
+        XCTAssertEqual(try ask(phone, ["cmd": "sendStatus"], "sendStatus")["issued"] as? Bool, false)
+        XCTAssertEqual(try ask(phone, ["cmd": "sendToken", "name": "MyToken"], "sendToken")["issued"] as? Bool, false)
+        let refused = try ask(phone, ["cmd": "sendStatus", "mode": "completion"], "sendStatus")
+        XCTAssertEqual(error(refused)?.code, 15, "\(refused)")
+        XCTAssertEqual(error(refused)?.message, "PA2WCSessionManager: WCSession is currently not available for messaging.")
+        XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, false, "nothing reached the watch")
+
+        _ = try control(pair.phone, "device.set", ["isWatchAppInstalled": true])
+        try session("valid again") { $0["hasValidSession"] as? Bool == true }
+        XCTAssertEqual(try ask(phone, ["cmd": "sendStatus"], "sendStatus")["issued"] as? Bool, true)
+        try eventuallyState(watch, "activated") { $0["activationIdentifier"] as? String == activationId }
     }
 
     // MARK: The activation status guide's switch

@@ -203,6 +203,12 @@ func run(_ command: [String: Any]) {
         emit(["cb": "header", "value": app.sdk!.tokenStore.localToken(withName: name)?.generateHeader()?.value ?? NSNull()])
     case "fetchStatus":
         fetchStatus(app.sdk!)
+    case "session":
+        let session = WCSession.default
+        emit([
+            "cb": "session", "isPaired": session.isPaired, "isWatchAppInstalled": session.isWatchAppInstalled,
+            "isReachable": session.isReachable, "hasValidSession": PowerAuthWCSessionManager.sharedInstance.validSession != nil,
+        ])
     case "removeActivationLocal":
         app.sdk!.removeActivationLocal()
         emit([

@@ -79,6 +79,35 @@ final class StatusServiceTests: XCTestCase {
         XCTAssertEqual(try fetch(record.activationId).get()["counterSynchronization"], "inSync")
     }
 
+    /// `/pa/v3/token/create` is a signed request: the server creates the token only for a
+    /// signature it validates, for an active activation too; otherwise it answers HTTP 401,
+    /// which the SDK reports as its network error (1), and keeps no token.
+    func testATokenIsCreatedForAnActiveActivationOnlyWithAValidSignature() throws {
+        let record = try service.createActivation("main", commit: true)
+        XCTAssertEqual(try service.server.activation(record.activationId, now: 0).state, .active)
+        func createToken() throws -> Result<ServerToken, ControlError> {
+            var result: Result<ServerToken, ControlError>?
+            try service.createToken("main", activationId: record.activationId, factor: .possession) { result = $0 }
+            return try XCTUnwrap(result, "the call did not complete at once")
+        }
+        let created = try createToken().get()
+        XCTAssertEqual(try service.server.tokens(of: record.activationId).map(\.tokenId), [created.tokenId])
+
+        // 25 offline signatures: the next one is past the server's look-ahead window (20 values).
+        for _ in 0..<25 {
+            _ = try call {
+                try service.sign(
+                    "main", activationId: record.activationId, online: false, data: [],
+                    factor: .possession, componentLength: 8, respond: $0)
+            }.get()
+        }
+        guard case .failure(let refused) = try createToken() else { return XCTFail("a token for an invalid signature") }
+        XCTAssertEqual(refused.code, 1, "\(refused)")
+        XCTAssertEqual(refused.message, "Network error occurred: the server refused the signature (HTTP 401).")
+        XCTAssertEqual(try service.server.activation(record.activationId, now: 0).state, .active)
+        XCTAssertEqual(try service.server.tokens(of: record.activationId).map(\.tokenId), [created.tokenId], "no token for it")
+    }
+
     func testTimeSynchronisationAndItsReset() throws {
         _ = try service.createActivation("main", commit: true)
         _ = service.setClock(offset: 45_000)
