@@ -802,6 +802,98 @@ mutation powerauth-token-needs-a-valid-signature \
     '            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid else {' \
     '            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid || true else {'
 
+# What a device shows beyond the reference pages (docs/app-side.md): the watch's reachability,
+# the device weather, didFinish at the next launch, the directory of each watch, error texts.
+mutation background-watch-app-not-reachable \
+    Sources/Shared/LinkSession/LinkSession+Activation.swift \
+    'LinkSessionTests.LinkSessionTests|SessionIntegrationTests/testReachabilityFollows' \
+    '        case .background: return workoutRunning' \
+    '        case .background: return true'
+
+mutation workout-keeps-the-watch-reachable \
+    Sources/Shared/LinkSession/LinkSession+Activation.swift \
+    'LinkSessionTests.BackgroundTaskTests|LinkSessionTests.WeatherTests|SessionIntegrationTests/testReachabilityFollows' \
+    '        case .foreground: return !isInWeatherSpell || workoutRunning' \
+    '        case .foreground: return !isInWeatherSpell'
+
+mutation spell-leaves-the-app-idle \
+    Sources/Shared/LinkSession/LinkSession+Activation.swift \
+    'LinkSessionTests.WeatherTests' \
+    '        case .foreground: return !isInWeatherSpell || workoutRunning' \
+    '        case .foreground: return true'
+
+mutation weather-calm-by-default \
+    Sources/Shared/LinkSession/LinkSession.swift \
+    'LinkSessionTests.WeatherTests/testCalm' \
+    '            weather = ReachabilityWeather(role: role)' \
+    '            weather = ReachabilityWeather(profile: .device, role: role)'
+
+mutation weather-flag-calm-by-default \
+    Sources/Shared/LinkDaemon/DaemonOptions.swift \
+    'DaemonOptionsTests/testTheWeatherFlags' \
+    '    public var weather: ReachabilityWeather.Profile = .calm' \
+    '    public var weather: ReachabilityWeather.Profile = .device'
+
+mutation sends-follow-the-fact \
+    Sources/Shared/LinkSession/LinkSession+Messages.swift \
+    'LinkSessionTests.WeatherTests' \
+    '        if !isReachable {' \
+    '        if !reportedReachability {'
+
+mutation weather-flip-inside-the-lag-is-never-told \
+    Sources/Shared/LinkSession/LinkSession+Weather.swift \
+    'LinkSessionTests.WeatherTests' \
+    '        report(pending.isReachable)' \
+    '        report(isReachable)'
+
+mutation weather-report-lag \
+    Sources/Shared/LinkSession/ReachabilityWeather.swift \
+    'DeviceWeatherTests' \
+    '    public static let reportLagMilliseconds: ClosedRange<Int64> = 200...2_000' \
+    '    public static let reportLagMilliseconds: ClosedRange<Int64> = 0...2_000'
+
+mutation weather-spells-from-the-seed \
+    Sources/Shared/LinkSession/ReachabilityWeather.swift \
+    'LinkSessionTests.WeatherTests' \
+    '        spells = SplitMix64(seed: seed ^ side ^ 0x0000_0000_0000_7370)' \
+    '        spells = SplitMix64(seed: side ^ 0x0000_0000_0000_7370)'
+
+mutation finished-transfer-kept-for-the-next-launch \
+    Sources/Shared/LinkSession/FinishedTransfers.swift \
+    'LinkSessionTests.FinishedTransferTests|FinishedAtLaunchTests' \
+    '            if attachedApp == nil {' \
+    '            if attachedApp == nil, false {'
+
+mutation finished-transfer-told-once \
+    Sources/Shared/LinkSession/FinishedTransfers.swift \
+    'LinkSessionTests.FinishedTransferTests' \
+    '        finishedWhileAway.removeAll { $0.seq <= seq }' \
+    '        finishedWhileAway.removeAll { _ in false }'
+
+mutation finished-transfer-only-an-apps \
+    Sources/Shared/LinkSession/FinishedTransfers.swift \
+    'LinkSessionTests.FinishedTransferTests' \
+    '    var acceptedItemFlags: ItemFlags { attachedApp != nil ? [.madeByApp] : [] }' \
+    '    var acceptedItemFlags: ItemFlags { [.madeByApp] }'
+
+mutation watch-directory-renewed-on-uninstall \
+    Sources/Shared/LinkDaemon/PeerDirectory+Watches.swift \
+    'WatchDirectoryTests' \
+    '            updated.renewAppDirectory(of: id)' \
+    '            _ = id'
+
+mutation queued-items-wait-while-the-pair-is-unusable \
+    Sources/Shared/LinkSession/QueuedDelivery.swift \
+    'LinkSessionTests.QueuedDeliveryTests' \
+    '        case .phone: return flags.contains(.isPaired) && flags.contains(.isWatchAppInstalled)' \
+    '        case .phone: return true'
+
+mutation error-text-not-reachable \
+    Sources/AppSide/WatchConnectivity/WCError.swift \
+    'ErrorTextTests|AppSideTests/testMessagesRepliesAndTheirErrors' \
+    '        case .notReachable: return ("WatchConnectivity session on paired device is not reachable.", nil, nil)' \
+    '        case .notReachable: return ("The counterpart device is not reachable.", nil, nil)'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0
