@@ -38,7 +38,7 @@ final class StatusServiceTests: XCTestCase {
     }
 
     func testFetchPlacesTheCounterAndReportsRawFields() throws {
-        let record = try service.createActivation("main", commit: true)
+        let record = try service.createActivation("main", commit: true).record
         let status = try fetch(record.activationId, raw: true).get()
         XCTAssertEqual(status["state"], "active")
         XCTAssertEqual(status["counterSynchronization"], "inSync")
@@ -51,8 +51,30 @@ final class StatusServiceTests: XCTestCase {
         XCTAssertNil(try fetch(record.activationId).get()["challenge"])
     }
 
+    /// `pa.activation.create` is the key exchange: the client's key pair and the server's, the
+    /// same master secret on both sides by ECDH, the fingerprint both compute.
+    func testTheKeyExchangeAgreesTheMasterSecretOnBothSides() throws {
+        let (record, client) = try service.createActivation("main", commit: false)
+        XCTAssertEqual(client.activationId, record.activationId)
+        XCTAssertEqual(client.masterSecret, record.masterSecret)
+        XCTAssertEqual(client.counterData, record.counterData)
+        XCTAssertEqual(record.devicePublicKey, client.devicePublicKey)
+        XCTAssertEqual(client.devicePublicKey.count, 33, "the SDK sends its public key compressed (ECC_ExportPublicKey)")
+        XCTAssertEqual(record.serverPublicKey?.count, 65, "the server answers its key uncompressed (KeyConvertor)")
+        XCTAssertEqual(record.activationFingerprint, client.activationFingerprint)
+        XCTAssertEqual(try service.activationFingerprint("main", activationId: record.activationId), client.activationFingerprint)
+        XCTAssertEqual(record.activationId, record.activationId.lowercased(), "a lowercase UUID, as Generator.randomUUID()")
+        let store = try PowerAuthStore(path: directory + "/powerauth.db")
+        defer { store.close() }
+        let stored = try XCTUnwrap(try store.clientCounter(instanceId: "main"))
+        XCTAssertEqual(stored.counterByte, 0, "a 3.1 activation starts with counter byte 0")
+        XCTAssertEqual(stored.keys, record.keys)
+        let (other, _) = try service.createActivation("second", commit: false)
+        XCTAssertNotEqual(other.masterSecret, record.masterSecret, "each exchange agrees its own secret")
+    }
+
     func testNetworkDownAndTamperingChangeNothing() throws {
-        let record = try service.createActivation("main", commit: true)
+        let record = try service.createActivation("main", commit: true).record
         _ = service.setNetwork(up: false, latency: nil, failRate: nil, tamper: nil)
         XCTAssertEqual(try fetch(record.activationId).failureCode?.code, 1)
         XCTAssertFalse(service.currentTime("main")["isTimeSynchronized"] == true)
@@ -63,7 +85,7 @@ final class StatusServiceTests: XCTestCase {
     }
 
     func testOfflineSignaturesMoveTheClientAheadUntilTheFetchSynchronises() throws {
-        let record = try service.createActivation("main", commit: true)
+        let record = try service.createActivation("main", commit: true).record
         for _ in 0..<12 {
             let signed = try call {
                 try service.sign(
