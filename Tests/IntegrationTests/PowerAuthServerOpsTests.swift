@@ -159,6 +159,38 @@ final class PowerAuthServerOpsTests: DaemonTestCase {
         XCTAssertEqual(try bytes(unknownStatus["nonce"]).count, 16)
     }
 
+    /// `pa.activation.remove` (`removeActivation(with:)`): a request lost on the network or
+    /// signed with possession alone changes nothing on the server (the client's counter moved);
+    /// one signed with two factors removes the record, then the device's activation and tokens.
+    func testTheSignedRemovalRemovesOnTheServerThenOnTheDevice() throws {
+        let p = try phone()
+        let instance: JSONObject = ["instanceId": "main"]
+        assertControlError("PowerAuthErrorDomain", 6) { try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "possession_knowledge"]) }
+        _ = try p.call("pa.activation.create", ["instanceId": "main", "pending": true])
+        assertControlError("PowerAuthErrorDomain", 7) { try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "possession_knowledge"]) }
+        _ = try p.call("pa.activation.persist", instance)
+        let activationId = try XCTUnwrap(try p.call("pa.activation.get", instance)["activationIdentifier"]?.stringValue)
+        let record: JSONObject = ["activationId": .string(activationId)]
+        _ = try p.call("pa.server.activation", ["activationId": .string(activationId), "action": "commit"])
+        _ = try p.call("pa.token.create", ["instanceId": "main", "name": "t"])
+
+        _ = try p.call("pa.network.set", ["up": false])
+        assertControlError("PowerAuthErrorDomain", 1) { try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "possession_knowledge"]) }
+        _ = try p.call("pa.network.set", ["up": true])
+        assertControlError("PowerAuthErrorDomain", 1) { try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "possession"]) }
+        XCTAssertEqual(try p.call("pa.server.get", record)["state"], "active")
+        XCTAssertEqual(try p.call("pa.server.get", record)["counter"], 1, "only the token's signature reached the server")
+        XCTAssertEqual(try p.call("pa.activation.get", instance)["hasValidActivation"], true)
+
+        XCTAssertEqual(try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "possession_biometry"]), ["removed": true])
+        let server = try p.call("pa.server.get", record)
+        XCTAssertEqual(server["state"], "removed")
+        XCTAssertEqual(server["counter"], 4, "the two signatures that never reached it skipped")
+        XCTAssertEqual(try p.call("pa.activation.get", instance)["hasValidActivation"], false)
+        XCTAssertEqual(try p.call("pa.token.list", instance)["tokens"], [])
+        assertControlError("control", 3) { try p.call("pa.activation.remove", ["instanceId": "main", "signatureType": "pin"]) }
+    }
+
     func testBadInputIsRefusedNamingWhatWasWrong() throws {
         let p = try phone()
         func refused(_ op: String, _ args: JSONObject, _ text: String, line: UInt = #line) {

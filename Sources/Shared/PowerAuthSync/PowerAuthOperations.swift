@@ -223,13 +223,14 @@ extension PowerAuthFeature {
                 ]
             ) { call, phone, status in
                 let instanceId = try self.registered(call.args, phone.isRegistered)
+                let factor = try Self.signatureType(call.args)
                 guard let activationId = try phone.activationId(instanceId) else {
                     if self.pendingActivations[instanceId] != nil {
                         throw PowerAuthError(code: PowerAuthError.activationPending, message: "Pending activation").controlError
                     }
                     throw StatusService.noActivation(instanceId)
                 }
-                try status.removeActivation(instanceId, activationId: activationId, factor: try Self.signatureType(call.args)) { [weak self] result in
+                try status.removeActivation(instanceId, activationId: activationId, factor: factor) { [weak self] result in
                     call.respond(
                         result.flatMap {
                             // The SDK removes the local activation only after the server's OK, and
