@@ -799,8 +799,8 @@ mutation powerauth-phone-needs-the-watch-app \
 mutation powerauth-token-needs-a-valid-signature \
     Sources/Shared/PowerAuthSync/StatusService.swift \
     'PowerAuthSyncTests.StatusServiceTests' \
-    '            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid else {' \
-    '            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid || true else {'
+    '            guard verification.signatureValid else { throw Self.refusedSignature() }' \
+    '            guard verification.signatureValid || true else { throw Self.refusedSignature() }'
 
 # What a device shows beyond the reference pages (docs/app-side.md): the watch's reachability,
 # the device weather, didFinish at the next launch, the directory of each watch, error texts.

@@ -66,6 +66,9 @@ final class PowerAuthAppTests: AppSideTestCase {
         let state = try ask(phone, ["cmd": "state"], "state")
         XCTAssertEqual(state["hasValidActivation"] as? Bool, true)
         let activationId = try XCTUnwrap(state["activationIdentifier"] as? String)
+        XCTAssertEqual(state["activationFingerprint"] as? String, created["fingerprint"] as? String)
+        let record = try control(daemon, "pa.server.get", ["activationId": .string(activationId)])
+        XCTAssertEqual(record["devicePublicKeyFingerprint"]?.stringValue, created["fingerprint"] as? String, "both ends of the key exchange")
         _ = try control(daemon, "pa.server.activation", ["activationId": .string(activationId), "action": "commit"])
         return activationId
     }
@@ -250,6 +253,38 @@ final class PowerAuthAppTests: AppSideTestCase {
         XCTAssertEqual(line["branch"] as? String, "deadlock")
         XCTAssertEqual(line["hasValidActivationAfter"] as? Bool, false)
         XCTAssertEqual(try status()["branch"] as? String, "noActivation")
+    }
+
+    // MARK: Removal
+
+    /// The guide's "Removal via Signed Request" (`removeActivation(with:)`), run in the app's
+    /// process: with possession alone the endpoint refuses it (it takes 2FA or 3FA) and the
+    /// activation stays; with the password the server removes the record, and the device its
+    /// activation and tokens.
+    func testTheGuidesSignedRemovalRemovesTheActivationOnTheServer() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
+        let id = try activate(phone, on: pair.phone)
+        XCTAssertNil(error(try ask(phone, ["cmd": "requestToken", "factors": "possession"], "requestToken")))
+        let record: JSONObject = ["activationId": .string(id)]
+        let counter = try XCTUnwrap(try control(pair.phone, "pa.server.get", record)["counter"]?.intValue)
+
+        let refused = try ask(phone, ["cmd": "removeActivation", "factors": "possession"], "removeActivation")
+        XCTAssertEqual(error(refused)?.code, 1, "\(refused)")
+        XCTAssertEqual(refused["hasValidActivationAfter"] as? Bool, true)
+        XCTAssertEqual(refused["tokens"] as? Bool, true)
+        XCTAssertEqual(try control(pair.phone, "pa.server.get", record)["state"], "active")
+        XCTAssertEqual(try control(pair.phone, "pa.server.get", record)["counter"]?.intValue, counter, "refused before the server saw it")
+
+        let removed = try ask(phone, ["cmd": "removeActivation", "factors": "possession_knowledge"], "removeActivation")
+        XCTAssertNil(error(removed), "\(removed)")
+        XCTAssertEqual(removed["hasValidActivationAfter"] as? Bool, false)
+        XCTAssertEqual(removed["tokens"] as? Bool, false, "the tokens go with the activation")
+        let server = try control(pair.phone, "pa.server.get", record)
+        XCTAssertEqual(server["state"], "removed")
+        XCTAssertEqual(server["counter"]?.intValue, counter + 2, "the refused request's signature was made too: the server skipped it")
+        let again = try ask(phone, ["cmd": "removeActivation"], "removeActivation")
+        XCTAssertEqual(error(again)?.code, 6, "no activation left to remove")
     }
 
     // MARK: The startup order
