@@ -192,8 +192,7 @@ let package = Package(
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
                 path: "Sources/Shared/PowerAuthServer"),
         .testTarget(name: "PowerAuthServerTests", dependencies: ["PowerAuthServer", "LinkCrypto", "LinkJSON", "LinkStore", "TestSupport"],
-                    path: "Tests/PowerAuthServerTests",
-                    exclude: ["Vectors"]),
+                    path: "Tests/PowerAuthServerTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -44,6 +44,8 @@ timed() {
     "$@"
     echo "test.sh: $1 took $((SECONDS - start)) s"
 }
+# Every mutation of scripts/mutate.sh can still be made: its line is where the mutation says.
+scripts/mutate.sh --check
 # One format: swift format finds nothing (scripts/format.sh formats the code).
 [ -n "$sanitizer" ] || timed scripts/format.sh --check
 swift build --build-path "$build_path" --build-tests "$@"

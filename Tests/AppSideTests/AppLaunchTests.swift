@@ -95,13 +95,42 @@ final class AppLaunchTests: LaunchedAppTestCase {
         let exited = try phone.waitForEvent("app.exited", timeoutSeconds: 10)
         XCTAssertEqual(exited.data["status"], 3)
         XCTAssertEqual(exited.data["reason"], "crashedAtLaunch")
-        XCTAssertThrowsError(try watch.call("message.send", ["message": ["n": 2], "wantsReply": true])) {
-            XCTAssertEqual(($0 as? ControlError)?.code, 7014)
-            XCTAssertTrue(($0 as? ControlError)?.message.contains("not launched again") == true, "\($0)")
-        }
+        XCTAssertLessThanOrEqual(try backoff(watch), 1_000, "1 s after the first crash")
         XCTAssertEqual(lines(log, "crashing").count, 1, "one launch")
         XCTAssertTrue(pair.phone.log.contains("exited with status 3 before it attached; its output is in \(log)"), pair.phone.log)
         XCTAssertEqual(try phone.call("status")["role"], "phone", "the daemon keeps serving")
+
+        // Once the second has passed, a message launches it again; it crashes again, and the
+        // backoff doubles (docs/app-side.md: 1 s, doubling up to 60 s).
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            do {
+                _ = try watch.call("message.send", ["message": ["n": 3], "wantsReply": true])
+                return XCTFail("the crashing app answered")
+            } catch let error as ControlError where error.message.contains("not launched again") {
+                guard Date() < deadline else { return XCTFail("not launched again within 20 s: \(error)") }
+                usleep(20_000)
+            } catch let error as ControlError {
+                XCTAssertTrue(error.message.contains("exited with status 3 before it attached"), "\(error)")
+                break
+            }
+        }
+        let again = try backoff(watch)
+        XCTAssertGreaterThan(again, 1_000, "doubled")
+        XCTAssertLessThanOrEqual(again, 2_000, "doubled once")
+        XCTAssertEqual(lines(log, "crashing").count, 2)
+    }
+
+    /// The time the phone app is not launched again for, as the refusal of a message for it says.
+    private func backoff(_ watch: ControlClient) throws -> Int64 {
+        do {
+            _ = try watch.call("message.send", ["message": ["n": 0], "wantsReply": true])
+        } catch let error as ControlError {
+            XCTAssertEqual(error.code, 7014, "\(error)")
+            let after = try XCTUnwrap(error.message.range(of: "not launched again for "), error.message).upperBound
+            return try XCTUnwrap(Int64(error.message[after...].prefix { $0.isNumber }), error.message)
+        }
+        throw AppProcessError("the crashing app answered a message")
     }
 
     // MARK: Launches by the user, the budget, the end
@@ -131,6 +160,7 @@ final class AppLaunchTests: LaunchedAppTestCase {
         let spent = try phone.waitForEvent("app.exited", timeoutSeconds: 15)
         XCTAssertEqual(spent.data["reason"], "backgroundBudget")
         XCTAssertEqual(spent.data["pid"]?.intValue, budgetPid)
+        XCTAssertEqual(spent.data["signal"], .int(Int64(SIGTERM)), "SIGTERM, which the probe does not handle, ends it at once")
         XCTAssertEqual(spent.date?.timeIntervalSince(try XCTUnwrap(background.date)), 30, "the budget, of the phone's time")
 
         _ = try phone.call("app.launch")
@@ -201,25 +231,37 @@ final class AppLaunchTests: LaunchedAppTestCase {
 
     /// PushKit: "On iOS 13.0 and later, if you fail to report a call to CallKit, the system will
     /// terminate your app. Repeatedly failing to report calls may cause the system to stop
-    /// delivering any more VoIP push notifications to your app."
+    /// delivering any more VoIP push notifications to your app." Apple gives no number; a phoned
+    /// started without options stops after three (docs/app-side.md).
     func testVoIPPushesNotReportedToCallKitEndTheAppAndPastTheLimitAreNotDelivered() throws {
-        let pair = try start(phone: ["--voip-failure-limit", "2"])
+        try checkVoIPPushesAreNotDelivered(after: 3, phone: [])
+    }
+
+    func testTheVoIPFailureLimitIsTheOneGiven() throws {
+        try checkVoIPPushesAreNotDelivered(after: 1, phone: ["--voip-failure-limit", "1"])
+    }
+
+    /// Each of `limit` VoIP pushes the app does not report to CallKit ends it; the next is
+    /// not delivered, and the app is not launched for it.
+    private func checkVoIPPushesAreNotDelivered(after limit: Int, phone arguments: [String]) throws {
+        let pair = try start(phone: arguments)
         let log = try install(on: pair.phone, ["--push-types", "voIP"])
         let phone = try client(pair.phone, subscribed: true)
         let token = try XCTUnwrap(try client(pair.phone).call("push.register", ["types": ["voIP"]])["token"]?.stringValue)
         clients.last?.close()
         let provider = try WatchLinkPushProvider.configure(pair.phone)
         defer { provider.close() }
-        for attempt in 1...2 {
+        for attempt in 1...limit {
             XCTAssertEqual(try provider.send(Array(#"{"n":\#(attempt)}"#.utf8), to: token, pushType: "voip").status, 200)
             let exited = try phone.waitForEvent("app.exited", timeoutSeconds: 15)
             XCTAssertEqual(exited.data["reason"], "voipNotReportedToCallKit", "push \(attempt)")
             try waitForLines(log, "didReceiveIncomingPush", count: attempt)
         }
-        XCTAssertEqual(try provider.send(Array(#"{"n":3}"#.utf8), to: token, pushType: "voip").status, 200, "APNs still takes it")
+        let past = limit + 1
+        XCTAssertEqual(try provider.send(Array(#"{"n":\#(past)}"#.utf8), to: token, pushType: "voip").status, 200, "APNs still takes it")
         let dropped = try phone.waitForEvent("push.dropped", timeoutSeconds: 10)
         XCTAssertEqual(dropped.data["reason"], "voipNotReportedToCallKit")
-        XCTAssertEqual(lines(log, "launched").count, 2, "not launched for the third")
+        XCTAssertEqual(lines(log, "launched").count, limit, "not launched for push \(past)")
     }
 
     /// Apple's File Provider push page: "When the system receives the notification, it

@@ -1,4 +1,6 @@
+import Foundation
 import LinkClient
+import LinkControl
 import WatchLinkTesting
 import XCTest
 
@@ -11,7 +13,7 @@ class LaunchedAppTestCase: XCTestCase {
 
     override func tearDown() {
         for client in clients { client.close() }
-        let failed = testRun.map { !$0.hasSucceeded } ?? false
+        let failed = testRun.map { $0.totalFailureCount > 0 } ?? false
         for pair in pairs { pair.stop(keepingLogs: failed) }
         pairs.removeAll()
         clients.removeAll()
@@ -23,6 +25,15 @@ class LaunchedAppTestCase: XCTestCase {
         let pair = try WatchLinkPair.start(activate: true, clock: clock, phoneArguments: phone, watchArguments: watch)
         pairs.append(pair)
         return pair
+    }
+
+    /// Milliseconds between two events' `at` (ISO 8601 with milliseconds).
+    func milliseconds(from first: ControlEvent, to second: ControlEvent) throws -> Int64 {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let start = try XCTUnwrap(format.date(from: first.at), first.at)
+        let end = try XCTUnwrap(format.date(from: second.at), second.at)
+        return Int64((end.timeIntervalSince(start) * 1_000).rounded())
     }
 
     /// A control client of `daemon`, subscribed to its events when asked.

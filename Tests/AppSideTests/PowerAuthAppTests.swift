@@ -66,6 +66,9 @@ final class PowerAuthAppTests: AppSideTestCase {
         let state = try ask(phone, ["cmd": "state"], "state")
         XCTAssertEqual(state["hasValidActivation"] as? Bool, true)
         let activationId = try XCTUnwrap(state["activationIdentifier"] as? String)
+        XCTAssertEqual(state["activationFingerprint"] as? String, created["fingerprint"] as? String)
+        let record = try control(daemon, "pa.server.get", ["activationId": .string(activationId)])
+        XCTAssertEqual(record["devicePublicKeyFingerprint"]?.stringValue, created["fingerprint"] as? String, "both ends of the key exchange")
         _ = try control(daemon, "pa.server.activation", ["activationId": .string(activationId), "action": "commit"])
         return activationId
     }
@@ -78,14 +81,19 @@ final class PowerAuthAppTests: AppSideTestCase {
         }
     }
 
-    // MARK: Status and tokens
-
-    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+    /// Both probes on a pair, reaching each other, the phone app's activation committed by the server.
+    private func startActivatedApps() throws -> (pair: WatchLinkPair, phone: AppProcess, watch: AppProcess, activationId: String) {
         let pair = try startWatchLinkPair()
         let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
         let watch = try app("watch-app", Self.watchProbe, on: pair.watch, of: pair)
         try waitReachable(pair)
-        let activationId = try activate(phone, on: pair.phone)
+        return (pair, phone, watch, try activate(phone, on: pair.phone))
+    }
+
+    // MARK: Status and tokens
+
+    func testStatusAndTokensTravelBetweenTheAppsAndTheServerAcceptsTheWatchsHeaders() throws {
+        let (pair, phone, watch, activationId) = try startActivatedApps()
         XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, false)
 
         // Lazily: a message the watch app's delegate hands to PowerAuth.
@@ -143,6 +151,41 @@ final class PowerAuthAppTests: AppSideTestCase {
         XCTAssertEqual(try ask(watch, ["cmd": "updateStatus"], "updateStatus")["issued"] as? Bool, true)
         let gone = try eventuallyState(watch, "without the activation") { $0["hasValidActivation"] as? Bool == false }
         XCTAssertEqual(gone["localTokens"] as? [String], [], "no activation: the watch drops the instance's tokens")
+    }
+
+    /// The SDK sends nothing to the watch while the watch app is not installed: on iOS its
+    /// session is valid only when `isPaired && isWatchAppInstalled` (`PA2WCSessionManager.m`,
+    /// `validSession`), so a lazy send returns false and one with a completion ends with
+    /// PowerAuth's error 15; once the app is installed again the same sends go.
+    func testThePhoneSendsNothingToTheWatchWhileTheWatchAppIsNotInstalled() throws {
+        let (pair, phone, watch, activationId) = try startActivatedApps()
+        XCTAssertNil(error(try ask(phone, ["cmd": "requestToken", "name": "MyToken"], "requestToken")))
+        func session(_ what: String, _ condition: @escaping ([String: Any]) -> Bool) throws -> [String: Any] {
+            let deadline = Date().addingTimeInterval(20)
+            while true {
+                let session = try ask(phone, ["cmd": "session"], "session")
+                if condition(session) { return session }
+                if Date() > deadline { throw AppProcessError("the phone app's session: not \(what) within 20 s; last \(session)") }
+                usleep(20_000)
+            }
+        }
+        XCTAssertEqual(try session("valid") { _ in true }["hasValidSession"] as? Bool, true)
+
+        _ = try control(pair.phone, "device.set", ["isWatchAppInstalled": false])
+        let without = try session("without the watch app") { $0["isWatchAppInstalled"] as? Bool == false }
+        XCTAssertEqual(without["isPaired"] as? Bool, true)
+        XCTAssertEqual(without["hasValidSession"] as? Bool, false, "paired, but the watch app is not installed")
+        XCTAssertEqual(try ask(phone, ["cmd": "sendStatus"], "sendStatus")["issued"] as? Bool, false)
+        XCTAssertEqual(try ask(phone, ["cmd": "sendToken", "name": "MyToken"], "sendToken")["issued"] as? Bool, false)
+        let refused = try ask(phone, ["cmd": "sendStatus", "mode": "completion"], "sendStatus")
+        XCTAssertEqual(error(refused)?.code, 15, "\(refused)")
+        XCTAssertEqual(error(refused)?.message, "PA2WCSessionManager: WCSession is currently not available for messaging.")
+        XCTAssertEqual(try ask(watch, ["cmd": "state"], "state")["hasValidActivation"] as? Bool, false, "nothing reached the watch")
+
+        _ = try control(pair.phone, "device.set", ["isWatchAppInstalled": true])
+        try session("valid again") { $0["hasValidSession"] as? Bool == true }
+        XCTAssertEqual(try ask(phone, ["cmd": "sendStatus"], "sendStatus")["issued"] as? Bool, true)
+        try eventuallyState(watch, "activated") { $0["activationIdentifier"] as? String == activationId }
     }
 
     // MARK: The activation status guide's switch
@@ -210,6 +253,38 @@ final class PowerAuthAppTests: AppSideTestCase {
         XCTAssertEqual(line["branch"] as? String, "deadlock")
         XCTAssertEqual(line["hasValidActivationAfter"] as? Bool, false)
         XCTAssertEqual(try status()["branch"] as? String, "noActivation")
+    }
+
+    // MARK: Removal
+
+    /// The guide's "Removal via Signed Request" (`removeActivation(with:)`), run in the app's
+    /// process: with possession alone the endpoint refuses it (it takes 2FA or 3FA) and the
+    /// activation stays; with the password the server removes the record, and the device its
+    /// activation and tokens.
+    func testTheGuidesSignedRemovalRemovesTheActivationOnTheServer() throws {
+        let pair = try startWatchLinkPair()
+        let phone = try app("phone-app", Self.phoneProbe, on: pair.phone, of: pair)
+        let id = try activate(phone, on: pair.phone)
+        XCTAssertNil(error(try ask(phone, ["cmd": "requestToken", "factors": "possession"], "requestToken")))
+        let record: JSONObject = ["activationId": .string(id)]
+        let counter = try XCTUnwrap(try control(pair.phone, "pa.server.get", record)["counter"]?.intValue)
+
+        let refused = try ask(phone, ["cmd": "removeActivation", "factors": "possession"], "removeActivation")
+        XCTAssertEqual(error(refused)?.code, 1, "\(refused)")
+        XCTAssertEqual(refused["hasValidActivationAfter"] as? Bool, true)
+        XCTAssertEqual(refused["tokens"] as? Bool, true)
+        XCTAssertEqual(try control(pair.phone, "pa.server.get", record)["state"], "active")
+        XCTAssertEqual(try control(pair.phone, "pa.server.get", record)["counter"]?.intValue, counter, "refused before the server saw it")
+
+        let removed = try ask(phone, ["cmd": "removeActivation", "factors": "possession_knowledge"], "removeActivation")
+        XCTAssertNil(error(removed), "\(removed)")
+        XCTAssertEqual(removed["hasValidActivationAfter"] as? Bool, false)
+        XCTAssertEqual(removed["tokens"] as? Bool, false, "the tokens go with the activation")
+        let server = try control(pair.phone, "pa.server.get", record)
+        XCTAssertEqual(server["state"], "removed")
+        XCTAssertEqual(server["counter"]?.intValue, counter + 2, "the refused request's signature was made too: the server skipped it")
+        let again = try ask(phone, ["cmd": "removeActivation"], "removeActivation")
+        XCTAssertEqual(error(again)?.code, 6, "no activation left to remove")
     }
 
     // MARK: The startup order

@@ -72,15 +72,6 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         XCTFail("\(what) did not happen within \(timeout) s")
     }
 
-    /// Milliseconds between two events' `at` (ISO 8601 with milliseconds).
-    private func milliseconds(from first: ControlEvent, to second: ControlEvent) throws -> Int64 {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let start = try XCTUnwrap(format.date(from: first.at), first.at)
-        let end = try XCTUnwrap(format.date(from: second.at), second.at)
-        return Int64((end.timeIntervalSince(start) * 1_000).rounded())
-    }
-
     // MARK: A background run as Apple's sample completes it
 
     /// `WKWatchConnectivityRefreshBackgroundTask`: "when this background watch connectivity task

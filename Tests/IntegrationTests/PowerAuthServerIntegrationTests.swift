@@ -230,7 +230,9 @@ final class PowerAuthServerIntegrationTests: DaemonTestCase {
         request["raw"] = true
         let status = try p.call("pa.status.fetch", request)
         let secrets = try p.call("pa.server.secrets", ["activationId": .string(id)])
-        XCTAssertEqual(Set(secrets.keys), ["transportKey", "signaturePossessionKey", "signatureKnowledgeKey", "signatureBiometryKey"])
+        XCTAssertEqual(
+            Set(secrets.keys),
+            ["masterSecretKey", "transportKey", "signaturePossessionKey", "signatureKnowledgeKey", "signatureBiometryKey", "vaultEncryptionKey"])
         func bytes(_ value: JSONValue?) throws -> [UInt8] { Array(try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(value?.stringValue)))) }
         let transportKey = try bytes(secrets["transportKey"])
         let blob = try StatusBlobCipher.decrypt(

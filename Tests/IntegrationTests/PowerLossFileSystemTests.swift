@@ -39,12 +39,6 @@ final class PowerLossFileSystemTests: DaemonTestCase {
         return fsync(fd) == 0 ? 0 : errno
     }
 
-    private func syncDirectory(_ path: String) throws {
-        let fd = open(path, O_RDONLY | O_DIRECTORY)
-        guard fd >= 0, fsync(fd) == 0 else { throw HarnessError("fsync directory \(path): \(String(cString: strerror(errno)))") }
-        close(fd)
-    }
-
     /// Makes directories in the mount's root and syncs the root, so that they outlive a cut.
     private func makeDurableDirectories(_ names: String...) throws {
         for name in names {

@@ -106,6 +106,14 @@ final class PowerLossFileSystem: ControlEndpoint, @unchecked Sendable {
     }
 }
 
+/// Syncs the directory `path`: its entries are durable from then on.
+func syncDirectory(_ path: String) throws {
+    let fd = open(path, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { throw HarnessError("open directory \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else { throw HarnessError("fsync directory \(path): \(String(cString: strerror(errno)))") }
+}
+
 /// A test case whose daemons keep their state on power-loss file systems: `home/phone` and
 /// `home/watch` (their default state directories) are each a mount of their own, so that either
 /// side can lose power alone. Unmounted at the end, after the daemons stopped.

@@ -56,10 +56,13 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertEqual(defaults.inactiveDeliveryMilliseconds, 2_000)
         XCTAssertEqual(defaults.receivedListBytes, 262_144)
         XCTAssertEqual(defaults.traceEntries, 10_000)
+        // Apple: an app woken in the background for a notification "has up to 30 seconds of
+        // wall-clock time" (`application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`).
+        XCTAssertEqual(defaults.appBackgroundMilliseconds, 30_000)
         guard case .exit(0, let help) = DaemonOptions.parse(["--help"], role: .phone, featureOptions: [], environment: [:]) else { return XCTFail() }
         for line in [
             "default reply timeout of message.send (default: 10000)", "after device.switchWatch at most (default: 2000)",
-            "keeps, newest first (default: 262144)", "newest (default: 10000; 0: none)",
+            "keeps, newest first (default: 262144)", "newest (default: 10000; 0: none)", "before the OS ends it (default: 30000)",
         ] {
             XCTAssertTrue(help.contains(line), "--help says \(line)")
         }

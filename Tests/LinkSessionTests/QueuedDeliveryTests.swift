@@ -203,6 +203,29 @@ final class QueuedDeliveryTests: XCTestCase {
             }
         }
     }
+
+    /// What was queued before the watch app was uninstalled (or the watch unpaired) waits,
+    /// outstanding and cancellable, and goes once it is installed again: nothing accepted is
+    /// lost, and Apple documents no outcome for it (docs/app-side.md).
+    func testQueuedItemsWaitWhileTheWatchAppIsUninstalledAndGoWhenItIsBack() {
+        let pair = activatedPair()
+        pair.setLink(up: false)
+        guard case .success(.transfer)? = pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": .integer(1)])))] else {
+            return XCTFail("accepted")
+        }
+        pair.command(.phone, .setDeviceFlags([.isWatchAppInstalled: false]))
+        pair.setLink(up: true)
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch), [], "held while the watch app is not installed")
+        XCTAssertEqual(pair.phone.session.status().outstandingUserInfoTransfers, 1)
+        pair.command(.phone, .setDeviceFlags([.isPaired: false, .isWatchAppInstalled: true]))
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch), [], "and while no watch is paired")
+        pair.command(.phone, .setDeviceFlags([.isPaired: true]))
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch), [["n": .integer(1)]])
+        XCTAssertEqual(pair.phone.session.status().outstandingUserInfoTransfers, 0)
+    }
 }
 
 /// A receiver without room refuses what the failed turn received, and keeps refusing it: the
@@ -232,28 +255,5 @@ final class RefusalTests: XCTestCase {
             again.contains {
                 if case .persist = $0 { return true }; return false
             }, "and nothing of it is written")
-    }
-
-    /// What was queued before the watch app was uninstalled (or the watch unpaired) waits,
-    /// outstanding and cancellable, and goes once it is installed again: nothing accepted is
-    /// lost, and Apple documents no outcome for it (docs/app-side.md).
-    func testQueuedItemsWaitWhileTheWatchAppIsUninstalledAndGoWhenItIsBack() {
-        let pair = activatedPair()
-        pair.setLink(up: false)
-        guard case .success(.transfer)? = pair.phone.responses[pair.command(.phone, .transferUserInfo(payload(["n": .integer(1)])))] else {
-            return XCTFail("accepted")
-        }
-        pair.command(.phone, .setDeviceFlags([.isWatchAppInstalled: false]))
-        pair.setLink(up: true)
-        pair.pump()
-        XCTAssertEqual(pair.deliveredUserInfo(.watch), [], "held while the watch app is not installed")
-        XCTAssertEqual(pair.phone.session.status().outstandingUserInfoTransfers, 1)
-        pair.command(.phone, .setDeviceFlags([.isPaired: false, .isWatchAppInstalled: true]))
-        pair.pump()
-        XCTAssertEqual(pair.deliveredUserInfo(.watch), [], "and while no watch is paired")
-        pair.command(.phone, .setDeviceFlags([.isPaired: true]))
-        pair.pump()
-        XCTAssertEqual(pair.deliveredUserInfo(.watch), [["n": .integer(1)]])
-        XCTAssertEqual(pair.phone.session.status().outstandingUserInfoTransfers, 0)
     }
 }

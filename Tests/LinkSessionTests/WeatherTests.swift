@@ -192,6 +192,18 @@ final class WeatherTests: XCTestCase {
         XCTAssertNotEqual(script(seed: 43), first)
     }
 
+    /// Each stream is the seed's: another seed, other spells and other lags.
+    func testEveryDrawComesFromTheSeed() {
+        func draws(_ seed: UInt64) -> (spells: [ReachabilityWeather.Spell], lags: [Int64]) {
+            var model = ReachabilityWeather(profile: .device, seed: seed, role: .watch)
+            return ((0..<20).map { _ in model.nextSpell() }, (0..<20).map { _ in model.reportLag() })
+        }
+        XCTAssertEqual(draws(42).spells, draws(42).spells)
+        XCTAssertEqual(draws(42).lags, draws(42).lags)
+        XCTAssertNotEqual(draws(42).spells, draws(43).spells)
+        XCTAssertNotEqual(draws(42).lags, draws(43).lags)
+    }
+
     func testTheDrawsStayInTheirRangesAndTheSidesDiffer() {
         var watch = ReachabilityWeather(profile: .device, seed: 1, role: .watch)
         var phone = ReachabilityWeather(profile: .device, seed: 1, role: .phone)

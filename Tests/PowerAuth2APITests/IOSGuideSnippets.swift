@@ -2,9 +2,9 @@
 import PowerAuth2
 
 // The code of the PowerAuth Mobile SDK for iOS guide (PowerAuth-SDK-for-iOS.md) on activation
-// status, tokens, synchronised time and errors, each snippet as written inside a function that
-// declares the names it assumes. Its Apple Watch support is SessionManager.swift and
-// WatchSupportSnippets.swift.
+// status, activation removal, tokens, synchronised time and errors, each snippet as written
+// inside a function that declares the names it assumes. Its Apple Watch support is
+// SessionManager.swift and WatchSupportSnippets.swift.
 enum IOSGuideSnippets {
     // Persisting Activation Data
     static func persistActivation(powerAuthSDK: PowerAuthSDK) {
@@ -70,6 +70,21 @@ enum IOSGuideSnippets {
     // Simple Device-Only Removal
     static func removeActivationLocal(powerAuthSDK: PowerAuthSDK) {
         powerAuthSDK.removeActivationLocal()
+    }
+
+    // Removal via Signed Request
+    static func removeActivation(powerAuthSDK: PowerAuthSDK) {
+        // 2FA signature - uses device-related key and user PIN code
+        let auth = PowerAuthAuthentication.possessionWithPassword(password: "1234")
+
+        // Remove activation using the provided authentication object
+        powerAuthSDK.removeActivation(with: auth) { (error) in
+            if error == nil {
+                // OK, activation was removed
+            } else {
+                // Report error to user
+            }
+        }
     }
 
     // Getting Token

@@ -41,6 +41,20 @@ final class PowerAuth2ModuleTests: XCTestCase {
         XCTAssertEqual(try PowerAuthActivation(activationCode: "VVVVV-VVVVV-VVVVV-VTFVA").identityAttributes, ["code": "VVVVV-VVVVV-VVVVV-VTFVA"])
     }
 
+    /// The iOS guide's examples ("Validating Recovery Code and PUK") and the rules of
+    /// `OtpUtil::validateRecoveryCode` and `validateRecoveryPuk`.
+    func testRecoveryCodesAndPUKs() {
+        XCTAssertTrue(PowerAuthActivationCodeUtil.validateRecoveryCode("VVVVV-VVVVV-VVVVV-VTFVA"))
+        XCTAssertTrue(PowerAuthActivationCodeUtil.validateRecoveryCode("R:VVVVV-VVVVV-VVVVV-VTFVA"))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryCode("R:VVVVV-VVVVV-VVVVV-VTFVB"))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryCode("VVVVV-VVVVV-VVVVV-VTFVA#aGVsbG8="))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryCode("VVVVV-VVVVV-VVVVV-VTFVAR:"), "R: elsewhere: the first two characters go")
+        XCTAssertTrue(PowerAuthActivationCodeUtil.validateRecoveryPuk("0123456789"))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryPuk("012345678"))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryPuk("01234567890"))
+        XCTAssertFalse(PowerAuthActivationCodeUtil.validateRecoveryPuk("012345678a"))
+    }
+
     func testTypedCharactersAreCorrectedAsTheSDKDoes() {
         XCTAssertTrue(PowerAuthActivationCodeUtil.validateTypedCharacter(UInt32(UInt8(ascii: "Q"))))
         XCTAssertFalse(PowerAuthActivationCodeUtil.validateTypedCharacter(UInt32(UInt8(ascii: "8"))))

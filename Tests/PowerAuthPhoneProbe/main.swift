@@ -158,7 +158,14 @@ func run(_ command: [String: Any]) {
             "activationFingerprint": sdk.activationFingerprint ?? NSNull(),
         ])
     case "createActivation":
-        app.sdk!.createActivation(withName: "Petr's iPhone 7", activationCode: command["code"] as? String ?? "VVVVV-VVVVV-VVVVV-VTFVA") { result, error in
+        // The guide's "Activation via Activation Code", its guard leaving with a line.
+        let deviceName = "Petr's iPhone 7"
+        let activationCode = command["code"] as? String ?? "VVVVV-VVVVV-VVVVV-VTFVA"
+        guard let activation = try? PowerAuthActivation(activationCode: activationCode, name: deviceName) else {
+            emit(["cb": "createActivation", "fingerprint": NSNull(), "error": ["code": -1, "message": "Activation code is invalid"]])
+            return
+        }
+        app.sdk!.createActivation(activation) { (result, error) in
             emit(["cb": "createActivation", "fingerprint": result?.activationFingerprint ?? NSNull(), "error": describe(error)])
         }
     case "persist":
@@ -203,6 +210,21 @@ func run(_ command: [String: Any]) {
         emit(["cb": "header", "value": app.sdk!.tokenStore.localToken(withName: name)?.generateHeader()?.value ?? NSNull()])
     case "fetchStatus":
         fetchStatus(app.sdk!)
+    case "session":
+        let session = WCSession.default
+        emit([
+            "cb": "session", "isPaired": session.isPaired, "isWatchAppInstalled": session.isWatchAppInstalled,
+            "isReachable": session.isReachable, "hasValidSession": PowerAuthWCSessionManager.sharedInstance.validSession != nil,
+        ])
+    case "removeActivation":
+        // The guide's "Removal via Signed Request", with the factors the command names.
+        let auth = authentication(command["factors"] as? String ?? "possession_knowledge")
+        app.sdk!.removeActivation(with: auth) { (error) in
+            emit([
+                "cb": "removeActivation", "error": describe(error), "hasValidActivationAfter": app.sdk!.hasValidActivation(),
+                "tokens": app.sdk!.tokenStore.hasLocalToken(withName: name),
+            ])
+        }
     case "removeActivationLocal":
         app.sdk!.removeActivationLocal()
         emit([

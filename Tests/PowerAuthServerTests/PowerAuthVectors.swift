@@ -1,38 +1,45 @@
 import Foundation
 import XCTest
 
-/// The PowerAuth SDK's own test vectors (copied unchanged from the mobile SDK's
-/// `TestData/pa2/`, Apache License 2.0). A copy travels with the package in `Vectors/`, so a
-/// fresh clone runs them; when the reference folder `../shared/reference/powerauth-test-vectors/`
-/// stands beside the package, the cases are read from there and the copy must equal it byte
-/// for byte.
+/// The reference data the PowerAuth tests read, from the folder `../shared/reference/` beside
+/// the package (CI has it; the repository holds none of it):
+///
+/// - `powerauth-test-vectors/`: the PowerAuth SDK's published vectors (the mobile SDK's
+///   `src/PowerAuthTests/TestData/pa2/`, Apache License 2.0);
+/// - `powerauth-real-transcripts/`: records computed by the SDK's C++ core 1.9.2 and
+///   powerauth-java-crypto 1.9.0 (its README says what each file holds).
+///
+/// Every file is `{"description", "data": [{"input": {...}, "output": {...}}]}` with string
+/// values. Without the folder a test says where it looked and is skipped.
 enum PowerAuthVectors {
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The copy in the package.
-    static var bundled: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
-    }
-
-    /// The reference folder beside the package, when it is there.
+    /// The published vectors.
     static var reference: URL {
         packageRoot.appendingPathComponent("../shared/reference/powerauth-test-vectors").standardizedFileURL
     }
 
-    static var directory: URL {
-        FileManager.default.fileExists(atPath: reference.path) ? reference : bundled
+    /// The real code's transcripts.
+    static var transcripts: URL {
+        packageRoot.appendingPathComponent("../shared/reference/powerauth-real-transcripts").standardizedFileURL
     }
 
-    /// The `data` cases of one file: each case's `input` and `output` as string dictionaries.
-    /// Skips (with the path in the message) only when neither folder is there.
-    static func cases(_ name: String) throws -> [(input: [String: String], output: [String: String])] {
-        let folder = directory
-        guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw XCTSkip("the PowerAuth test vectors are neither at \(reference.path) nor at \(bundled.path)")
+    typealias Case = (input: [String: String], output: [String: String])
+
+    /// The `data` cases of one published vector file.
+    static func cases(_ name: String) throws -> [Case] { try read(reference, name) }
+
+    /// The records of one transcript file.
+    static func records(_ name: String) throws -> [Case] { try read(transcripts, name) }
+
+    private static func read(_ folder: URL, _ name: String) throws -> [Case] {
+        let file = folder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw XCTSkip("the PowerAuth reference file \(file.path) is not there (the folder ../shared/reference beside the package)")
         }
-        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        let data = try Data(contentsOf: file)
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let items = root["data"] as? [[String: Any]]
         else {

@@ -1,27 +1,11 @@
 import Foundation
+import LinkCrypto
 import PowerAuthServer
 import XCTest
 
-/// Every case of the SDK's published vectors, through the code the emulated server and the
-/// emulated SDK use.
+/// Every case of the SDK's published vectors (`../shared/reference/powerauth-test-vectors/`),
+/// through the code the emulated server and the emulated SDK use.
 final class ReferenceVectorTests: XCTestCase {
-    /// The copy in the package is the reference, unchanged: every file there, byte for byte
-    /// (checked wherever the reference folder stands beside the package).
-    func testTheBundledVectorsAreTheReferenceUnchanged() throws {
-        let names = [
-            "activation-status-blob-data.json", "activation-status-blob-iv.json", "compute-derived-keys.json",
-            "compute-master-secret-key.json", "signatures-offline.json", "signatures-v31.json",
-        ]
-        let bundled = try FileManager.default.contentsOfDirectory(atPath: PowerAuthVectors.bundled.path)
-        XCTAssertEqual(Set(bundled.filter { $0.hasSuffix(".json") }), Set(names))
-        guard FileManager.default.fileExists(atPath: PowerAuthVectors.reference.path) else { return }
-        for name in names {
-            let copy = try Data(contentsOf: PowerAuthVectors.bundled.appendingPathComponent(name))
-            let original = try Data(contentsOf: PowerAuthVectors.reference.appendingPathComponent(name))
-            XCTAssertEqual(copy, original, "\(name) differs from the reference")
-        }
-    }
-
     func testComputeDerivedKeys() throws {
         let cases = try PowerAuthVectors.cases("compute-derived-keys.json")
         XCTAssertEqual(cases.count, 20, "20 master secrets, five keys each")
@@ -32,6 +16,24 @@ final class ReferenceVectorTests: XCTestCase {
             XCTAssertEqual(keys.biometry, PowerAuthVectors.bytes(item.output["signatureBiometryKey"]), "case \(index)")
             XCTAssertEqual(keys.transport, PowerAuthVectors.bytes(item.output["transportKey"]), "case \(index)")
             XCTAssertEqual(keys.vault, PowerAuthVectors.bytes(item.output["vaultEncryptionKey"]), "case \(index)")
+        }
+    }
+
+    /// `compute-master-secret-key.json`: "(devicePrivateKey, serverPublicKey) => masterSecretKey
+    /// <= (serverPrivateKey, devicePublicKey)", the ECDH of the key exchange from both ends.
+    func testComputeMasterSecretKeyFromBothEnds() throws {
+        let cases = try PowerAuthVectors.cases("compute-master-secret-key.json")
+        XCTAssertGreaterThan(cases.count, 0)
+        for (index, item) in cases.enumerated() {
+            let device = try P256PrivateKey(scalar: PowerAuthVectors.bytes(item.input["devicePrivateKey"]))
+            let server = try P256PrivateKey(scalar: PowerAuthVectors.bytes(item.input["serverPrivateKey"]))
+            let devicePublic = try P256PublicKey(sec1: PowerAuthVectors.bytes(item.input["devicePublicKey"]))
+            let serverPublic = try P256PublicKey(sec1: PowerAuthVectors.bytes(item.input["serverPublicKey"]))
+            XCTAssertEqual(device.publicKey.uncompressedRepresentation, devicePublic.uncompressedRepresentation, "case \(index)")
+            XCTAssertEqual(server.publicKey.uncompressedRepresentation, serverPublic.uncompressedRepresentation, "case \(index)")
+            let expected = PowerAuthVectors.bytes(item.output["masterSecretKey"])
+            XCTAssertEqual(try ActivationKeyExchange.masterSecret(privateKey: device, publicKey: serverPublic), expected, "case \(index)")
+            XCTAssertEqual(try ActivationKeyExchange.masterSecret(privateKey: server, publicKey: devicePublic), expected, "case \(index)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LinkCrypto
 import PowerAuthServer
 import XCTest
 
@@ -14,6 +15,11 @@ class ServerTestCase: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try ServerStore(path: directory + "/server.db")
         server = EmulatedServer(store: store)
+    }
+
+    /// A record made by the key exchange with a fresh device key.
+    func activate(committed: Bool) throws -> ServerActivation {
+        try server.prepareActivation(devicePublicKey: P256PrivateKey().publicKey.compressedRepresentation, committed: committed)
     }
 
     override func tearDown() {

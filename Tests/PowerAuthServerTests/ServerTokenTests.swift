@@ -70,7 +70,7 @@ final class ServerTokenTests: ServerTestCase {
 
     /// A token of an active activation and the header its secret makes at `timestamp`.
     private func token(version: String = "3.3", timestamp: Int64) throws -> (ServerToken, TokenHeaderFields) {
-        let record = try server.createActivation(committed: true)
+        let record = try activate(committed: true)
         let token = try server.createToken(for: record.activationId, signatureType: .possessionBiometry, now: now)
         let value = PowerAuthTokenHeader.value(
             tokenIdentifier: token.tokenId, secret: token.secret, nonce: SecureRandom.bytes(16),
@@ -132,11 +132,11 @@ final class ServerTokenTests: ServerTestCase {
     }
 
     func testTokensNeedAnActiveActivationAndAreRemovedOnlyByTheirs() throws {
-        let pending = try server.createActivation(committed: false)
+        let pending = try activate(committed: false)
         XCTAssertThrowsError(try server.createToken(for: pending.activationId, signatureType: .possession, now: now)) {
             guard case ServerError.rejected(8, "ACTIVATION_INCORRECT_STATE", _)? = $0 as? ServerError else { return XCTFail("\($0)") }
         }
-        let record = try server.createActivation(committed: true)
+        let record = try activate(committed: true)
         let token = try server.createToken(for: record.activationId, signatureType: .possession, now: now)
         XCTAssertEqual(token.secret.count, 16)
         XCTAssertEqual(try server.tokens(of: record.activationId), [token])

@@ -40,13 +40,14 @@ final class StatusBlobTests: XCTestCase {
     /// Decrypting the SDK's first status vector and encrypting what it holds gives the
     /// vector's bytes back: the blob and its encryption are the real ones both ways.
     func testEncryptionReproducesTheSDKVector() throws {
-        let transportKey = PowerAuthVectors.bytes("gXqfNj6hC8yMlVpDET4S5Q==")
-        let challenge = PowerAuthVectors.bytes("h9ZX6Xjunqly71KgfgorRQ==")
-        let nonce = PowerAuthVectors.bytes("MtfHnxCDmJuuejhSOgM9Yg==")
-        let encrypted = PowerAuthVectors.bytes("ldIgTphu1GlOHhnY7GbZD6oub8N4KXOqfay41zrMxTU=")
+        let first = try XCTUnwrap(try PowerAuthVectors.cases("activation-status-blob-data.json").first)
+        let transportKey = PowerAuthVectors.bytes(first.input["transportKey"])
+        let challenge = PowerAuthVectors.bytes(first.input["challenge"])
+        let nonce = PowerAuthVectors.bytes(first.input["nonce"])
+        let encrypted = PowerAuthVectors.bytes(first.input["encryptedStatusBlob"])
         let blob = try StatusBlobCipher.decrypt(encrypted, transportKey: transportKey, challenge: challenge, nonce: nonce)
-        XCTAssertEqual(blob.state, .pendingCommit)
-        XCTAssertEqual(blob.lookAhead, 20)
+        XCTAssertEqual(String(blob.state.rawValue), first.output["activationStatus"])
+        XCTAssertEqual(String(blob.lookAhead), first.output["ctrLookAhead"])
         XCTAssertEqual(try StatusBlobCipher.encrypt(blob, transportKey: transportKey, challenge: challenge, nonce: nonce), encrypted)
     }
 

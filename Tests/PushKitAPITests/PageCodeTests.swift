@@ -21,7 +21,7 @@ final class PageCodeTests: XCTestCase {
     override func tearDown() {
         PKPushRegistry.useDaemon(controlSocketPath: nil)
         phone?.stop()
-        if testRun.map({ !$0.hasSucceeded }) ?? false, let phone { print("---- phoned log:\n\(phone.log)") }
+        if testRun.map({ $0.totalFailureCount > 0 }) ?? false, let phone { print("---- phoned log:\n\(phone.log)") }
         home?.remove()
     }
 

@@ -53,6 +53,22 @@ public final class PowerAuthActivationCodeUtil: NSObject {
         return crc16(bytes.prefix(10)) == UInt16(bytes[10]) << 8 | UInt16(bytes[11])
     }
 
+    /// Whether `code` is a valid recovery code: an activation code, or one after the `R:` of a
+    /// scanned recovery QR code (`OtpUtil::validateRecoveryCode`, which drops the first two
+    /// characters of any code that contains `R:`).
+    @discardableResult
+    public static func validateRecoveryCode(_ code: String) -> Bool {
+        guard code.contains("R:") else { return validateActivationCode(code) }
+        return validateActivationCode(String(decoding: Array(code.utf8).dropFirst(2), as: UTF8.self))
+    }
+
+    /// Whether `puk` is a valid recovery PUK: ten digits (`OtpUtil::validateRecoveryPuk`).
+    @discardableResult
+    public static func validateRecoveryPuk(_ puk: String) -> Bool {
+        let characters = Array(puk.utf8)
+        return characters.count == 10 && characters.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     /// A scanned or typed code parsed, its signature (after `#`, valid base64) separated; nil
     /// when either is not valid.
     @discardableResult

@@ -212,6 +212,34 @@ open class PowerAuthSDK: NSObject, PowerAuthSessionStatusProvider, @unchecked Se
 
     // MARK: Removing
 
+    /// Removes the activation on the server with a request signed with `authentication`
+    /// (`/pa/v3/activation/remove`, which takes two or three factors), then from the device as
+    /// ``removeActivationLocal()`` does. The callback runs on the main queue: nil once the
+    /// server removed it; else the error (`PowerAuthErrorCode.networkError` when the request is
+    /// lost or the server refuses the signature, `.missingActivation` without an activation),
+    /// and the activation stays.
+    @discardableResult
+    public func removeActivation(
+        with authentication: PowerAuthAuthentication,
+        callback: @escaping (Error?) -> Void
+    ) -> PowerAuthOperationTask? {
+        let task = CancellableTask()
+        let args: JSONObject = ["instanceId": .string(instanceId), "signatureType": .string(authentication.signatureType)]
+        device.send("pa.activation.remove", args) { [weak self] result in
+            DispatchQueue.main.asyncCompletion {
+                guard !task.isCancelled else { return }
+                switch result {
+                case .success:
+                    self?.lock.withLock { self?.lastStatus = nil }
+                    callback(nil)
+                case .failure(let error):
+                    callback(error)
+                }
+            }
+        }
+        return task
+    }
+
     /// Removes the activation, its tokens and counter from the device, not from the server.
     /// The watch is not told: send the status next (``sendActivationStatusToWatch()``).
     public func removeActivationLocal() {

@@ -11,6 +11,12 @@ public struct OpenSSLError: Error, CustomStringConvertible, Sendable {
         detail = OpenSSLErrorQueue.takeMessages().joined(separator: "; ")
     }
 
+    /// A refusal before OpenSSL was asked, with its reason.
+    public init(operation: String, detail: String) {
+        self.operation = operation
+        self.detail = detail
+    }
+
     public var description: String {
         detail.isEmpty ? "\(operation) failed" : "\(operation) failed: \(detail)"
     }

@@ -73,7 +73,7 @@ extension AppLauncher {
         }
         if !launch.attached, launch.ending == nil {
             let failures = (backoff[launch.kind]?.failures ?? 0) + 1
-            let wait = min(Self.firstBackoffMilliseconds << min(failures - 1, 16), Self.maximumBackoffMilliseconds)
+            let wait = Self.crashBackoffMilliseconds(afterFailures: failures)
             backoff[launch.kind] = (failures, loop.nowMilliseconds + wait, "\(exit)")
             let message = "the \(launch.kind.name) (pid \(launch.pid)) \(exit) before it attached; its output is in \(launch.logPath)"
             logger.error("app: \(message); not launched again for \(wait) ms")
@@ -86,6 +86,12 @@ extension AppLauncher {
         tracer.record(.app, entry)
         publish("app.exited", fields)
         for waiter in endWaiters.removeValue(forKey: launch.pid) ?? [] { waiter() }
+    }
+
+    /// How long a program that crashed at launch `failures` times in a row (since it last
+    /// attached) is not launched again: 1 s, doubling with each crash, at most 60 s.
+    static func crashBackoffMilliseconds(afterFailures failures: Int) -> Int64 {
+        min(firstBackoffMilliseconds << min(failures - 1, 16), maximumBackoffMilliseconds)
     }
 
     /// The daemon stops: every program gets SIGTERM, and SIGKILL if it has not ended within the

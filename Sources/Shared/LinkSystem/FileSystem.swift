@@ -40,6 +40,19 @@ public enum FileSystem {
         return false
     }
 
+    /// ``ensurePrivateDirectory(_:)``, and `path` made durable in its parent (the parent is
+    /// synced) even when it existed already: a directory found is not known to be durable (the
+    /// process that made it may have been killed, or the parent's sync may have failed, between
+    /// the `mkdir` and the sync), and a power cut takes it with everything synced inside it.
+    /// A daemon's feature calls this for its directory at start, so that its files do not
+    /// depend on another feature syncing the same parent later.
+    @discardableResult
+    public static func ensureDurableDirectory(_ path: String) throws -> Bool {
+        let tightened = try ensurePrivateDirectory(path)
+        try syncDirectory(parentDirectory(of: path))
+        return tightened
+    }
+
     private static func makePrivate(_ path: String, _ info: FileInfo) throws -> Bool {
         guard wl_s_isdir(info.st_mode) != 0 else {
             throw FileSystemError(path: path, problem: "exists and is not a directory (\(kindName(info.st_mode)))")

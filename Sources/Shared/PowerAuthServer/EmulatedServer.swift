@@ -13,6 +13,7 @@ import WireProtocol
 public final class EmulatedServer {
     /// The status endpoint's answer (`/pa/v3/activation/status`).
     public struct StatusResponse: Hashable, Sendable {
+        public var activationId: String
         public var encryptedStatusBlob: [UInt8]
         public var nonce: [UInt8]
         public var customObject: JSONObject?
@@ -20,12 +21,34 @@ public final class EmulatedServer {
         public var serverTime: Int64
     }
 
-    /// The outcome of validating a signature.
-    public struct Validation: Hashable, Sendable {
-        public var isValid: Bool
-        /// How many counter values the server skipped to find this one (0: the expected one).
+    /// The outcome of `verifySignature`, as the server's `VerifySignatureResponse` has it.
+    public struct SignatureVerification: Hashable, Sendable {
+        public var signatureValid: Bool
+        /// The record's state after the check; `removed` for an activation the server does not
+        /// know (the server's `invalidStateResponse`).
+        public var activationStatus: ServerActivationState
+        /// After a valid signature the maximum, after an invalid one what is left; nil when the
+        /// record was not checked (unknown, not active, or its fail count already at the maximum).
+        public var remainingAttempts: Int?
+        /// The type the signature was checked as; nil when the record was not checked.
+        public var signatureType: SignatureFactor?
+        /// How many counter values past the expected one the signature was found (0: the
+        /// expected one); nil unless valid.
         public var skipped: Int?
-        public var record: ServerActivation
+        /// The record after the check; nil for an unknown activation.
+        public var record: ServerActivation?
+
+        public init(
+            signatureValid: Bool, activationStatus: ServerActivationState, remainingAttempts: Int? = nil,
+            signatureType: SignatureFactor? = nil, skipped: Int? = nil, record: ServerActivation? = nil
+        ) {
+            self.signatureValid = signatureValid
+            self.activationStatus = activationStatus
+            self.remainingAttempts = remainingAttempts
+            self.signatureType = signatureType
+            self.skipped = skipped
+            self.record = record
+        }
     }
 
     /// The outcome of `validateToken`, as the server's `ValidateTokenResponse` has it.
@@ -54,15 +77,47 @@ public final class EmulatedServer {
         self.store = store
     }
 
-    /// A new record: a fresh master secret and counter data, which the client gets as the
-    /// outcome of the key exchange (the real one agrees the secret by ECDH, see docs/powerauth.md).
-    public func createActivation(committed: Bool) throws -> ServerActivation {
+    /// The server's half of the key exchange (powerauth-crypto
+    /// `docs/Activation-via-Activation-Code.md`, "Key Exchange"): a key pair of the server's, the
+    /// master secret by ECDH with the device's public key, a random `CTR_DATA` and a new
+    /// activation id (a lowercase UUID, as `Generator.randomUUID()`). The record is
+    /// `pendingCommit`, or `active` when `committed` (the server's `ON_KEY_EXCHANGE` commit
+    /// phase). Its `activationId`, `serverPublicKey` and `counterData` are what the server
+    /// answers the device. The server's private key is not kept: the master secret is.
+    public func prepareActivation(devicePublicKey: [UInt8], committed: Bool) throws -> ServerActivation {
+        let device: P256PublicKey
+        do { device = try P256PublicKey(sec1: devicePublicKey) } catch {
+            throw ServerError.invalidValue("devicePublicKey is not a P-256 public key: \(error)")
+        }
+        let serverKey = try P256PrivateKey()
         let record = ServerActivation(
-            activationId: UUID().uuidString, state: committed ? .active : .pendingCommit,
-            masterSecret: SecureRandom.bytes(SignatureKeys.byteCount),
-            counterData: SecureRandom.bytes(HashCounter.byteCount))
+            activationId: try newActivationId(), state: committed ? .active : .pendingCommit,
+            masterSecret: try ActivationKeyExchange.masterSecret(privateKey: serverKey, publicKey: device),
+            counterData: SecureRandom.bytes(HashCounter.byteCount), devicePublicKey: devicePublicKey,
+            serverPublicKey: serverKey.publicKey.uncompressedRepresentation)
         try store.save(record)
         return record
+    }
+
+    /// Keeps a record made elsewhere (another server's, a test's), as it is; refuses an
+    /// activation id the server already has.
+    public func importActivation(_ record: ServerActivation) throws -> ServerActivation {
+        guard !record.activationId.isEmpty else { throw ServerError.invalidValue("the activation id must not be empty") }
+        guard try store.activation(record.activationId) == nil else {
+            throw ServerError.invalidValue("the server already has an activation '\(record.activationId)'")
+        }
+        guard record.counterData.count == HashCounter.byteCount else {
+            throw ServerError.invalidValue("ctrData has 16 bytes, got \(record.counterData.count)")
+        }
+        try store.save(record)
+        return record
+    }
+
+    /// A fresh lowercase UUID that no record has.
+    public func newActivationId() throws -> String {
+        var activationId = UUID().uuidString.lowercased()
+        while try store.activation(activationId) != nil { activationId = UUID().uuidString.lowercased() }
+        return activationId
     }
 
     /// The record as of `now`: a temporary block that has expired is lifted first.
@@ -155,45 +210,79 @@ public final class EmulatedServer {
         return record
     }
 
-    /// Answers a status request carrying the client's 16-byte challenge.
+    /// Answers a status request carrying the client's 16-byte challenge with a random 16-byte
+    /// nonce and the encrypted blob, as the server's `getActivationStatus` does: a record
+    /// `created` (its keys not exchanged yet) and an activation the server does not know get 32
+    /// random bytes instead of a blob (and the unknown one no custom object).
     public func status(_ activationId: String, challenge: [UInt8], now: Int64) throws -> StatusResponse {
         guard challenge.count == 16 else { throw ServerError.invalidValue("the status challenge has 16 bytes, got \(challenge.count)") }
-        let record = try activation(activationId, now: now)
         let nonce = SecureRandom.bytes(16)
-        let blob = record.statusBlob(reserved: SecureRandom.bytes(StatusBlob.reservedByteCount))
-        let encrypted = try StatusBlobCipher.encrypt(blob, transportKey: record.transportKey, challenge: challenge, nonce: nonce)
+        guard try store.activation(activationId) != nil else {
+            return StatusResponse(
+                activationId: activationId, encryptedStatusBlob: SecureRandom.bytes(StatusBlob.byteCount), nonce: nonce,
+                customObject: nil, blockExpiration: nil, serverTime: now)
+        }
+        let record = try activation(activationId, now: now)
+        let encrypted: [UInt8]
+        if record.state == .created {
+            encrypted = SecureRandom.bytes(StatusBlob.byteCount)
+        } else {
+            let blob = record.statusBlob(reserved: SecureRandom.bytes(StatusBlob.reservedByteCount))
+            encrypted = try StatusBlobCipher.encrypt(blob, transportKey: record.transportKey, challenge: challenge, nonce: nonce)
+        }
         return StatusResponse(
-            encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
+            activationId: activationId, encryptedStatusBlob: encrypted, nonce: nonce, customObject: record.customObject,
             blockExpiration: record.state == .blocked ? record.blockExpiration : nil, serverTime: now)
     }
 
-    /// Validates a signature over the look-ahead window: the expected counter data and the
-    /// values after it, `lookAhead` values in all (ctr … ctr+LA−1). A match moves the counter
-    /// past it. Only signatures with knowledge or biometry touch the fail count: a valid one
-    /// resets it, an invalid one adds a failed attempt (which blocks at the maximum); a
-    /// possession-only signature does neither. Only an active activation validates signatures.
-    public func validate(
+    /// `verifySignature` (online) and `verifyOfflineSignature` as the server checks them
+    /// (`OnlineSignatureServiceBehavior`, `SignatureSharedServiceBehavior`):
+    ///
+    /// - an activation the server does not know: not valid, `removed`; one that is not active:
+    ///   not valid, its state, nothing changes;
+    /// - an active one whose fail count already reached the maximum is blocked, not checked;
+    /// - the signature is compared with the one computed for the expected `CTR_DATA` and the
+    ///   values after it, `lookAhead` values in all (ctr … ctr+LA−1); a match moves the counter
+    ///   past it, and resets the fail count unless the type is possession only;
+    /// - no match: a type other than possession only adds a failed attempt; none left blocks.
+    public func verifySignature(
         _ activationId: String, signature: String, factor: SignatureFactor, data: [UInt8],
         format: PowerAuthSignature.Format, now: Int64
-    ) throws -> Validation {
+    ) throws -> SignatureVerification {
+        if case .decimal(let length) = format, !PowerAuthSignature.Format.componentLengths.contains(length) {
+            throw ServerError.invalidValue("an offline signature's components have 4 to 8 digits, not \(length)")
+        }
+        guard try store.activation(activationId) != nil else { return SignatureVerification(signatureValid: false, activationStatus: .removed) }
         var record = try activation(activationId, now: now)
-        guard record.state == .active else { return Validation(isValid: false, skipped: nil, record: record) }
+        guard record.state == .active else {
+            return SignatureVerification(signatureValid: false, activationStatus: record.state, record: record)
+        }
+        guard record.failCount < record.maxFailCount else {
+            // handleInactiveActivationWithMismatchSignature: the record should have been blocked.
+            record.state = .blocked
+            try store.save(record)
+            return SignatureVerification(signatureValid: false, activationStatus: record.state, record: record)
+        }
         var candidate = record.counterData
         for skipped in 0..<record.lookAhead {
-            let expected = PowerAuthSignature.compute(
-                keys: record.keys, factor: factor, counterData: candidate, data: data,
-                format: format)
+            let expected = PowerAuthSignature.compute(keys: record.keys, factor: factor, counterData: candidate, data: data, format: format)
+            candidate = HashCounter.next(candidate)
             if expected == signature {
-                record.counterData = HashCounter.next(candidate)
+                record.counterData = candidate
                 record.counter += Int64(skipped + 1)
                 if factor.countsFailedAttempts { record.failCount = 0 }
                 try store.save(record)
-                return Validation(isValid: true, skipped: skipped, record: record)
+                return SignatureVerification(
+                    signatureValid: true, activationStatus: record.state, remainingAttempts: record.maxFailCount,
+                    signatureType: factor, skipped: skipped, record: record)
             }
-            candidate = HashCounter.next(candidate)
         }
-        if factor.countsFailedAttempts { record = try apply(.failAttempt, to: activationId, now: now) }
-        return Validation(isValid: false, skipped: nil, record: record)
+        if factor.countsFailedAttempts { record.failCount += 1 }
+        if record.maxFailCount - record.failCount <= 0 { record.state = .blocked }
+        try store.save(record)
+        return SignatureVerification(
+            signatureValid: false, activationStatus: record.state, remainingAttempts: record.maxFailCount - record.failCount,
+            signatureType: factor, record: record)
     }
 
     // MARK: - Tokens

@@ -47,6 +47,36 @@ public final class ServerStore {
                     ) WITHOUT ROWID;
                     CREATE INDEX server_tokens_by_activation ON server_tokens (activation_id);
                     """),
+            // The key exchange: the two public keys of a record; a record imported with its keys
+            // only has no master secret, and its five keys in `signature_keys`.
+            Migration(
+                version: 4,
+                sql: """
+                    CREATE TABLE server_activations_4 (
+                        activation_id TEXT PRIMARY KEY NOT NULL,
+                        state INTEGER NOT NULL,
+                        fail_count INTEGER NOT NULL,
+                        max_fail_count INTEGER NOT NULL,
+                        custom_object TEXT,
+                        current_version INTEGER NOT NULL,
+                        upgrade_version INTEGER NOT NULL,
+                        look_ahead INTEGER NOT NULL,
+                        counter INTEGER NOT NULL,
+                        counter_data BLOB NOT NULL,
+                        master_secret BLOB,
+                        block_expiration INTEGER,
+                        signature_keys BLOB,
+                        device_public_key BLOB,
+                        server_public_key BLOB,
+                        CHECK (master_secret IS NOT NULL OR signature_keys IS NOT NULL)
+                    ) WITHOUT ROWID;
+                    INSERT INTO server_activations_4 (activation_id, state, fail_count, max_fail_count, custom_object, current_version,
+                        upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration)
+                        SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version,
+                            look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations;
+                    DROP TABLE server_activations;
+                    ALTER TABLE server_activations_4 RENAME TO server_activations;
+                    """),
         ])
 
     private let database: SQLiteDatabase
@@ -59,7 +89,7 @@ public final class ServerStore {
 
     public func activation(_ activationId: String) throws -> ServerActivation? {
         let statement = try database.cachedStatement(
-            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations WHERE activation_id = ?"
+            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration, signature_keys, device_public_key, server_public_key FROM server_activations WHERE activation_id = ?"
         )
         defer { statement.reset() }
         try statement.bind([.text(activationId)])
@@ -68,7 +98,7 @@ public final class ServerStore {
 
     public func activations() throws -> [ServerActivation] {
         let statement = try database.cachedStatement(
-            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration FROM server_activations ORDER BY activation_id"
+            "SELECT activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration, signature_keys, device_public_key, server_public_key FROM server_activations ORDER BY activation_id"
         )
         defer { statement.reset() }
         return try statement.mapRows(Self.activation)
@@ -77,12 +107,14 @@ public final class ServerStore {
     public func save(_ record: ServerActivation) throws {
         let custom: SQLiteValue = record.customObject.map { .text(JSON.serialize(.object($0))) } ?? .null
         try database.run(
-            "INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO server_activations (activation_id, state, fail_count, max_fail_count, custom_object, current_version, upgrade_version, look_ahead, counter, counter_data, master_secret, block_expiration, signature_keys, device_public_key, server_public_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             .text(record.activationId), .integer(Int64(record.state.rawValue)), .integer(Int64(record.failCount)),
             .integer(Int64(record.maxFailCount)), custom, .integer(Int64(record.currentVersion)),
             .integer(Int64(record.upgradeVersion)), .integer(Int64(record.lookAhead)), .integer(record.counter),
-            .blob(record.counterData), .blob(record.masterSecret),
-            record.blockExpiration.map { .integer($0) } ?? .null)
+            .blob(record.counterData), record.masterSecret.map { .blob($0) } ?? .null,
+            record.blockExpiration.map { .integer($0) } ?? .null,
+            record.masterSecret == nil ? .blob(record.keys.concatenated) : .null,
+            record.devicePublicKey.map { .blob($0) } ?? .null, record.serverPublicKey.map { .blob($0) } ?? .null)
     }
 
     public func token(_ tokenId: String) throws -> ServerToken? {
@@ -124,8 +156,14 @@ public final class ServerStore {
     }
 
     private static func activation(_ row: SQLiteStatement) throws -> ServerActivation {
-        let masterSecret = row.blob(at: 10), counterData = row.blob(at: 9)
-        guard masterSecret.count == SignatureKeys.byteCount, counterData.count == HashCounter.byteCount else {
+        let masterSecret = row.isNull(at: 10) ? nil : row.blob(at: 10), counterData = row.blob(at: 9)
+        let keys: SignatureKeys?
+        if let masterSecret {
+            keys = masterSecret.count == SignatureKeys.byteCount ? SignatureKeys(masterSecret: masterSecret) : nil
+        } else {
+            keys = SignatureKeys(concatenated: row.blob(at: 12))
+        }
+        guard let keys, counterData.count == HashCounter.byteCount else {
             throw ServerError.invalidValue("the server record '\(row.string(at: 0))' is damaged: a key or its counter data has the wrong length")
         }
         var custom: JSONObject?
@@ -133,7 +171,8 @@ public final class ServerStore {
         return ServerActivation(
             activationId: row.string(at: 0),
             state: ServerActivationState(rawValue: UInt8(clamping: row.int(at: 1))) ?? .removed,
-            masterSecret: masterSecret, counterData: counterData,
+            keys: keys, masterSecret: masterSecret, counterData: counterData,
+            devicePublicKey: row.isNull(at: 13) ? nil : row.blob(at: 13), serverPublicKey: row.isNull(at: 14) ? nil : row.blob(at: 14),
             failCount: row.int(at: 2), maxFailCount: row.int(at: 3), customObject: custom,
             currentVersion: row.int(at: 5), upgradeVersion: row.int(at: 6), lookAhead: row.int(at: 7),
             counter: row.int64(at: 8), blockExpiration: row.isNull(at: 11) ? nil : row.int64(at: 11))

@@ -23,6 +23,28 @@ public struct SignatureKeys: Hashable, Sendable {
         vault = PowerAuthKDF.derive(masterSecret, index: 2000)
     }
 
+    /// Keys given as they are (a record imported from another server, the published vectors).
+    public init(possession: [UInt8], knowledge: [UInt8], biometry: [UInt8], transport: [UInt8], vault: [UInt8]) {
+        for key in [possession, knowledge, biometry, transport, vault] {
+            precondition(key.count == Self.byteCount, "a PowerAuth key has 16 bytes, got \(key.count)")
+        }
+        self.possession = possession
+        self.knowledge = knowledge
+        self.biometry = biometry
+        self.transport = transport
+        self.vault = vault
+    }
+
+    /// The five keys in the order possession, knowledge, biometry, transport, vault (80 bytes).
+    public var concatenated: [UInt8] { possession + knowledge + biometry + transport + vault }
+
+    /// The keys of ``concatenated``; nil for another length.
+    public init?(concatenated bytes: [UInt8]) {
+        guard bytes.count == 5 * Self.byteCount else { return nil }
+        func key(_ index: Int) -> [UInt8] { Array(bytes[(index * Self.byteCount)..<((index + 1) * Self.byteCount)]) }
+        self.init(possession: key(0), knowledge: key(1), biometry: key(2), transport: key(3), vault: key(4))
+    }
+
     /// The key of one factor.
     public func key(_ factor: SignatureFactor.Component) -> [UInt8] {
         switch factor {

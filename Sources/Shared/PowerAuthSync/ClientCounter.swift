@@ -1,8 +1,9 @@
 import PowerAuthServer
 
 /// The SDK's persistent signing state of an activation (`PersistentData`): the master secret
-/// agreed with the server (the keys derive from it), the hash-based counter `CTR_DATA`, and
-/// the counter byte `CTR_BYTE` that lets the client tell how far it is ahead.
+/// agreed with the server (the keys derive from it), the hash-based counter `CTR_DATA`, the
+/// counter byte `CTR_BYTE` that lets the client tell how far it is ahead, and the two public
+/// keys of the key exchange, from which the SDK computes the activation fingerprint.
 public struct ClientCounter: Hashable, Sendable {
     public let masterSecret: [UInt8]
     public let keys: SignatureKeys
@@ -10,12 +11,28 @@ public struct ClientCounter: Hashable, Sendable {
     /// The low byte of the client's signature count; nil until learned (activations of
     /// protocol 3.1 start with 0, as the server does).
     public var counterByte: UInt8?
+    /// `devicePublicKey` and `serverPublicKey` of `PersistentData` (SEC1); nil for an
+    /// activation kept before WatchLink made the key exchange.
+    public let devicePublicKey: [UInt8]?
+    public let serverPublicKey: [UInt8]?
 
-    public init(masterSecret: [UInt8], counterData: [UInt8], counterByte: UInt8?) {
+    public init(
+        masterSecret: [UInt8], counterData: [UInt8], counterByte: UInt8?, devicePublicKey: [UInt8]? = nil,
+        serverPublicKey: [UInt8]? = nil
+    ) {
         self.masterSecret = masterSecret
         keys = SignatureKeys(masterSecret: masterSecret)
         self.counterData = counterData
         self.counterByte = counterByte
+        self.devicePublicKey = devicePublicKey
+        self.serverPublicKey = serverPublicKey
+    }
+
+    /// `Session::activationFingerprint`: the fingerprint of the two public keys and the
+    /// activation id; nil without the keys.
+    public func activationFingerprint(activationId: String) -> String? {
+        guard let devicePublicKey, let serverPublicKey else { return nil }
+        return ActivationKeyExchange.fingerprint(devicePublicKey: devicePublicKey, serverPublicKey: serverPublicKey, activationId: activationId)
     }
 
     /// Signs `data` with the current `CTR_DATA` and moves the counter on, as the SDK does for

@@ -35,7 +35,7 @@ public final class PowerAuthFeature: DaemonFeature {
     var pendingActivations: [String: PendingActivation] = [:]
 
     struct PendingActivation {
-        var record: ServerActivation
+        var activation: ClientActivation
         var connection: UInt64?
     }
 

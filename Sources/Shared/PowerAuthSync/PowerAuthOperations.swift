@@ -87,7 +87,8 @@ extension PowerAuthFeature {
                     let activationId = try phone.activationId(instanceId)
                     var result = Self.activationResult(activationId)
                     result["hasPendingActivation"] = .bool(self.pendingActivations[instanceId] != nil)
-                    result["activationFingerprint"] = activationId.map { .string(Self.fingerprint($0)) } ?? .null
+                    let fingerprint = try activationId.flatMap { try self.status?.activationFingerprint(instanceId, activationId: $0) }
+                    result["activationFingerprint"] = fingerprint.map { .string($0) } ?? .null
                     call.succeed(result)
                 } else if let watch = self.watch {
                     call.succeed(Self.activationResult(try watch.activationId(try self.registered(call.args, watch.isRegistered))))
@@ -167,20 +168,20 @@ extension PowerAuthFeature {
                 try self.requireCanStartActivation(instanceId, phone)
                 let commit = try call.args.optionalBool("commit") ?? false
                 guard try call.args.optionalBool("pending") == true else {
-                    let record = try status.createActivation(instanceId, commit: commit)
-                    try phone.storeActivation(record.activationId, instanceId: instanceId)
-                    return call.succeed(Self.createdActivation(record))
+                    let (record, client) = try status.createActivation(instanceId, commit: commit)
+                    try phone.storeActivation(client.activationId, instanceId: instanceId)
+                    return call.succeed(Self.createdActivation(record, client))
                 }
                 let connection = call.clientSerial
-                status.requestActivation(commit: commit) { [weak self] result in
+                try status.requestActivation(commit: commit) { [weak self] result in
                     call.respond(
-                        result.flatMap { record in
+                        result.flatMap { record, client in
                             guard let self else { return .failure(.control(.shuttingDown, "the daemon is shutting down")) }
                             if self.pendingActivations[instanceId] != nil || (try? phone.activationId(instanceId)) != nil {
                                 return .failure(Self.cannotStartActivation(instanceId))
                             }
-                            self.pendingActivations[instanceId] = PendingActivation(record: record, connection: connection)
-                            var created = Self.createdActivation(record)
+                            self.pendingActivations[instanceId] = PendingActivation(activation: client, connection: connection)
+                            var created = Self.createdActivation(record, client)
                             created["pending"] = .bool(true)
                             return .success(created)
                         })
@@ -195,10 +196,10 @@ extension PowerAuthFeature {
                             "Invalid activation state: instance '\(instanceId)' has no pending activation (pa.activation.create with \"pending\": true first)"
                     ).controlError
                 }
-                try status.persistActivation(pending.record, instanceId: instanceId)
-                try phone.storeActivation(pending.record.activationId, instanceId: instanceId)
+                try status.persistActivation(pending.activation, instanceId: instanceId)
+                try phone.storeActivation(pending.activation.activationId, instanceId: instanceId)
                 self.pendingActivations[instanceId] = nil
-                call.succeed(["activationId": .string(pending.record.activationId)])
+                call.succeed(["activationId": .string(pending.activation.activationId)])
             },
             phoneOp(
                 "pa.activation.removeLocal", "removeActivationLocal: the activation, its tokens and counter (the watch is told only with notifyWatch)",
@@ -213,6 +214,38 @@ extension PowerAuthFeature {
                     result["watchNotified"] = .bool(self.manager?.sendLazily(try phone.statusPacket(instanceId)) ?? false)
                 }
                 call.succeed(result)
+            },
+            phoneOp(
+                "pa.activation.remove", "removeActivation(with:): a signed request removes the activation on the server, then on the device",
+                [
+                    Self.instance,
+                    .required("signatureType", .string, "possession_knowledge, possession_biometry or possession_knowledge_biometry (the endpoint's)"),
+                ]
+            ) { call, phone, status in
+                let instanceId = try self.registered(call.args, phone.isRegistered)
+                let factor = try Self.signatureType(call.args)
+                guard let activationId = try phone.activationId(instanceId) else {
+                    if self.pendingActivations[instanceId] != nil {
+                        throw PowerAuthError(code: PowerAuthError.activationPending, message: "Pending activation").controlError
+                    }
+                    throw StatusService.noActivation(instanceId)
+                }
+                try status.removeActivation(instanceId, activationId: activationId, factor: factor) { [weak self] result in
+                    call.respond(
+                        result.flatMap {
+                            // The SDK removes the local activation only after the server's OK, and
+                            // only if it is still the one the request removed.
+                            guard (try? phone.activationId(instanceId)) == activationId else { return .success(["removed": .bool(true)]) }
+                            do {
+                                _ = try phone.removeActivation(instanceId)
+                                try status.removeLocal(instanceId)
+                            } catch {
+                                return .failure(.control(.internalError, "cannot remove the local activation: \(error)"))
+                            }
+                            self?.pendingActivations[instanceId] = nil
+                            return .success(["removed": .bool(true)])
+                        })
+                }
             },
             phoneOp("pa.status.sendToWatch", "sendActivationStatusToWatch: put_session to the watch", [Self.instance, Self.mode]) { call, phone, _ in
                 let instanceId = try self.registered(call.args, phone.isRegistered)

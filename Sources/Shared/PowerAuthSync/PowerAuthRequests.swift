@@ -158,21 +158,13 @@ extension PowerAuthFeature {
         ).controlError
     }
 
-    /// What creating an activation answers. The fingerprint stands in for the SDK's, which is
-    /// computed from the device's public key that the emulated key exchange does not have:
-    /// eight digits derived from the activation id.
-    static func createdActivation(_ record: ServerActivation) -> JSONObject {
+    /// What creating an activation answers: the id, the state the server gave the record, and
+    /// the fingerprint the client computed (`PowerAuthActivationResult.activationFingerprint`).
+    static func createdActivation(_ record: ServerActivation, _ client: ClientActivation) -> JSONObject {
         [
-            "activationId": .string(record.activationId), "state": .string(record.state.name),
-            "activationFingerprint": .string(fingerprint(record.activationId)),
+            "activationId": .string(client.activationId), "state": .string(record.state.name),
+            "activationFingerprint": .string(client.activationFingerprint),
         ]
-    }
-
-    /// Eight digits from the SHA-256 of the activation id, standing in for the SDK's fingerprint.
-    static func fingerprint(_ activationId: String) -> String {
-        let hash = SHA256.hash(Array(activationId.utf8))
-        let digits = String(hash.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } % 100_000_000)
-        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     /// `requestAccessToken`: the local token when there is one (with other factors than asked

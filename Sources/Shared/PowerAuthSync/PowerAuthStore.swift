@@ -57,6 +57,13 @@ public final class PowerAuthStore {
                     ) WITHOUT ROWID;
                     ALTER TABLE tokens ADD COLUMN factors INTEGER NOT NULL DEFAULT 0;
                     """),
+            // The key exchange: the public keys from which the SDK computes the fingerprint.
+            Migration(
+                version: 4,
+                sql: """
+                    ALTER TABLE client_counters ADD COLUMN device_public_key BLOB;
+                    ALTER TABLE client_counters ADD COLUMN server_public_key BLOB;
+                    """),
         ])
 
     private let database: SQLiteDatabase
@@ -111,9 +118,10 @@ public final class PowerAuthStore {
         }
     }
 
-    /// The client side of an instance's activation: master secret and hash-based counter.
+    /// The client side of an instance's activation: master secret, hash-based counter, public keys.
     public func clientCounter(instanceId: String) throws -> ClientCounter? {
-        let statement = try database.cachedStatement("SELECT master_secret, counter_data, counter_byte FROM client_counters WHERE instance_id = ?")
+        let statement = try database.cachedStatement(
+            "SELECT master_secret, counter_data, counter_byte, device_public_key, server_public_key FROM client_counters WHERE instance_id = ?")
         defer { statement.reset() }
         try statement.bind([.text(instanceId)])
         return try statement.mapRows { row in
@@ -123,7 +131,8 @@ public final class PowerAuthStore {
             }
             return ClientCounter(
                 masterSecret: masterSecret, counterData: counterData,
-                counterByte: row.isNull(at: 2) ? nil : UInt8(truncatingIfNeeded: row.int64(at: 2)))
+                counterByte: row.isNull(at: 2) ? nil : UInt8(truncatingIfNeeded: row.int64(at: 2)),
+                devicePublicKey: row.isNull(at: 3) ? nil : row.blob(at: 3), serverPublicKey: row.isNull(at: 4) ? nil : row.blob(at: 4))
         }.first
     }
 
@@ -134,9 +143,10 @@ public final class PowerAuthStore {
             return
         }
         try write(
-            "INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte) VALUES (?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO client_counters (instance_id, master_secret, counter_data, counter_byte, device_public_key, server_public_key) VALUES (?, ?, ?, ?, ?, ?)",
             .text(instanceId), .blob(counter.masterSecret), .blob(counter.counterData),
-            counter.counterByte.map { .integer(Int64($0)) } ?? .null)
+            counter.counterByte.map { .integer(Int64($0)) } ?? .null,
+            counter.devicePublicKey.map { .blob($0) } ?? .null, counter.serverPublicKey.map { .blob($0) } ?? .null)
     }
 
     public func token(instanceId: String, name: String) throws -> StoredToken? {

@@ -60,30 +60,55 @@ final class StatusService {
 
     // MARK: - Activation
 
-    /// Creates the server record and the client's signing state (the outcome of the key
-    /// exchange): the same master secret and counter data on both sides, counter byte 0.
-    func createActivation(_ instanceId: String, commit: Bool) throws -> ServerActivation {
-        let record = try server.createActivation(committed: commit)
-        try store.setClientCounter(
-            ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
-            instanceId: instanceId)
-        timeSynchronization[instanceId] = nil
-        return record
+    /// The key exchange in one step: the client makes its key pair and sends its public key,
+    /// the server makes the record (``EmulatedServer/prepareActivation(devicePublicKey:committed:)``),
+    /// the client agrees the same master secret from the answer and keeps its signing state
+    /// (counter byte 0).
+    func createActivation(_ instanceId: String, commit: Bool) throws -> (record: ServerActivation, client: ClientActivation) {
+        let deviceKey = try P256PrivateKey()
+        let record = try server.prepareActivation(devicePublicKey: deviceKey.publicKey.compressedRepresentation, committed: commit)
+        let client = try Self.answer(record, deviceKey: deviceKey)
+        try persistActivation(client, instanceId: instanceId)
+        return (record, client)
     }
 
-    /// `createActivation` as the SDK calls it: a request to the server, which creates the
-    /// record (the key exchange's outcome); the client keeps it pending until it persists it
-    /// (``persistActivation(_:instanceId:)``).
-    func requestActivation(commit: Bool, respond: @escaping (Result<ServerActivation, ControlError>) -> Void) {
-        request({ [server] in try server.createActivation(committed: commit) }) { result, _, _ in respond(result) }
+    /// `createActivation` as the SDK calls it: the device's public key goes to the server over
+    /// the emulated network, and the client validates the answer; the activation stays pending
+    /// until the app persists it (``persistActivation(_:instanceId:)``).
+    func requestActivation(
+        commit: Bool, respond: @escaping (Result<(record: ServerActivation, client: ClientActivation), ControlError>) -> Void
+    ) throws {
+        let deviceKey = try P256PrivateKey()
+        let devicePublicKey = deviceKey.publicKey.compressedRepresentation
+        request({ [server] in try server.prepareActivation(devicePublicKey: devicePublicKey, committed: commit) }) { result, _, _ in
+            respond(result.flatMap { record in Result { (record, try Self.answer(record, deviceKey: deviceKey)) }.mapError(Self.controlError) })
+        }
     }
 
-    /// `persistActivation`: the client's signing state of a record the server created.
-    func persistActivation(_ record: ServerActivation, instanceId: String) throws {
-        try store.setClientCounter(
-            ClientCounter(masterSecret: record.masterSecret, counterData: record.counterData, counterByte: 0),
-            instanceId: instanceId)
+    /// What the client makes of the server's answer (`activationId`, `serverPublicKey`, `ctrData`).
+    private static func answer(_ record: ServerActivation, deviceKey: P256PrivateKey) throws -> ClientActivation {
+        guard let serverPublicKey = record.serverPublicKey else {
+            throw ControlError.control(.internalError, "the server answered the key exchange without its public key")
+        }
+        return try ClientActivation(
+            deviceKey: deviceKey, activationId: record.activationId, serverPublicKey: serverPublicKey,
+            counterData: record.counterData)
+    }
+
+    private static func controlError(_ error: Error) -> ControlError {
+        error as? ControlError ?? .control(.internalError, "\(error)")
+    }
+
+    /// `persistActivation`: the client's signing state of the activation it agreed.
+    func persistActivation(_ activation: ClientActivation, instanceId: String) throws {
+        try store.setClientCounter(activation.counter, instanceId: instanceId)
         timeSynchronization[instanceId] = nil
+    }
+
+    /// `activationFingerprint` of the instance's activation: nil without one, or for one kept
+    /// before the key exchange.
+    func activationFingerprint(_ instanceId: String, activationId: String) throws -> String? {
+        try store.clientCounter(instanceId: instanceId)?.activationFingerprint(activationId: activationId)
     }
 
     func removeLocal(_ instanceId: String) throws {
@@ -196,59 +221,56 @@ final class StatusService {
         challenge: [UInt8], respond: @escaping Respond
     ) throws {
         guard var counter = try store.clientCounter(instanceId: instanceId) else { throw Self.noActivation(instanceId) }
-        let blob: StatusBlob
+        let decoded: DecodedActivationStatus
         do {
-            blob = try StatusBlobCipher.decrypt(
-                response.encryptedStatusBlob, transportKey: counter.keys.transport,
-                challenge: challenge, nonce: response.nonce)
+            decoded = try DecodedActivationStatus.decode(
+                encryptedStatusBlob: response.encryptedStatusBlob, challenge: challenge, nonce: response.nonce,
+                transportKey: counter.keys.transport, counterData: counter.counterData, counterByte: counter.counterByte)
         } catch {
             throw PowerAuthError(code: 5, message: "the activation status is invalid: \(error)").controlError
         }
-        let outcome = CounterSynchronization.synchronize(
-            counterData: counter.counterData, counterByte: counter.counterByte,
-            blob: blob, transportKey: counter.keys.transport)
-        func finish(_ synchronization: String, counterState: String, deadlock: Bool = false) {
+        let blob = decoded.blob
+        func finish(_ synchronization: String) {
             var result = ClientActivationStatus(
-                blob: blob, deadlock: deadlock, customObject: response.customObject,
+                blob: blob, deadlock: decoded.isDeadlock, customObject: response.customObject,
                 blockExpirationTime: response.blockExpiration
             ).json
             result["counterSynchronization"] = .string(synchronization)
-            result["counterState"] = .string(counterState)
+            result["counterState"] = .string(decoded.counterState)
             respond(.success(result))
         }
-        switch outcome {
+        switch decoded.outcome {
         case .ok(.inSync):
-            finish("inSync", counterState: "ok")
+            finish("inSync")
         case .ok(.clientAhead):
-            finish("clientAhead", counterState: "ok")
+            finish("clientAhead")
         case .ok(.notChecked):
-            finish("notChecked", counterState: "ok")
+            finish("notChecked")
         case .invalid:
-            finish("deadlock", counterState: "invalid", deadlock: true)
-        case .updated(let counterData, let counterByte):
-            let moved = counterData != counter.counterData
-            counter.counterData = counterData
-            counter.counterByte = counterByte
+            finish("deadlock")
+        case .updated:
+            let moved = decoded.counterData != counter.counterData
+            counter.counterData = decoded.counterData
+            counter.counterByte = decoded.counterByte
             try store.setClientCounter(counter, instanceId: instanceId)
-            finish(moved ? "fastForwarded" : "inSync", counterState: "updated")
+            finish(moved ? "fastForwarded" : "inSync")
         case .calculateSignature:
-            // isSignatureCalculationRecommended: only for an active activation.
-            guard blob.state == .active else { finish("clientAhead", counterState: "calculateSignature"); return }
+            guard decoded.isSignatureCalculationRecommended else { finish("clientAhead"); return }
             // PA2GetActivationStatusTask: a possession signature for /pa/signature/validate,
             // which makes the server catch up; its failure is the status fetch's failure.
             let body = Array(#"{"requestObject":{"reason":"COUNTER_SYNCHRONIZATION"}}"#.utf8)
             let (signature, _) = counter.sign(body, factor: .possession, format: .base64)
             try store.setClientCounter(counter, instanceId: instanceId)
             request({ [server, serverNow] in
-                try server.validate(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow)
+                try server.verifySignature(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow)
             }) { result, _, _ in
                 switch result {
                 case .failure(let error):
                     respond(.failure(error))
-                case .success(let validation) where !validation.isValid:
+                case .success(let verification) where !verification.signatureValid:
                     respond(.failure(Self.refusedSignature()))
                 case .success:
-                    finish("synchronized", counterState: "calculateSignature")
+                    finish("synchronized")
                 }
             }
         }
@@ -275,14 +297,14 @@ final class StatusService {
             return
         }
         request({ [server, serverNow] in
-            try server.validate(activationId, signature: signature, factor: factor, data: data, format: format, now: serverNow)
+            try server.verifySignature(activationId, signature: signature, factor: factor, data: data, format: format, now: serverNow)
         }) { outcome, _, _ in
             switch outcome {
             case .failure(let error):
                 respond(.failure(error))
-            case .success(let validation):
-                result["valid"] = .bool(validation.isValid)
-                if let skipped = validation.skipped { result["skipped"] = .int(Int64(skipped)) }
+            case .success(let verification):
+                result["valid"] = .bool(verification.signatureValid)
+                if let skipped = verification.skipped { result["skipped"] = .int(Int64(skipped)) }
                 respond(.success(result))
             }
         }
@@ -300,9 +322,9 @@ final class StatusService {
         let body = Array("/pa/token/create".utf8)
         let signature = try signRequest(instanceId, body, factor: factor)
         request({ [server, serverNow] in
-            guard try server.validate(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).isValid else {
-                throw Self.refusedSignature()
-            }
+            let verification = try server.verifySignature(
+                activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow)
+            guard verification.signatureValid else { throw Self.refusedSignature() }
             return try server.createToken(for: activationId, signatureType: factor, now: serverNow)
         }) { result, _, _ in respond(result) }
     }
@@ -316,10 +338,42 @@ final class StatusService {
         let body = Array("/pa/token/remove".utf8)
         let signature = try signRequest(instanceId, body, factor: .possession)
         request({ [server, serverNow] in
-            guard try server.validate(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow).isValid else {
+            guard
+                try server.verifySignature(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow).signatureValid
+            else {
                 throw Self.refusedSignature()
             }
             return try server.removeToken(tokenId, activationId: activationId)
+        }) { result, _, _ in respond(result) }
+    }
+
+    /// The signature types `/pa/v3/activation/remove` accepts: the integration's default for
+    /// `validateRequestSignature`, 2FA or 3FA (`PowerAuthAuthenticationProviderBase`).
+    static let removalSignatureTypes: Set<SignatureFactor> = [.possessionKnowledge, .possessionBiometry, .possessionKnowledgeBiometry]
+
+    /// `removeActivation(with:)`: `/pa/v3/activation/remove`, a request signed with `factor`
+    /// (the counter moves on whether or not it arrives). The integration refuses a type it
+    /// does not accept before asking the server; the server verifies the signature (an active
+    /// activation only) and removes the record. A refusal is error 1, as the SDK reports HTTP 401.
+    func removeActivation(
+        _ instanceId: String, activationId: String, factor: SignatureFactor,
+        respond: @escaping (Result<Void, ControlError>) -> Void
+    ) throws {
+        let body = Array("/pa/activation/remove".utf8)
+        let signature = try signRequest(instanceId, body, factor: factor)
+        request({ [server, serverNow] in
+            guard Self.removalSignatureTypes.contains(factor) else {
+                throw PowerAuthError(
+                    code: 1,
+                    message:
+                        "Network error occurred: the server refused the signature type '\(factor.rawValue)' (HTTP 401; /pa/v3/activation/remove takes 2FA or 3FA)."
+                ).controlError
+            }
+            guard try server.verifySignature(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).signatureValid
+            else {
+                throw Self.refusedSignature()
+            }
+            try server.apply(.remove, to: activationId, now: serverNow)
         }) { result, _, _ in respond(result) }
     }
 

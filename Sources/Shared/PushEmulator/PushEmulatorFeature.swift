@@ -296,8 +296,9 @@ public final class PushEmulatorFeature: DaemonFeature {
         if let value = try Self.integerOption(context.options, "apns-handshake-timeout-ms", 1...3_600_000) { limits.handshakeTimeoutMilliseconds = value }
         if let value = try Self.integerOption(context.options, "apns-idle-timeout-ms", 1...86_400_000) { limits.idleTimeoutMilliseconds = value }
 
+        // Its own directory is durable by its own sync, not by another feature's later one.
         let directory = context.stateDirectory + "/push"
-        _ = try FileSystem.ensurePrivateDirectory(directory)
+        try FileSystem.ensureDurableDirectory(directory)
         let emulator = try PushEmulator(
             statePath: directory + "/state.json", logger: context.logger, publish: context.publish,
             hasEventSubscribers: context.hasEventSubscribers,
