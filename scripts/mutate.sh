@@ -894,6 +894,32 @@ mutation error-text-not-reachable \
     '        case .notReachable: return ("WatchConnectivity session on paired device is not reachable.", nil, nil)' \
     '        case .notReachable: return ("The counterpart device is not reachable.", nil, nil)'
 
+# The device clock (docs/architecture.md, "Time"): an advance fires the pair's timers in the
+# order of their deadlines, each at its own time, and a watch follows its phone's clock.
+mutation clock-advance-fires-timers-due-at-its-end \
+    Sources/Shared/LinkRuntime/EventLoop.swift \
+    'LinkRuntimeTests.DeviceClockTests' \
+    '        while let deadline = deviceTimers.nearestDeadline(), deadline <= end {' \
+    '        while let deadline = deviceTimers.nearestDeadline(), deadline < end {'
+
+mutation clock-zero-delay-device-timer-fires-next-turn \
+    Sources/Shared/LinkRuntime/EventLoop.swift \
+    'LinkRuntimeTests.DeviceClockTests' \
+    '        if clock.isManual { runDueDeviceTimers() }' \
+    '        if false { runDueDeviceTimers() }'
+
+mutation pair-clock-steps-at-the-watches-timers \
+    Sources/Shared/LinkDaemon/PairClock.swift \
+    'PairClockTests' \
+    '            next = min(next ?? timer, timer)' \
+    '            next = next ?? timer'
+
+mutation pair-clock-watch-follows-the-phone \
+    Sources/Shared/LinkDaemon/PairClock.swift \
+    'PairClockTests' \
+    '            loop.advanceClock(toMilliseconds: phoneMonotonic + offset)' \
+    '            loop.advanceClock(toMilliseconds: loop.nowMilliseconds)'
+
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${names[@]}"
     exit 0

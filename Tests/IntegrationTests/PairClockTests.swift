@@ -119,6 +119,24 @@ final class PairClockTests: DaemonTestCase {
         XCTAssertTrue(try timerEntries(watchClients[1]).isEmpty)
     }
 
+    /// The phone steps to the watch's timers too: a reply the watch holds for 5 s reaches the
+    /// phone at 5 s, inside the phone's 10 s reply timeout, when one advance spans both.
+    func testAnAdvanceFiresTheWatchsEarlierTimerBeforeThePhonesLaterOne() throws {
+        let (_, watch, p, w) = try startManualClockPair()
+        _ = try w.call("replies.set", ["mode": "echo", "delayMs": 5_000])
+        let watchEvents = try subscribed(watch)
+        let sender = try client(phoneDaemon())
+        let outcome = AsyncResult<JSONObject>()
+        DispatchQueue.global().async {
+            outcome.set(Result { try sender.call("message.send", ["message": ["q": "?"], "wantsReply": true], timeoutSeconds: 60) })
+        }
+        _ = try watchEvents.waitForEvent("message.received", timeoutSeconds: 5)
+        try advance(p, 60_000)
+        let reply = try outcome.wait(timeout: 10)
+        XCTAssertEqual(reply["reply"]?["q"], "?", "the echo, in time: \(reply)")
+        XCTAssertEqual(try timerEntries(w).first?.t, (Self.newYearsEveMinute + 5_000) * 1_000, "the watch's held reply, at 5 s")
+    }
+
     func testTheComplicationBudgetIsBackToFiftyAfterTheDayBoundary() throws {
         let (_, _, p, _) = try startManualClockPair(start: "2026-12-31T23:59:00Z")
         _ = try p.call("device.set", ["isComplicationEnabled": true])
