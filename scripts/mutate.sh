@@ -796,7 +796,7 @@ mutation powerauth-phone-needs-the-watch-app \
     '        if isPhone, !(session.isPaired && session.isWatchAppInstalled) { return nil }' \
     '        if isPhone, !session.isPaired { return nil }'
 
-mutation powerauth-token-needs-a-valid-signature \
+mutation powerauth-signed-request-needs-a-valid-signature \
     Sources/Shared/PowerAuthSync/StatusService.swift \
     'PowerAuthSyncTests.StatusServiceTests' \
     '            guard verification.signatureValid else { throw Self.refusedSignature() }' \

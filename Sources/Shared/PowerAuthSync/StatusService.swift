@@ -312,21 +312,15 @@ final class StatusService {
 
     // MARK: - Tokens
 
-    /// `/pa/v3/token/create`: a request signed with the factors the token is for (the counter
-    /// moves on whether or not it arrives); the server checks the signature and creates the
-    /// token for an active activation.
+    /// `/pa/v3/token/create`: a request signed with the factors the token is for; the server
+    /// creates the token for an active activation.
     func createToken(
         _ instanceId: String, activationId: String, factor: SignatureFactor,
         respond: @escaping (Result<ServerToken, ControlError>) -> Void
     ) throws {
-        let body = Array("/pa/token/create".utf8)
-        let signature = try signRequest(instanceId, body, factor: factor)
-        request({ [server, serverNow] in
-            let verification = try server.verifySignature(
-                activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow)
-            guard verification.signatureValid else { throw Self.refusedSignature() }
-            return try server.createToken(for: activationId, signatureType: factor, now: serverNow)
-        }) { result, _, _ in respond(result) }
+        try signedRequest(instanceId, "/pa/token/create", activationId: activationId, factor: factor, respond: respond) { server, now in
+            try server.createToken(for: activationId, signatureType: factor, now: now)
+        }
     }
 
     /// `/pa/v3/token/remove`, signed with possession: `removed` is false when the server had no
@@ -335,45 +329,55 @@ final class StatusService {
         _ instanceId: String, activationId: String, tokenId: String,
         respond: @escaping (Result<Bool, ControlError>) -> Void
     ) throws {
-        let body = Array("/pa/token/remove".utf8)
-        let signature = try signRequest(instanceId, body, factor: .possession)
-        request({ [server, serverNow] in
-            guard
-                try server.verifySignature(activationId, signature: signature, factor: .possession, data: body, format: .base64, now: serverNow).signatureValid
-            else {
-                throw Self.refusedSignature()
-            }
-            return try server.removeToken(tokenId, activationId: activationId)
-        }) { result, _, _ in respond(result) }
+        try signedRequest(instanceId, "/pa/token/remove", activationId: activationId, factor: .possession, respond: respond) { server, _ in
+            try server.removeToken(tokenId, activationId: activationId)
+        }
     }
 
     /// The signature types `/pa/v3/activation/remove` accepts: the integration's default for
     /// `validateRequestSignature`, 2FA or 3FA (`PowerAuthAuthenticationProviderBase`).
     static let removalSignatureTypes: Set<SignatureFactor> = [.possessionKnowledge, .possessionBiometry, .possessionKnowledgeBiometry]
 
-    /// `removeActivation(with:)`: `/pa/v3/activation/remove`, a request signed with `factor`
-    /// (the counter moves on whether or not it arrives). The integration refuses a type it
-    /// does not accept before asking the server; the server verifies the signature (an active
-    /// activation only) and removes the record. A refusal is error 1, as the SDK reports HTTP 401.
+    /// `removeActivation(with:)`: `/pa/v3/activation/remove`, a request signed with `factor`.
+    /// The integration refuses a type it does not accept before asking the server; the server
+    /// verifies the signature (an active activation only) and removes the record.
     func removeActivation(
         _ instanceId: String, activationId: String, factor: SignatureFactor,
         respond: @escaping (Result<Void, ControlError>) -> Void
     ) throws {
-        let body = Array("/pa/activation/remove".utf8)
-        let signature = try signRequest(instanceId, body, factor: factor)
-        request({ [server, serverNow] in
-            guard Self.removalSignatureTypes.contains(factor) else {
-                throw PowerAuthError(
+        let admitted = Self.removalSignatureTypes.contains(factor)
+        try signedRequest(
+            instanceId, "/pa/activation/remove", activationId: activationId, factor: factor,
+            refusal: admitted
+                ? nil
+                : PowerAuthError(
                     code: 1,
                     message:
                         "Network error occurred: the server refused the signature type '\(factor.rawValue)' (HTTP 401; /pa/v3/activation/remove takes 2FA or 3FA)."
-                ).controlError
-            }
-            guard try server.verifySignature(activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow).signatureValid
-            else {
-                throw Self.refusedSignature()
-            }
-            try server.apply(.remove, to: activationId, now: serverNow)
+                ).controlError,
+            respond: respond
+        ) { server, now in
+            try server.apply(.remove, to: activationId, now: now)
+        }
+    }
+
+    /// A request to an endpoint that takes an online signature: the client signs `path` with
+    /// `factor` (the counter moves on whether or not the request arrives); on the server, a
+    /// `refusal` of the integration's answers first, then the server verifies the signature and
+    /// does `work` for a valid one only. A refused signature is the SDK's error 1 (HTTP 401).
+    private func signedRequest<T>(
+        _ instanceId: String, _ path: String, activationId: String, factor: SignatureFactor, refusal: ControlError? = nil,
+        respond: @escaping (Result<T, ControlError>) -> Void,
+        work: @escaping (_ server: EmulatedServer, _ now: Int64) throws -> T
+    ) throws {
+        let body = Array(path.utf8)
+        let signature = try signRequest(instanceId, body, factor: factor)
+        request({ [server, serverNow] in
+            if let refusal { throw refusal }
+            let verification = try server.verifySignature(
+                activationId, signature: signature, factor: factor, data: body, format: .base64, now: serverNow)
+            guard verification.signatureValid else { throw Self.refusedSignature() }
+            return try work(server, serverNow)
         }) { result, _, _ in respond(result) }
     }
 
