@@ -229,7 +229,7 @@ extension JSONObject {
 
 /// Asserts that `body` throws a ControlError with this domain and code.
 func assertControlError(
-    _ domain: String, _ code: Int, file: StaticString = #filePath, line: UInt = #line,
+    _ domain: String, _ code: Int, containing fragment: String? = nil, file: StaticString = #filePath, line: UInt = #line,
     _ body: () throws -> Any
 ) {
     do {
@@ -239,6 +239,7 @@ func assertControlError(
         XCTAssertEqual(error.domain, domain, "\(error)", file: file, line: line)
         XCTAssertEqual(error.code, code, "\(error)", file: file, line: line)
         XCTAssertFalse(error.message.isEmpty, file: file, line: line)
+        if let fragment { XCTAssertTrue(error.message.contains(fragment), error.message, file: file, line: line) }
     } catch {
         XCTFail("expected \(domain) \(code), got \(error)", file: file, line: line)
     }

@@ -169,13 +169,7 @@ final class PairClockTests: DaemonTestCase {
     func testTheClockOpsRefuseWhatTheyCannotDoAndTheDaemonsKeepServing() throws {
         let (_, _, p, w) = try startManualClockPair()
         // A watch names its phone.
-        do {
-            _ = try w.call("clock.advance", ["ms": 1])
-            XCTFail("a watch moved the clock")
-        } catch let error as ControlError {
-            XCTAssertEqual(error.name, "unknownOp")
-            XCTAssertTrue(error.message.contains("move it on the phone"), error.message)
-        }
+        assertControlError("control", 2, containing: "move it on the phone") { try w.call("clock.advance", ["ms": 1]) }
         assertControlError("control", 2) { try w.call("clock.set", ["time": "2026-12-31T23:59:00Z"]) }
         for bad: JSONObject in [[:], ["ms": -1], ["ms": 31_622_400_001], ["ms": "1h"], ["ms": 1, "extra": true]] {
             assertControlError("control", 3) { try p.call("clock.advance", bad) }
@@ -194,13 +188,7 @@ final class PairClockTests: DaemonTestCase {
             XCTAssertEqual(clock["mode"], "system")
             XCTAssertLessThan(abs((clock["wallMs"]?.intValue ?? 0) - Int64(Date().timeIntervalSince1970 * 1000)), 5_000)
         }
-        do {
-            _ = try p.call("clock.advance", ["ms": 1])
-            XCTFail("the system clock moved")
-        } catch let error as ControlError {
-            XCTAssertEqual(error.name, "invalidArgument")
-            XCTAssertTrue(error.message.contains("--clock manual"), error.message)
-        }
+        assertControlError("control", 3, containing: "--clock manual") { try p.call("clock.advance", ["ms": 1]) }
         assertControlError("control", 3) { try p.call("clock.set", ["time": "2026-12-31T23:59:00Z"]) }
     }
 
