@@ -649,6 +649,18 @@ mutation durable-inbox-rename \
     '                try FileSystem.synchronizeDirectory(directory)' \
     '                _ = directory'
 
+mutation durable-new-database \
+    Sources/Shared/LinkStore/FileProbe.swift \
+    'FileProbeTests' \
+    '            try sync(fd, scratch)' \
+    '            try? sync(fd, scratch)'
+
+mutation durable-new-database-name \
+    Sources/Shared/LinkStore/FileProbe.swift \
+    'FileProbeTests' \
+    '            try sync(directoryFD, directoryPath)' \
+    '            try? sync(directoryFD, directoryPath)'
+
 mutation durable-wal-commits \
     Sources/Shared/LinkStore/DeliveryStore.swift \
     'PowerLossTests' \
