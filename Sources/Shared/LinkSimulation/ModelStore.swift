@@ -9,7 +9,7 @@ import LinkStore
 /// which the turn is rolled back.
 package final class ModelStore: DurableStore {
     /// The calls a fault can fail.
-    package enum Call { case apply, commit }
+    package enum FaultPoint { case apply, commit }
 
     /// Where a crash lands in a commit.
     package enum CommitOutcome {
@@ -28,20 +28,33 @@ package final class ModelStore: DurableStore {
     package let path: String
 
     /// Fails a call with the error returned, or lets it happen (nil).
-    package var fault: (Call) -> SQLiteError? = { _ in nil }
+    package var fault: (FaultPoint) -> SQLiteError? = { _ in nil }
     /// Decides, at each commit, whether the process dies around it.
     package var commitHook: () -> CommitOutcome = { .proceed }
-    /// Called after a commit made the turn durable.
-    package var committedTurn: ([DurableOperation]) -> Void = { _ in }
+    /// What happened to the store, in order, for a test to replay on another store.
+    package enum Call {
+        case apply(DurableOperation)
+        case commit
+        case rollback
+        /// The process died (or started): the open turn is gone.
+        case reopen
+    }
 
-    package init(path: String = "model.db") { self.path = path }
+    /// Sees every call that changed the store (see ``Call``).
+    package var recorder: ((Call) -> Void)?
 
-    package static func diskFull(_ call: Call, path: String) -> SQLiteError {
+    package init(path: String = "model.db") {
+        self.path = path
+        // As DeliveryStore reads them: a cursor for every channel.
+        for channel in QueueChannel.allCases { committed.cursors[channel] = ChannelCursor() }
+    }
+
+    package static func diskFull(_ call: FaultPoint, path: String) -> SQLiteError {
         SQLiteError(
             extendedCode: SQLITE_FULL, systemErrno: 28, message: "database or disk is full", operation: "\(call)", path: path)
     }
 
-    package static func ioError(_ call: Call, path: String) -> SQLiteError {
+    package static func ioError(_ call: FaultPoint, path: String) -> SQLiteError {
         SQLiteError(extendedCode: SQLITE_IOERR, systemErrno: 5, message: "disk I/O error", operation: "\(call)", path: path)
     }
 
@@ -51,6 +64,7 @@ package final class ModelStore: DurableStore {
         guard isOpen else { throw closedError("apply") }
         if let error = fault(.apply) { throw error }
         pending.append(operation)
+        recorder?(.apply(operation))
     }
 
     package func commit() throws(SQLiteError) {
@@ -63,21 +77,28 @@ package final class ModelStore: DurableStore {
             return
         case .proceed, .crashAfter:
             for operation in pending { Self.apply(operation, to: &committed, delivered: &delivered) }
-            committedTurn(pending)
             pending.removeAll()
+            recorder?(.commit)
         }
     }
 
-    package func rollback() { pending.removeAll() }
+    package func rollback() {
+        pending.removeAll()
+        recorder?(.rollback)
+    }
 
     package func load() throws(SQLiteError) -> DurableState {
         guard isOpen else { throw closedError("load") }
-        return committed
+        // In DeliveryStore's order.
+        var state = committed
+        state.outbox.sort { ($0.channel.rawValue, $0.seq) < ($1.channel.rawValue, $1.seq) }
+        state.undelivered.sort { $0.seq < $1.seq }
+        return state
     }
 
     package func deliveredItems(after seq: UInt64, limit: Int) throws(SQLiteError) -> [InboxItem] {
         guard isOpen else { throw closedError("deliveredItems") }
-        return Array(delivered.lazy.filter { $0.seq > seq }.prefix(limit))
+        return Array(delivered.filter { $0.seq > seq }.sorted { $0.seq < $1.seq }.prefix(limit))
     }
 
     package func pruneDelivered(keeping count: Int) throws(SQLiteError) {
@@ -94,6 +115,7 @@ package final class ModelStore: DurableStore {
     package func crash() {
         pending.removeAll()
         isOpen = true
+        recorder?(.reopen)
     }
 
     private func closedError(_ operation: String) -> SQLiteError {

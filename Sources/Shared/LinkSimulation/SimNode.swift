@@ -45,10 +45,11 @@ final class SimNode {
         }
     }
 
-    init(role: Role, world: SimWorld) {
+    init(role: Role, world: SimWorld, recorder: ((Role, ModelStore.Call) -> Void)?) {
         self.role = role
         self.world = world
         store = ModelStore(path: role == .phone ? "phone.db" : "watch.db")
+        if let recorder { store.recorder = { recorder(role, $0) } }
         transferIds = TransferIdSource(prefix: role == .phone ? "P" : "W")
         peer = PeerSession(deviceId: nil, session: LinkSession(configuration: LinkSession.Configuration(role: role)))
         committer = TurnCommitter(peers: { [] })

@@ -49,7 +49,9 @@ package final class SimWorld {
     /// Nodes' context items sent and not yet acknowledged.
     private var contextInFlight: [Role: Bool] = [:]
 
-    package init(seed: UInt64, coverage: SimCoverage = SimCoverage()) {
+    /// - Parameter recorder: sees every call on each node's store (a differential test
+    ///   replays them on ``DeliveryStore``).
+    package init(seed: UInt64, coverage: SimCoverage = SimCoverage(), recorder: ((Role, ModelStore.Call) -> Void)? = nil) {
         self.seed = seed
         var random = SimRandom(seed: seed)
         options = SimOptions(drawingFrom: &random)
@@ -58,7 +60,7 @@ package final class SimWorld {
         self.coverage = coverage
         history = SimHistory()
         history.world = self
-        nodes = [SimNode(role: .phone, world: self), SimNode(role: .watch, world: self)]
+        nodes = [SimNode(role: .phone, world: self, recorder: recorder), SimNode(role: .watch, world: self, recorder: recorder)]
         for node in nodes { node.storeFaultRate = options.storeFaultRate }
     }
 
