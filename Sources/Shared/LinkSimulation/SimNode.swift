@@ -323,6 +323,8 @@ final class SimNode {
         peer.session.restore(state)
         // The link restarts (GOAWAY, then a 1 s hold) so that both sides resume from what is
         // on the disk.
+        // GOAWAY goes after what the turn had queued: that is flushed first.
+        flush()
         if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
     }
 }
