@@ -36,6 +36,8 @@ final class SimHistory {
     private var acceptedIds: [Role: [String]] = [.phone: [], .watch: []]
     private var fileSources: [Int: [UInt8]] = [:]
     private var lastAcceptedContext: [Role: Int] = [:]
+    /// How often each transfer's didFinish reached its app.
+    private var finishedTold: [String: Int] = [:]
 
     func fail(_ message: String) {
         if failures.count < 50 { failures.append(message) }
@@ -157,6 +159,13 @@ final class SimHistory {
 
     func notification(_ notification: SessionNotification, by role: Role) {
         world.trace("\(role.name) app notified: \(notification)")
+        switch notification {
+        case .userInfoDidFinish(let id, _, _), .file(.didFinish(let id, _, _)):
+            finishedTold[id, default: 0] += 1
+            if finishedTold[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+        default:
+            break
+        }
         switch notification {
         case .userInfoDidFinish(let id, let error?, _), .file(.didFinish(let id, let error?, _)):
             if case .wc(let code, _) = error { finishedWithError[id] = code }
