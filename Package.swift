@@ -63,6 +63,15 @@ let package = Package(
         .target(name: "LinkDaemon", dependencies: ["WireProtocol", "LinkStore", "LinkSession", "LinkSystem", "LinkCrypto", "LinkJSON", "LinkRuntime", "LinkControl", "LinkTrace", "LinkCollections"],
                 path: "Sources/Shared/LinkDaemon"),
 
+        // A deterministic simulation of the pair: the sessions, the real group commit and the
+        // link codec on virtual time over a model store and files, worlds drawn from seeds.
+        .target(name: "LinkSimulation", dependencies: ["LinkSession", "LinkStore", "LinkDaemon", "WireProtocol", "LinkCrypto", "CSQLite"],
+                path: "Sources/Shared/LinkSimulation"),
+        // The simulator's runner: seeds or a time budget, replay of one seed with its trace.
+        .executableTarget(name: "linksim", dependencies: ["LinkSimulation", "LinkSystem"], path: "Sources/linksim"),
+        .testTarget(name: "LinkSimulationTests", dependencies: ["LinkSimulation", "LinkStore", "LinkSession", "WireProtocol"],
+                    path: "Tests/LinkSimulationTests"),
+
         // App side: an async client of a control socket, and Apple's WatchConnectivity API on it.
         .target(name: "WatchLinkClient", dependencies: ["LinkControl", "LinkJSON", "LinkSystem"], path: "Sources/AppSide/WatchLinkClient"),
         .target(name: "WatchConnectivity", dependencies: ["WatchLinkClient", "WatchLinkObservation", "LinkControl", "LinkJSON"],

@@ -8,6 +8,9 @@
 #        scripts/mutate.sh --check       (in seconds, builds nothing: each mutation's original
 #                                         line occurs exactly once in its file and its
 #                                         replacement differs; lists every one that does not)
+# Environment: MUTATE_SIMULATOR_SEEDS=N makes the simulator alone the test of every mutation
+#   (linksim, debug build, seeds 1...N); a caught mutation names the first seed that failed,
+#   which is the number of seeds it needed.
 # Exit status: 0 when every mutation was caught (--check: every mutation can be made), 1 when
 # one survived (--check: one cannot be made), 2 on a setup error or when a mutated line does
 # not compile (the run goes on to the next mutation and names it at the end).
@@ -148,6 +151,14 @@ mutation commit-before-answer \
     'DurableDeliveryTests/testInsufficientSpaceKeepsEverythingAnsweredAndNothingElse|TurnCommitterTests' \
     '                } else if turnWrites {' \
     '                } else if turnWrites && false {'
+
+# The rare interleaving: the receiver's ACK leaves before the commit of what it acknowledges;
+# a failed commit between them loses an item its sender was told was delivered.
+mutation acknowledge-before-commit \
+    Sources/Shared/LinkDaemon/TurnCommitter.swift \
+    'LinkSimulationTests' \
+    '                } else if turnWrites {' \
+    '                } else if turnWrites, !{ if case .send(.ack) = action { true } else { false } }() {'
 
 mutation committed-actions-list-emptied \
     Sources/Shared/LinkDaemon/TurnCommitter.swift \
@@ -649,6 +660,18 @@ mutation durable-inbox-rename \
     '                try FileSystem.synchronizeDirectory(directory)' \
     '                _ = directory'
 
+mutation durable-new-database \
+    Sources/Shared/LinkStore/FileProbe.swift \
+    'FileProbeTests' \
+    '            try sync(fd, scratch)' \
+    '            try? sync(fd, scratch)'
+
+mutation durable-new-database-name \
+    Sources/Shared/LinkStore/FileProbe.swift \
+    'FileProbeTests' \
+    '            try sync(directoryFD, directoryPath)' \
+    '            try? sync(directoryFD, directoryPath)'
+
 mutation durable-wal-commits \
     Sources/Shared/LinkStore/DeliveryStore.swift \
     'PowerLossTests' \
@@ -1023,7 +1046,11 @@ scripts/ensure-mermaid.sh >&2
 # need it skip, and a skipped test catches nothing.
 WATCHLINK_PYTHON=$(scripts/ensure-venv.sh)
 export WATCHLINK_PYTHON
-swift build --build-tests >&2
+simulator_seeds=${MUTATE_SIMULATOR_SEEDS:-}
+build_for_test() {
+    if [ -n "$simulator_seeds" ]; then swift build --product linksim; else swift build --build-tests; fi
+}
+build_for_test >&2
 bin_dir=$(swift build --show-bin-path)
 export WATCHLINK_BIN_DIR="$bin_dir"
 
@@ -1037,7 +1064,7 @@ for index in "${selected[@]}"; do
     current_file=$file
     replace_line "$file" "${originals[$index]}" "${replacements[$index]}" || exit 2
     log="$work/$name.log"
-    if ! swift build --build-tests >"$log" 2>&1; then
+    if ! build_for_test >"$log" 2>&1; then
         restore
         tail -20 "$log" >&2
         results+=("NOT BUILT $name: the mutated code does not compile; fix the mutation")
@@ -1046,6 +1073,19 @@ for index in "${selected[@]}"; do
         continue
     fi
     status=0
+    if [ -n "$simulator_seeds" ]; then
+        "$bin_dir/linksim" --seeds "$simulator_seeds" --seed 1 --check-determinism 0 >>"$log" 2>&1 || status=$?
+        restore
+        first=$(grep -m1 -oE "^FAILED seed [0-9]+" "$log" | grep -oE "[0-9]+$" || true)
+        if [ "$status" -ne 0 ]; then
+            results+=("caught    $name ($((SECONDS - mutation_started)) s): by the simulator, first at seed ${first:-? (exit $status)}")
+        else
+            results+=("SURVIVED  $name ($((SECONDS - mutation_started)) s): $simulator_seeds seeds of the simulator passed")
+            survivors+=("$name")
+        fi
+        echo "${results[-1]}" >&2
+        continue
+    fi
     swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
     restore
     failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
@@ -1066,7 +1106,7 @@ for index in "${selected[@]}"; do
 done
 
 # Back to the unmutated build, so the tree is left as it was found.
-swift build --build-tests >/dev/null 2>&1 || true
+build_for_test >/dev/null 2>&1 || true
 
 echo
 echo "mutation results (${#selected[@]} mutations, $((SECONDS - started)) s):"

@@ -92,4 +92,8 @@ if [ -z "$sanitizer" ]; then
     scripts/test-consumer.sh
     # Keeps every fuzz target alive: a short libFuzzer run each (scripts/fuzz.sh for longer ones).
     scripts/fuzz.sh "${WATCHLINK_FUZZ_SECONDS:-15}"
+    # The simulator on fresh seeds for a fixed time: the debug build of the build above (a
+    # release build of its closure would cost CI minutes); prints the seeds it ran and the rare
+    # states reached, and a failing seed with the command that replays it.
+    SIMULATE_CONFIGURATION=debug timed scripts/simulate.sh --seconds "${WATCHLINK_SIM_SECONDS:-60}" --check-determinism 16
 fi

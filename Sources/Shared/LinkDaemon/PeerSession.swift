@@ -7,11 +7,11 @@ import LinkStore
 ///
 /// watchd has one, for the phone. phoned has one per paired watch, and one for what the app
 /// queues before any watch has linked, which the first watch takes over.
-final class PeerSession {
+package final class PeerSession {
     /// The watch's device id on phoned; nil on watchd, and on phoned before a watch linked.
     var deviceId: String?
-    let session: LinkSession
-    var store: DeliveryStore?
+    package let session: LinkSession
+    package var store: (any DurableStore)?
     /// The file work of its transfers, in the directory beside its store.
     var files: FileTransferEngine?
     /// The link connection, once its handshake is done.
@@ -21,7 +21,7 @@ final class PeerSession {
     var turnFailure: Error?
     var deliveriesSincePrune = 0
 
-    init(deviceId: String?, session: LinkSession) {
+    package init(deviceId: String?, session: LinkSession) {
         self.deviceId = deviceId
         self.session = session
     }

@@ -12,15 +12,15 @@ import LinkSystem
 /// the turn's transaction on its peer's store; every action after it, of any peer, waits for
 /// `endOfTurn`. A failed write or commit rolls the peer's turn back: answers that promised
 /// durability fail (7015 when the disk is full) and what reported the write is dropped.
-final class TurnCommitter {
+package final class TurnCommitter {
     /// Performs an action that may happen now.
-    var execute: (SessionAction, PeerSession) -> Void = { _, _ in }
+    package var execute: (SessionAction, PeerSession) -> Void = { _, _ in }
     /// Performs a file action that must happen before the commit (see `FileAction.precedesCommit`).
-    var performBeforeCommit: (FileAction, PeerSession) -> Void = { _, _ in }
+    package var performBeforeCommit: (FileAction, PeerSession) -> Void = { _, _ in }
     /// A peer's turn was rolled back; its session must reload what is committed.
-    var storeFailed: (PeerSession, Error) -> Void = { _, _ in }
+    package var storeFailed: (PeerSession, Error) -> Void = { _, _ in }
     /// Called after each batch of a peer's actions (phoned follows the active watch then).
-    var afterPerform: (PeerSession) -> Void = { _ in }
+    package var afterPerform: (PeerSession) -> Void = { _ in }
 
     private let peers: () -> [PeerSession]
     /// The trace: an action that waits keeps the cause it had.
@@ -35,18 +35,23 @@ final class TurnCommitter {
     private(set) var turnWrites = false
 
     /// Whether nothing waits for a commit: no write this turn, nothing deferred.
-    var isIdle: Bool { !turnWrites && deferred.isEmpty }
+    package var isIdle: Bool { !turnWrites && deferred.isEmpty }
 
-    init(peers: @escaping () -> [PeerSession], tracer: Tracer = Tracer(capacity: 0, filePath: nil)) {
+    init(peers: @escaping () -> [PeerSession], tracer: Tracer) {
         self.peers = peers
         self.tracer = tracer
+    }
+
+    /// A committer that traces nothing.
+    package convenience init(peers: @escaping () -> [PeerSession]) {
+        self.init(peers: peers, tracer: Tracer(capacity: 0, filePath: nil))
     }
 
     /// What an action moved out of a list leaves in its place (never performed).
     private static let emptyAction = SessionAction.cancelTimer(.replyTimeouts)
 
     /// Performs the actions of `peer`'s session, holding back what must wait for the commit.
-    func perform(_ actions: consuming [SessionAction], from peer: PeerSession) {
+    package func perform(_ actions: consuming [SessionAction], from peer: PeerSession) {
         // Each action is moved out of the list, which keeps an action that holds nothing in its
         // place: an action holds payloads and frames, and neither a copy of it nor its second
         // release when the list is emptied for the session to reuse is paid for.
@@ -76,14 +81,14 @@ final class TurnCommitter {
     }
 
     /// Fails `peer`'s turn: its writes are rolled back at the turn's end.
-    func failTurn(_ error: Error, of peer: PeerSession) {
+    package func failTurn(_ error: Error, of peer: PeerSession) {
         turnWrites = true
         if peer.turnFailure == nil { peer.turnFailure = error }
     }
 
     /// The end of a loop turn: acknowledgements, one commit on each store written, then what
     /// waited for the commits.
-    func endOfTurn() {
+    package func endOfTurn() {
         for peer in peers() {
             let acknowledgements = peer.session.flushAcknowledgements()
             // Most turns have none: the list only goes back.
@@ -133,7 +138,7 @@ final class TurnCommitter {
         }
     }
 
-    static func writeFailure(_ error: Error) -> SessionError {
+    package static func writeFailure(_ error: Error) -> SessionError {
         let diskFull = (error as? SQLiteError)?.isDiskFull ?? (error as? SystemError)?.errno.isNoSpace ?? false
         return diskFull
             ? .wc(.insufficientSpace, "not enough space to store it (\(error)); nothing of this request was kept")

@@ -244,11 +244,13 @@ public final class LinkSession {
         linkGeneration &+= 1
         peerState = nil
         actions.append(.send(.state(localState)))
-        queuedLinkUp()
-        filesLinkUp()
+        // Refusals go ahead of the acknowledgements: an acknowledgement covers every lower
+        // sequence number, a refused one too, and the peer must drop that one as refused.
         for receipt in refusals.keys.sorted(by: { ($0.channel.rawValue, $0.seq) < ($1.channel.rawValue, $1.seq) }) {
             if let frame = refusals[receipt] { actions.append(.send(frame)) }
         }
+        queuedLinkUp()
+        filesLinkUp()
         updateReachability()
         return drain()
     }

@@ -391,12 +391,13 @@ extension LinkSession {
         if seq > cursor.lastAcknowledged {
             cursor.lastAcknowledged = seq
             let finished = queue.removeAcknowledged(upTo: seq)
+            // Written first: what the app is told of it waits for the commit.
+            actions.append(.persist(.acknowledge(channel, upTo: seq)))
             if channel == .userInfo {
                 for item in finished {
                     transferFinished(item, error: nil)
                 }
             }
-            actions.append(.persist(.acknowledge(channel, upTo: seq)))
             if channel == .file { filesDelivered(finished) }
         }
         cursors[channel] = cursor

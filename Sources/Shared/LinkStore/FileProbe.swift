@@ -63,11 +63,20 @@ enum FileProbe {
     }
 
     /// Makes `scratch` private and durable, then renames it to `path` and syncs the directory.
-    static func publish(_ scratch: String, as path: String) throws(StoreFileError) {
+    /// A failed sync is an error (the new file, or its name, may not survive a power cut):
+    /// before the rename, `scratch` is removed and `path` never appears.
+    static func publish(
+        _ scratch: String, as path: String,
+        sync: (Int32, String) throws(SystemError) -> Void = { fd, path throws(SystemError) in try Syscall.fsync(fd, path: path) }
+    ) throws(StoreFileError) {
         try? Syscall.chmod(scratch, 0o600)
-        if let fd = try? Syscall.open(scratch, O_RDONLY) {
-            try? Syscall.fsync(fd)
-            Syscall.close(fd)
+        do {
+            let fd = try Syscall.open(scratch, O_RDONLY)
+            defer { Syscall.close(fd) }
+            try sync(fd, scratch)
+        } catch {
+            remove(scratch)
+            throw .inaccessible(path: scratch, operation: error.operation, errno: error.errno.rawValue)
         }
         do {
             try Syscall.rename(scratch, path)
@@ -77,9 +86,13 @@ enum FileProbe {
         }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
-        if let directoryFD = try? Syscall.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY) {
-            try? Syscall.fsync(directoryFD)
-            Syscall.close(directoryFD)
+        let directoryPath = directory.isEmpty ? "/" : directory
+        do {
+            let directoryFD = try Syscall.open(directoryPath, O_RDONLY | O_DIRECTORY)
+            defer { Syscall.close(directoryFD) }
+            try sync(directoryFD, directoryPath)
+        } catch {
+            throw .inaccessible(path: directoryPath, operation: error.operation, errno: error.errno.rawValue)
         }
     }
 }

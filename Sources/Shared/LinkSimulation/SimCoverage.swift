@@ -1,0 +1,32 @@
+/// Counters of rare states the worlds reached ("sometimes" assertions): a state never reached
+/// over a run is a state the run did not test.
+package final class SimCoverage {
+    package enum Mark: String, CaseIterable {
+        case crashBeforeCommit = "crash before a commit"
+        case crashAfterCommitBeforeRelease = "crash between a commit and what waited for it"
+        case kill = "SIGKILL"
+        case powerCut = "power cut"
+        case partition = "partition"
+        case cutMidFile = "cut with a file chunk in flight"
+        case storeFull = "ENOSPC on a store call"
+        case storeIOError = "EIO on a store call"
+        case refusedForFullDisk = "items refused for a full disk (7015) at the receiver"
+        case itemErrorReceived = "ITEM_ERROR received"
+        case contextReplacedInFlight = "context replaced while one was in flight"
+        case duplicateItemDropped = "ITEM already committed, received again"
+        case fileResumed = "file resumed after a committed offset"
+        case severalFramesInOneCommit = "several frames in one turn's commit"
+    }
+
+    private var counts: [Int]
+
+    package init() { counts = Array(repeating: 0, count: Mark.allCases.count) }
+
+    func count(_ mark: Mark) { counts[Mark.allCases.firstIndex(of: mark)!] += 1 }
+
+    package func count(of mark: Mark) -> Int { counts[Mark.allCases.firstIndex(of: mark)!] }
+
+    package func add(_ other: SimCoverage) {
+        for index in counts.indices { counts[index] += other.counts[index] }
+    }
+}

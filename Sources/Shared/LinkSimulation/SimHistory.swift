@@ -1,0 +1,301 @@
+import LinkSession
+import LinkStore
+import WireProtocol
+
+/// What each app asked for and was told (invoked, succeeded, failed, or unknown when its
+/// daemon died first), and the checks over it at the end of a world.
+final class SimHistory {
+    enum Operation {
+        case userInfo(Int, complication: Bool)
+        case context(Int)
+        case file(Int)
+        case message(Int, wantsReply: Bool)
+        case cancel(String)
+        case appState
+    }
+
+    struct Invocation {
+        let role: Role
+        let incarnation: Int
+        let operation: Operation
+        var outcomes = 0
+    }
+
+    unowned var world: SimWorld!
+    private(set) var failures: [String] = []
+    private var invocations: [UInt64: Invocation] = [:]
+    private var nextToken: UInt64 = 1
+    private var nextItem = 1
+    /// Transfer ids of accepted userInfo and file transfers, by item number.
+    private var accepted: [Int: String] = [:]
+    private var acceptedBy: [Int: Role] = [:]
+    /// Transfer ids that finished with an error (the sender's `didFinish`), with its code.
+    private var finishedWithError: [String: WCErrorCode] = [:]
+    /// Transfer ids cancelled or timed out while not yet delivered.
+    private var withdrawn: Set<String> = []
+    private var acceptedIds: [Role: [String]] = [.phone: [], .watch: []]
+    private var fileSources: [Int: [UInt8]] = [:]
+    private var lastAcceptedContext: [Role: Int] = [:]
+    /// How often each transfer's didFinish reached its app.
+    private var finishedTold: [String: Int] = [:]
+
+    func fail(_ message: String) {
+        if failures.count < 50 { failures.append(message) }
+        world.trace("FAILED: " + message)
+    }
+
+    /// A token for a command of the daemon itself (activation at start), not checked.
+    func internalToken() -> RequestToken {
+        defer { nextToken += 1 }
+        return RequestToken(nextToken)
+    }
+
+    static func payload(_ number: Int) -> [UInt8] {
+        (try? PropertyListCodec.encode(["n": .integer(Int64(number))])) ?? []
+    }
+
+    static func number(_ payload: [UInt8]) -> Int? {
+        guard let dictionary = try? PropertyListCodec.decodeDictionary(payload), case .integer(let n)? = dictionary["n"] else {
+            return nil
+        }
+        return Int(n)
+    }
+
+    // MARK: - The workload
+
+    func submitRandomOperation() {
+        let o = world.options
+        let weights = [o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight]
+        var pick = world.random.int(0...(weights.reduce(0, +) - 1))
+        var kind = 0
+        while pick >= weights[kind] {
+            pick -= weights[kind]
+            kind += 1
+        }
+        let role: Role = kind == 1 || world.random.chance(0.5) ? .phone : .watch
+        let node = world.node(role)
+        guard node.isUp else { return }
+        let number = nextItem
+        nextItem += 1
+        let operation: Operation
+        let command: SessionCommand
+        switch kind {
+        case 0, 1:
+            operation = .userInfo(number, complication: kind == 1)
+            command = kind == 1 ? .transferComplicationUserInfo(Self.payload(number)) : .transferUserInfo(Self.payload(number))
+        case 2:
+            operation = .context(number)
+            command = .updateApplicationContext(Self.payload(number))
+            world.contextUpdateSubmitted(by: role)
+        case 3:
+            let bytes = world.random.bytes(world.random.int(0...o.maximumFileBytes))
+            fileSources[number] = bytes
+            let source = "/sources/\(number)"
+            node.files.sources[source] = bytes
+            operation = .file(number)
+            command = .file(.transfer(path: source, metadata: Self.payload(number)))
+        case 4:
+            let wantsReply = world.random.chance(0.5)
+            operation = .message(number, wantsReply: wantsReply)
+            command = .sendMessage(.dictionary(Self.payload(number)), wantsReply: wantsReply, timeoutMilliseconds: nil)
+        case 5:
+            guard let ids = acceptedIds[role], !ids.isEmpty else { return }
+            let id = ids[world.random.int(0...(ids.count - 1))]
+            operation = .cancel(id)
+            command = world.random.chance(0.5) ? .cancelTransfer(transferId: id) : .timeOutTransfer(transferId: id)
+        default:
+            operation = .appState
+            command = .setAppState(world.random.chance(0.5) ? .foreground : .background)
+        }
+        submit(command, operation, on: node)
+    }
+
+    private func submit(_ command: SessionCommand, _ operation: Operation, on node: SimNode) {
+        let token = internalToken()
+        invocations[token.rawValue] = Invocation(role: node.role, incarnation: node.incarnation, operation: operation)
+        switch operation {
+        case .userInfo(let n, _), .file(let n): operations[n] = (node.role, operation)
+        default: break
+        }
+        world.trace("\(node.role.name) app: \(operation)")
+        node.command(command, token: token)
+    }
+
+    /// Faults are over: both apps come to the foreground.
+    func finalPhase() {
+        for role in [Role.phone, .watch] where world.node(role).isUp {
+            submit(.setAppState(.foreground), .appState, on: world.node(role))
+        }
+    }
+
+    func nodeStarted(_ role: Role) {
+        // The app of a restarted daemon is in the foreground once faults are over.
+    }
+
+    func nodeCrashed(_ role: Role) {}
+
+    // MARK: - What the apps were told
+
+    func response(_ token: RequestToken, _ result: Result<CommandResult, SessionError>, by role: Role) {
+        world.mix(11, role, token.rawValue)
+        guard var invocation = invocations[token.rawValue] else { return }
+        invocation.outcomes += 1
+        invocations[token.rawValue] = invocation
+        if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
+        world.trace("\(role.name) app told: \(invocation.operation) -> \(result)")
+        switch (invocation.operation, result) {
+        case (.userInfo(let n, _), .success(.transfer(let id, _))), (.file(let n), .success(.transfer(let id, _))):
+            accepted[n] = id
+            acceptedBy[n] = role
+            acceptedIds[role, default: []].append(id)
+        case (.context(let n), .success(.contextUpdated)):
+            lastAcceptedContext[role] = max(lastAcceptedContext[role] ?? 0, n)
+        case (.cancel(let id), .success(.cancelled(true))), (.cancel(let id), .success(.timedOut(true))):
+            withdrawn.insert(id)
+        default:
+            break
+        }
+    }
+
+    func notification(_ notification: SessionNotification, by role: Role) {
+        world.trace("\(role.name) app notified: \(notification)")
+        switch notification {
+        case .userInfoDidFinish(let id, _, _), .file(.didFinish(let id, _, _)):
+            finishedTold[id, default: 0] += 1
+            if finishedTold[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+        default:
+            break
+        }
+        switch notification {
+        case .userInfoDidFinish(let id, let error?, _), .file(.didFinish(let id, let error?, _)):
+            if case .wc(let code, _) = error { finishedWithError[id] = code }
+        default:
+            break
+        }
+    }
+
+    /// The daemon died after committing a turn and before doing what waited for the commit.
+    func lostAfterCommit(_ action: SessionAction, by role: Role) {
+        switch action {
+        case .notify(let notification): self.notification(notification, by: role)
+        case .respond(let token, let result):
+            // The commit happened: the outcome is a fact, though the app never heard it.
+            guard case .cancel(let id)? = invocations[token.rawValue]?.operation else { return }
+            switch result {
+            case .success(.cancelled(true)), .success(.timedOut(true)): withdrawn.insert(id)
+            default: break
+            }
+        default: break
+        }
+    }
+
+    // MARK: - Checks at the end
+
+    func checkEnd(phone: SimNode, watch: SimNode) {
+        // Cancels and timeouts withdraw their transfer: a cancel that succeeded names it.
+        for (id, code) in finishedWithError where code == .transferTimedOut { withdrawn.insert(id) }
+        checkQueues(from: phone, to: watch)
+        checkQueues(from: watch, to: phone)
+        checkContext(from: phone, to: watch)
+        checkContext(from: watch, to: phone)
+        // Liveness: everything outstanding drained.
+        for node in [phone, watch] {
+            let name = node.role.name
+            guard node.isUp else {
+                fail("the \(name) is not running at the end")
+                continue
+            }
+            guard node.connection?.end(node.role).established == true else {
+                fail("the link is not up at the end of the final phase (\(name))")
+                continue
+            }
+            let state = node.store.committed
+            if let item = state.outbox.first(where: { $0.channel != .applicationContext }) {
+                fail("the \(name) still has \(item.channel) seq \(item.seq) (\(item.transferId)) queued after the final phase")
+            }
+            if !state.undelivered.isEmpty { fail("the \(name) has \(state.undelivered.count) received items never handed to its app") }
+            if !state.incomingFiles.isEmpty { fail("the \(name) has \(state.incomingFiles.count) incoming files unfinished after the final phase") }
+        }
+        for (token, invocation) in invocations.sorted(by: { $0.key < $1.key }) where invocation.outcomes == 0 {
+            let node = invocation.role == .phone ? phone : watch
+            guard node.incarnation == invocation.incarnation else { continue }
+            fail("\(invocation.role.name) request \(token) (\(invocation.operation)) never got an outcome")
+        }
+    }
+
+    private func inbox(of node: SimNode) -> [InboxItem] {
+        (node.store.delivered + node.store.committed.undelivered).sorted { $0.seq < $1.seq }
+    }
+
+    private func checkQueues(from sender: SimNode, to receiver: SimNode) {
+        let direction = "\(sender.role.name) -> \(receiver.role.name)"
+        var seen: Set<Int> = []
+        var lastPlain = 0
+        var lastComplication = 0
+        var seenFiles: Set<String> = []
+        for item in inbox(of: receiver) {
+            switch item.channel {
+            case .userInfo:
+                guard let n = Self.number(item.payload), case .userInfo(_, let complication)? = operation(numbered: n, by: sender.role)
+                else {
+                    fail("\(direction): a userInfo was delivered that was never sent: \(item.payload)")
+                    continue
+                }
+                if !seen.insert(n).inserted { fail("\(direction): userInfo \(n) was delivered twice") }
+                if complication {
+                    if n < lastComplication { fail("\(direction): complication userInfo \(n) was delivered after \(lastComplication)") }
+                    lastComplication = max(lastComplication, n)
+                } else {
+                    if n < lastPlain { fail("\(direction): userInfo \(n) was delivered after \(lastPlain): out of order") }
+                    lastPlain = max(lastPlain, n)
+                }
+                if let id = accepted[n], finishedWithError[id] == .insufficientSpace {
+                    fail("\(direction): userInfo \(n) was delivered though its sender was told 7015")
+                }
+            case .file:
+                guard let file = ReceivedFile(seq: item.seq, payload: item.payload), let n = Self.number(file.metadata),
+                    let source = fileSources[n]
+                else {
+                    fail("\(direction): a file was delivered that was never sent")
+                    continue
+                }
+                seen.insert(n)
+                if !seenFiles.insert(file.transferId).inserted { fail("\(direction): file \(n) was delivered twice") }
+                if receiver.isUp, receiver.files.bytes(file.path) != source {
+                    fail("\(direction): file \(n) at \(file.path) is not whole (\(receiver.files.bytes(file.path)?.count ?? -1) of \(source.count) bytes)")
+                }
+            case .applicationContext:
+                continue
+            }
+        }
+        for (n, id) in accepted.sorted(by: { $0.key < $1.key }) where acceptedBy[n] == sender.role && !seen.contains(n) {
+            if finishedWithError[id] != nil || withdrawn.contains(id) { continue }
+            fail("\(direction): transfer \(n) (\(id)) was accepted and never delivered, and its sender was told no error")
+        }
+    }
+
+    private func checkContext(from sender: SimNode, to receiver: SimNode) {
+        let direction = "\(sender.role.name) -> \(receiver.role.name)"
+        var last = 0
+        for item in inbox(of: receiver) where item.channel == .applicationContext {
+            guard let n = Self.number(item.payload) else { continue }
+            if n < last { fail("\(direction): context \(n) was delivered after the newer \(last)") }
+            last = max(last, n)
+        }
+        let sent = sender.store.committed.applicationContext.flatMap(Self.number)
+        if let accepted = lastAcceptedContext[sender.role], (sent ?? 0) < accepted {
+            fail("\(direction): the sender's context is \(sent ?? 0), older than the accepted \(accepted)")
+        }
+        let received = receiver.store.committed.receivedApplicationContext.flatMap(Self.number)
+        if let sent, received != sent {
+            fail("\(direction): the latest context is \(sent), the receiver has \(received.map(String.init) ?? "none")")
+        }
+    }
+
+    private var operations: [Int: (Role, Operation)] = [:]
+
+    private func operation(numbered n: Int, by role: Role) -> Operation? {
+        guard let (submitter, operation) = operations[n], submitter == role else { return nil }
+        return operation
+    }
+}

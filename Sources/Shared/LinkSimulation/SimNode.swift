@@ -1,0 +1,330 @@
+import LinkDaemon
+import LinkSession
+import LinkStore
+import WireProtocol
+
+/// One device of the simulated pair: its session, the daemon's real group commit
+/// (``TurnCommitter``) over a ``ModelStore``, its files and timers. The store and the files
+/// outlive a crash; everything else is made again at each start, as a restarted daemon does.
+final class SimNode {
+    let role: Role
+    unowned let world: SimWorld
+    let store: ModelStore
+    var files = ModelFiles()
+    private(set) var peer: PeerSession
+    private(set) var committer: TurnCommitter
+    /// Counts the node's starts; events of an earlier incarnation are ignored.
+    private(set) var incarnation = 0
+    var isUp = true
+    /// Set inside a turn when the process dies at its commit: nothing more of the turn happens.
+    private(set) var dying = false
+    /// Whether this turn's commit succeeded before the process died (its deferred actions are
+    /// then true facts nobody heard of).
+    private(set) var diedAfterCommit = false
+    var connection: SimConnection?
+    var timers: [SessionTimer: Int64] = [:]
+    /// The frames this turn sends, written to the link together at its end.
+    private var outgoing: [UInt8] = []
+    private var outgoingCarriesFileChunk = false
+    /// Transfer ids continue across starts (they name files).
+    private let transferIds: TransferIdSource
+    /// Set by the fault injector: the process dies at the next commit.
+    var crashAtNextCommit: ModelStore.CommitOutcome = .proceed
+    /// Set by the world: store calls may fail.
+    var storeFaultRate = 0.0
+    /// Frames this node's turn handled (for the coverage of multi-frame turns).
+    private(set) var framesThisTurn = 0
+
+    final class TransferIdSource: @unchecked Sendable {
+        let prefix: String
+        var next = 1
+        init(prefix: String) { self.prefix = prefix }
+        func make() -> String {
+            defer { next += 1 }
+            return "\(prefix)-\(next)"
+        }
+    }
+
+    init(role: Role, world: SimWorld, recorder: ((Role, ModelStore.Call) -> Void)?) {
+        self.role = role
+        self.world = world
+        store = ModelStore(path: role == .phone ? "phone.db" : "watch.db")
+        if let recorder { store.recorder = { recorder(role, $0) } }
+        transferIds = TransferIdSource(prefix: role == .phone ? "P" : "W")
+        peer = PeerSession(deviceId: nil, session: LinkSession(configuration: LinkSession.Configuration(role: role)))
+        committer = TurnCommitter(peers: { [] })
+        store.fault = { [unowned self] call in
+            guard self.storeFaultRate > 0, self.world.random.chance(self.storeFaultRate) else { return nil }
+            let full = self.world.random.chance(0.5)
+            self.world.coverage.count(full ? .storeFull : .storeIOError)
+            self.world.trace("\(self.role.name) store \(call) fails (\(full ? "ENOSPC" : "EIO"))")
+            return full ? ModelStore.diskFull(call, path: self.store.path) : ModelStore.ioError(call, path: self.store.path)
+        }
+        store.commitHook = { [unowned self] in
+            let outcome = self.crashAtNextCommit
+            self.crashAtNextCommit = .proceed
+            switch outcome {
+            case .proceed: break
+            case .crashBefore: self.dying = true
+            case .crashAfter:
+                self.dying = true
+                self.diedAfterCommit = true
+            }
+            return outcome
+        }
+        start()
+    }
+
+    private func makeSession() -> LinkSession {
+        var configuration = LinkSession.Configuration(role: role)
+        let world = self.world
+        let base = world.wallClockBase
+        let clock = world.clockBox
+        configuration.wallClock = { base + Double(clock.now) / 1000 }
+        let ids = transferIds
+        configuration.makeTransferId = { ids.make() }
+        let options = world.options
+        configuration.maximumItemsInFlight = options.maximumItemsInFlight
+        configuration.fileChunkLength = options.fileChunkLength
+        configuration.fileWindowBytes = options.fileWindowBytes
+        configuration.fileCommitInterval = options.fileCommitInterval
+        return LinkSession(configuration: configuration)
+    }
+
+    /// Starts the daemon: store loaded, files recovered, the session restored and activated.
+    func start() {
+        incarnation += 1
+        isUp = true
+        dying = false
+        diedAfterCommit = false
+        timers.removeAll()
+        outgoing.removeAll()
+        connection = nil
+        store.crash()
+        peer = PeerSession(deviceId: nil, session: makeSession())
+        peer.store = store
+        let peer = self.peer
+        committer = TurnCommitter(peers: { [peer] })
+        committer.execute = { [unowned self] action, _ in self.execute(action) }
+        committer.performBeforeCommit = { [unowned self] action, _ in
+            guard !self.dying else { return }
+            self.performFile(action)
+        }
+        committer.storeFailed = { [unowned self] _, error in self.storeFailed(error) }
+        var state = (try? store.load()) ?? DurableState()
+        files.recover(&state, paths: peer.session.filePaths)
+        peer.session.restore(state)
+        turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
+        let mode: ReplyMode = [.echo, .empty, .none][world.options.replyMode]
+        turn { self.peer.session.handle(.setReplies(ReplyConfiguration(mode: mode)), token: self.world.history.internalToken(), now: self.world.now) }
+    }
+
+    /// The process dies (SIGKILL, or a power cut when `powerCut`).
+    func crash(powerCut: Bool) {
+        isUp = false
+        store.crash()
+        files.crash(powerCut: powerCut)
+        timers.removeAll()
+        outgoing.removeAll()
+        if let connection {
+            connection.sideDied(role, now: world.now)
+            world.connectionEndReleased(connection)
+        }
+        connection = nil
+        world.history.nodeCrashed(role)
+    }
+
+    // MARK: - Turns
+
+    /// One loop turn: `body`'s actions, the turn's commit, what waited for it, then the
+    /// turn's frames onto the link.
+    func turn(_ body: () -> [SessionAction]) {
+        guard isUp else { return }
+        framesThisTurn = 0
+        committer.perform(body(), from: peer)
+        finishTurn()
+    }
+
+    private func finishTurn() {
+        committer.endOfTurn()
+        if dying {
+            world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
+            dying = false
+            world.nodeDied(self, powerCut: world.random.chance(0.5))
+            return
+        }
+        flush()
+    }
+
+    /// A turn that reads what arrived on the link: frames, then the end of the stream.
+    func readTurn() {
+        guard isUp, let connection else { return }
+        let end = connection.end(role)
+        let now = world.now
+        framesThisTurn = 0
+        var reads = world.random.int(1...3)
+        var failed = false
+        while reads > 0, let first = end.inbound.first, first.time <= now {
+            end.inbound.removeFirst()
+            end.decoder.append(first.bytes)
+            reads -= 1
+            while !failed {
+                let frame: Frame?
+                do { frame = try end.decoder.next() } catch {
+                    world.history.fail("the \(role.name) could not decode a frame on an honest link: \(error)")
+                    failed = true
+                    break
+                }
+                guard let frame else { break }
+                handle(frame, on: connection)
+                if dying || !isUp { break }
+            }
+            if dying || !isUp { break }
+        }
+        if framesThisTurn > 1 && committer.isIdle == false { world.coverage.count(.severalFramesInOneCommit) }
+        if !dying, isUp, end.inbound.isEmpty, let endOfStream = end.endOfStream, endOfStream <= now, !end.released {
+            end.released = true
+            self.connection = nil
+            if end.established { committer.perform(peer.session.linkDown(now: now), from: peer) }
+            world.connectionEndReleased(connection)
+        }
+        finishTurn()
+        if isUp, self.connection === connection, let next = end.inbound.first {
+            world.wake(self, at: max(next.time, now))
+        } else if isUp, self.connection === connection, let endOfStream = end.endOfStream {
+            world.wake(self, at: max(endOfStream, now))
+        }
+    }
+
+    private func handle(_ frame: Frame, on connection: SimConnection) {
+        let end = connection.end(role)
+        let now = world.now
+        guard end.established else {
+            switch end.handshake.receive(frame) {
+            case .send(let frames):
+                for frame in frames { append(frame) }
+            case .established:
+                end.established = true
+                world.trace("\(role.name) link up (connection \(connection.number))")
+                committer.perform(peer.session.linkUp(now: now), from: peer)
+            case .refuse(_, let reason), .peerRefused(_, let reason):
+                world.history.fail("the \(role.name) refused an honest handshake: \(reason)")
+            }
+            return
+        }
+        framesThisTurn += 1
+        world.observe(frame, receivedBy: self)
+        committer.perform(peer.session.receive(frame, now: now), from: peer)
+    }
+
+    /// A session timer came due.
+    func timerTurn(_ timer: SessionTimer, deadline: Int64) {
+        guard isUp, timers[timer] == deadline else { return }
+        timers[timer] = nil
+        turn { peer.session.timerFired(timer, now: world.now) }
+    }
+
+    /// Hands one result of the file work back to the session.
+    func fileTurn() {
+        guard isUp, let event = files.takeEvent() else { return }
+        let now = world.now
+        turn {
+            switch event {
+            case .copied(let token, let result):
+                return peer.session.fileCopied(token: token, result: result, now: now)
+            case .verified(let seq, let matched, let path):
+                return peer.session.fileVerified(seq: seq, matched: matched, path: path, now: now)
+            case .unreadable(let seq, let error):
+                return peer.session.outboxFileFailed(seq: seq, error: error, now: now)
+            }
+        }
+        if isUp, !files.events.isEmpty { world.wakeForFiles(self) }
+    }
+
+    /// Submits an app's command, as one turn.
+    func command(_ command: SessionCommand, token: RequestToken) {
+        turn { peer.session.handle(command, token: token, now: world.now) }
+    }
+
+    /// The link handshake starts on a new connection.
+    func connected(_ connection: SimConnection) {
+        self.connection = connection
+        append(connection.end(role).handshake.start())
+        flush()
+    }
+
+    // MARK: - Actions
+
+    private func execute(_ action: SessionAction) {
+        if dying {
+            // The process is gone: nothing of this is done; what a committed turn would have
+            // told is a fact nobody heard of.
+            if diedAfterCommit { world.history.lostAfterCommit(action, by: role) }
+            return
+        }
+        switch action {
+        case .send(let frame):
+            if let connection, connection.end(role).established { append(frame) }
+        case .respond(let token, let result):
+            world.history.response(token, result, by: role)
+        case .notify(let notification):
+            world.history.notification(notification, by: role)
+        case .armTimer(let timer, let deadline):
+            timers[timer] = deadline
+            world.schedule(.timer(role, incarnation, timer, deadline), at: max(deadline, world.now))
+        case .cancelTimer(let timer):
+            timers[timer] = nil
+        case .persist, .launchApp, .appProcess:
+            break
+        case .file(let fileAction):
+            performFile(fileAction)
+        }
+    }
+
+    private func performFile(_ action: FileAction) {
+        if let frame = files.perform(action) {
+            if let connection, connection.end(role).established { append(frame) }
+        }
+        if !files.events.isEmpty { world.wakeForFiles(self) }
+    }
+
+    private func append(_ frame: Frame) {
+        if case .fileChunk = frame { outgoingCarriesFileChunk = true }
+        world.observe(frame, sentBy: self)
+        FrameEncoder.encode(frame, into: &outgoing)
+    }
+
+    private func flush() {
+        guard !outgoing.isEmpty else { return }
+        if let connection {
+            connection.write(
+                outgoing, from: role, now: world.now, latency: world.options.latencyMilliseconds,
+                carriesFileChunk: outgoingCarriesFileChunk, random: &world.random)
+            world.wake(world.node(role == .phone ? .watch : .phone), after: connection)
+        }
+        outgoing.removeAll(keepingCapacity: true)
+        outgoingCarriesFileChunk = false
+    }
+
+    // MARK: - A failed turn (what StoreFailureRecovery does in the daemon)
+
+    private func storeFailed(_ error: Error) {
+        guard !dying else { return }
+        let failure = TurnCommitter.writeFailure(error)
+        if case .wc(.insufficientSpace, _) = failure {
+            let refusals = peer.session.refuseUncommittedItems(failure)
+            if refusals.contains(where: { if case .send(.itemError) = $0 { return true } else { return false } }) {
+                world.coverage.count(.refusedForFullDisk)
+            }
+            committer.perform(refusals, from: peer)
+        }
+        var state = (try? store.load()) ?? DurableState()
+        files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
+        peer.session.restore(state)
+        // The link restarts (GOAWAY, then a 1 s hold) so that both sides resume from what is
+        // on the disk.
+        // GOAWAY goes after what the turn had queued: that is flushed first.
+        flush()
+        if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
+    }
+}
