@@ -311,6 +311,12 @@ mutation text-object-pass-takes-escapes \
     '            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }' \
     '            if byte < 0x20 || byte >= 0x80 { return false }'
 
+mutation text-object-plain-unchecked \
+    Sources/Shared/LinkJSON/JSONParser.swift \
+    'JSONParserTests' \
+    '            return .object(JSONObject(sourceText: Array(bytes[start..<index]), stringsArePlain: plain))' \
+    '            return .object(JSONObject(sourceText: Array(bytes[start..<index]), stringsArePlain: true))'
+
 mutation request-shortcut-takes-empty-op \
     Sources/Shared/LinkControl/ControlCodec.swift \
     'ControlCodecTests' \
