@@ -212,8 +212,8 @@ mutation flat-read-references-below-object-count \
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \
     'FrameDecoderTests|FrameDecoderDecodeTests' \
-    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length, head[4] == expected.type {' \
-    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length {'
+    '                guard announced == expected.length, expectedHeads[head + 4] == expected.type else {' \
+    '                guard announced == expected.length else {'
 
 mutation short-ascii-second-word \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
