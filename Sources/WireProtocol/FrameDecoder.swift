@@ -285,9 +285,11 @@ public struct FrameDecoder: Sendable {
             let inFrame = min(frameLength, total - frame * frameLength)
             guard inFrame > 0 else { return }
             let head = frame * headLength
-            if inFrame >= 5 {
+            // As soon as the length prefix is in, it is checked (one over the limit fails now,
+            // as it would in the buffer), then the type.
+            if inFrame >= 4 {
                 let announced = expectedHeads.withUnsafeBytes { Int(Self.declaredLength($0, at: head)) }
-                guard announced == expected.length, expectedHeads[head + 4] == expected.type else {
+                guard announced == expected.length, inFrame == 4 || expectedHeads[head + 4] == expected.type else {
                     return try decodeInOrder(from: frame, total: total, rest: rest, restCount: restCount, body)
                 }
             }

@@ -553,6 +553,20 @@ final class FrameDecoderDecodeTests: XCTestCase {
         XCTAssertGreaterThan(inPlace.count, 50, "frames read in place")
     }
 
+    /// The length prefix of the frame after a large one, cut between reads and over the
+    /// limit, fails once its four bytes are in, as it does in the buffer.
+    func testAnOversizedPrefixSplitAfterALargeFrameFailsWhenComplete() throws {
+        var decoder = FrameDecoder(maximumFrameLength: 1 << 16)
+        var chunk = FrameEncoder.encode(.message(id: 1, wantsReply: false, payload: .data(bytes(5_000, 1))))
+        chunk += [0x33, 0x3A]
+        let (frames, _) = try read(chunk, into: &decoder)
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertEqual(decoder.bufferedByteCount, 2)
+        XCTAssertThrowsError(try read([0x3B, 0x48], into: &decoder)) { error in
+            XCTAssertEqual(error as? FrameDecodingError, .frameTooLarge(declared: 0x333A_3B48, maximum: 1 << 16))
+        }
+    }
+
     func testAFrameUnlikeTheExpectedOneIsDecodedFromTheSameBytes() throws {
         var decoder = FrameDecoder()
         let large = Frame.reply(id: 1, payload: .data(bytes(8_000, 1)))
