@@ -223,8 +223,8 @@ mutation flat-read-references-below-object-count \
 mutation expected-frame-type-must-match \
     Sources/WireProtocol/FrameDecoder.swift \
     'FrameDecoderTests|FrameDecoderDecodeTests' \
-    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length, head[4] == expected.type {' \
-    '        if restCount >= 0, Int(Self.declaredLength(head, at: 0)) == expected.length {'
+    '                guard announced == expected.length, inFrame == 4 || expectedHeads[head + 4] == expected.type else {' \
+    '                guard announced == expected.length else {'
 
 mutation short-ascii-second-word \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
@@ -321,6 +321,12 @@ mutation text-object-pass-takes-escapes \
     'JSONParserTests' \
     '            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return false }' \
     '            if byte < 0x20 || byte >= 0x80 { return false }'
+
+mutation text-object-plain-unchecked \
+    Sources/Shared/LinkJSON/JSONParser.swift \
+    'JSONParserTests' \
+    '            return .object(JSONObject(sourceText: Array(bytes[start..<index]), stringsArePlain: plain))' \
+    '            return .object(JSONObject(sourceText: Array(bytes[start..<index]), stringsArePlain: true))'
 
 mutation request-shortcut-takes-empty-op \
     Sources/Shared/LinkControl/ControlCodec.swift \

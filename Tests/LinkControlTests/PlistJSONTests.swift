@@ -310,6 +310,11 @@ final class PlistJSONTests: XCTestCase {
             // (Not XCTAssertEqual: a failure would print kilobytes of both.)
             XCTAssertTrue(written == expected, "written differently: \(String(decoding: text, as: UTF8.self))")
             XCTAssertTrue(PlistJSON.encodedDictionary(jsonText: text) == expected, "through encodedDictionary")
+            // Read as the parser's check found it: every string ends at its next quote.
+            let object = try XCTUnwrap(JSON.parse(Array(#"{"m":"#.utf8) + text + Array("}".utf8), keepingObjectsAsTextFrom: 2)["m"]?.objectValue)
+            XCTAssertTrue(object.jsonTextStringsArePlain, "the parser's check finds the strings plain")
+            XCTAssertTrue(
+                PlistJSON.encodedDictionary(jsonText: text, stringsArePlain: true) == expected, "through encodedDictionary, strings plain")
             flat += 1
         }
         XCTAssertGreaterThan(flat, 1_200)

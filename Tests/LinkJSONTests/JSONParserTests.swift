@@ -31,6 +31,16 @@ final class JSONParserTests: XCTestCase {
             message.jsonText.map { String(decoding: $0, as: UTF8.self) },
             #"{ "b" : [1, 2.5e1, {"x": null}], "a":"\u00e9\n" , "a":"last"}"#, "the input's text")
         XCTAssertNil(try XCTUnwrap(request["args"]?.objectValue).jsonText, "shallower objects are built")
+        XCTAssertFalse(message.jsonTextStringsArePlain, "a string with an escape")
+        for (text, plain) in [
+            (#"{"a":"b","c":{"d":["e",1,true,null]}}"#, true), (#"{"a":"b\n"}"#, false), (#"{"caf\#u{E9}":1}"#, false),
+            (#"{"a":"\u0041"}"#, false), ("{}", true),
+        ] {
+            let object = try XCTUnwrap(JSON.parse(Array(#"{"x":\#(text)}"#.utf8), keepingObjectsAsTextFrom: 2)["x"]?.objectValue)
+            XCTAssertEqual(object.jsonTextStringsArePlain, plain, text)
+            XCTAssertEqual(object.jsonText.map { String(decoding: $0, as: UTF8.self) }, text)
+        }
+        XCTAssertFalse(try XCTUnwrap(JSON.parse(Array(#"{"x":{"a":1}}"#.utf8))["x"]?.objectValue).jsonTextStringsArePlain, "a built object")
         XCTAssertEqual(message["a"], "last")
         XCTAssertEqual(message.keys, ["b", "a"])
         var changed = message

@@ -8,6 +8,28 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertEqual(value.description, JSON.serialize(value))
     }
 
+    /// Objects kept as compact text from the threshold on are left out where they belong, and
+    /// put back there give the text written whole; smaller ones and built ones are written.
+    func testLargeCompactTextsAreDetachedAtTheirPlaces() {
+        let large = JSONObject(compactText: Array(#"{"k":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 5_000) + Array(#""}"#.utf8))
+        let small = JSONObject(compactText: Array(#"{"s":1}"#.utf8))
+        let value: JSONValue = ["a": .object(large), "b": [.object(small), .object(large)], "c": ["d": .object(large)], "e": 1]
+        var bytes: [UInt8] = []
+        let detached = JSON.serialize(value, into: &bytes, detachingTextsOfAtLeast: 4_096)
+        XCTAssertEqual(detached.count, 3)
+        var whole: [UInt8] = []
+        var start = 0
+        for (offset, text) in detached {
+            whole += bytes[start..<offset] + text
+            start = offset
+        }
+        whole += bytes[start...]
+        XCTAssertEqual(String(decoding: whole, as: UTF8.self), JSON.serialize(value))
+        var all: [UInt8] = []
+        XCTAssertTrue(JSON.serialize(value, into: &all, detachingTextsOfAtLeast: .max).isEmpty)
+        XCTAssertEqual(all, whole)
+    }
+
     /// Strings are scanned 32 and then eight bytes at a time: a byte to escape is found at
     /// every place in and around a word and a block, and the text is the one a byte-by-byte
     /// escape gives.

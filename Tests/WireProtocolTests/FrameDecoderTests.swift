@@ -433,7 +433,7 @@ final class FrameDecoderDecodeTests: XCTestCase {
         FrameDecoderVerifier.verify(stream, expected: .frames(frames, pendingBytes: 0))
     }
 
-    /// Reads `chunk` as a connection would: through readExpectedFrame when the decoder expects a
+    /// Reads `chunk` as a connection would: through readExpectedFrames when the decoder expects a
     /// frame. Returns the frames and whether the first one's payload is the memory read into.
     private func read(
         _ chunk: [UInt8], into decoder: inout FrameDecoder,
@@ -450,23 +450,17 @@ final class FrameDecoderDecodeTests: XCTestCase {
         }
         var rest = [UInt8](repeating: 0, count: 65_536)
         var lent: UnsafeMutableRawPointer?
-        let count = try rest.withUnsafeMutableBytes { rest in
-            try decoder.readExpectedFrame { head, payload in
-                lent = payload.baseAddress
+        let count = rest.withUnsafeMutableBytes { rest in
+            decoder.readExpectedFrames { parts in
+                // The first frame's payload, when the read starts at a frame's start.
+                lent = parts.count > 1 ? parts[1].baseAddress : nil
                 // A short read here would be a readv that stopped early; the chunk always fits.
-                var vectors = [head, payload, rest][...]
-                var left = UnsafeRawBufferPointer(start: chunk.withUnsafeBytes { $0.baseAddress }, count: chunk.count)
-                while let target = vectors.popFirst(), !left.isEmpty {
-                    let n = min(target.count, left.count)
-                    UnsafeMutableRawBufferPointer(rebasing: target[..<n]).copyMemory(from: UnsafeRawBufferPointer(rebasing: left[..<n]))
-                    left = UnsafeRawBufferPointer(rebasing: left[n...])
-                }
-                return chunk.count
+                return FrameDecoderVerifier.scatter(chunk, into: Array(parts) + [rest])
             }
         }
         XCTAssertEqual(count, chunk.count)
         try rest.withUnsafeBytes { rest in
-            try decoder.decode(expectedFrameRead: chunk.count, rest: rest) {
+            try decoder.decode(expectedFramesRead: chunk.count, rest: rest) {
                 frames.append($0); return frames.count < limit
             }
         }
@@ -499,6 +493,78 @@ final class FrameDecoderDecodeTests: XCTestCase {
         }
         XCTAssertEqual(seen, expected)
         XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    /// A stream of frames like the expected one (one-way messages) is read in place however the
+    /// reads cut it: several frames a read once the reads come full, a frame a read ended inside
+    /// finished in place by the next, and a frame cut by a read of the buffer taken into place.
+    func testAStreamOfLargeFramesIsReadInPlaceAcrossReads() throws {
+        var generator = SeededGenerator(seed: 57)
+        var decoder = FrameDecoder()
+        let frames: [Frame] = (1...60).map { .message(id: UInt64($0), wantsReply: false, payload: .data(bytes(16_384, UInt8($0)))) }
+        var stream: [UInt8] = []
+        frames.forEach { FrameEncoder.encode($0, into: &stream) }
+        var seen: [Frame] = []
+        var lentMemory: [UnsafeRawBufferPointer] = []
+        var mostFramesLent = 0
+        var start = 0
+        var reads = 0
+        while start < stream.count {
+            // Reads of a few bytes to several frames; the first one is read as any bytes are.
+            let length = min(stream.count - start, reads < 3 ? 20_000 : Int.random(in: 1...140_000, using: &generator))
+            let chunk = Array(stream[start..<start + length])
+            start += length
+            reads += 1
+            guard decoder.expectsFrame else {
+                try chunk.withUnsafeBytes { raw in
+                    try decoder.decode(raw) {
+                        seen.append($0); return true
+                    }
+                }
+                continue
+            }
+            var rest = [UInt8](repeating: 0, count: 65_536)
+            let count = rest.withUnsafeMutableBytes { rest in
+                decoder.readExpectedFrames { parts in
+                    lentMemory += parts.map { UnsafeRawBufferPointer($0) }
+                    mostFramesLent = max(mostFramesLent, (parts.count + 1) / 2)
+                    return FrameDecoderVerifier.scatter(chunk, into: Array(parts) + [rest])
+                }
+            }
+            XCTAssertEqual(count, chunk.count)
+            try rest.withUnsafeBytes { rest in
+                try decoder.decode(expectedFramesRead: chunk.count, rest: rest) {
+                    seen.append($0); return true
+                }
+            }
+        }
+        XCTAssertEqual(seen, frames)
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+        XCTAssertEqual(mostFramesLent, FrameDecoder.maximumExpectedFramesPerRead)
+        // Every frame after the first two (read as any bytes) was read where the decoder lent.
+        let inPlace = seen.dropFirst(2).filter { frame in
+            guard case .message(_, _, let payload) = frame else { return false }
+            return payload.bytes.withUnsafeBytes { bytes in
+                lentMemory.contains { part in
+                    part.baseAddress! >= bytes.baseAddress! && part.baseAddress! < bytes.baseAddress! + bytes.count
+                }
+            }
+        }
+        XCTAssertGreaterThan(inPlace.count, 50, "frames read in place")
+    }
+
+    /// The length prefix of the frame after a large one, cut between reads and over the
+    /// limit, fails once its four bytes are in, as it does in the buffer.
+    func testAnOversizedPrefixSplitAfterALargeFrameFailsWhenComplete() throws {
+        var decoder = FrameDecoder(maximumFrameLength: 1 << 16)
+        var chunk = FrameEncoder.encode(.message(id: 1, wantsReply: false, payload: .data(bytes(5_000, 1))))
+        chunk += [0x33, 0x3A]
+        let (frames, _) = try read(chunk, into: &decoder)
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertEqual(decoder.bufferedByteCount, 2)
+        XCTAssertThrowsError(try read([0x3B, 0x48], into: &decoder)) { error in
+            XCTAssertEqual(error as? FrameDecodingError, .frameTooLarge(declared: 0x333A_3B48, maximum: 1 << 16))
+        }
     }
 
     func testAFrameUnlikeTheExpectedOneIsDecodedFromTheSameBytes() throws {

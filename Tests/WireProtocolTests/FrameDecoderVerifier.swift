@@ -32,7 +32,7 @@ enum FrameDecoderVerifier {
             let decoded = feedDecoding(chunks, maximumFrameLength: maximumFrameLength)
             XCTAssertEqual(decoded, expected, "strategy: \(name), through decode(_:_:)", file: file, line: line)
             let scattered = feedScattered(chunks, maximumFrameLength: maximumFrameLength)
-            XCTAssertEqual(scattered, expected, "strategy: \(name), through readExpectedFrame", file: file, line: line)
+            XCTAssertEqual(scattered, expected, "strategy: \(name), through readExpectedFrames", file: file, line: line)
         }
         // Reads that each hold whole frames, as a round trip's do: the expected frame's payload
         // is read in place whenever the guess is right.
@@ -40,7 +40,7 @@ enum FrameDecoderVerifier {
             let chunks = wholeFrameReads(of: input, framesPerRead: framesPerRead)
             let scattered = feedScattered(chunks, maximumFrameLength: maximumFrameLength)
             XCTAssertEqual(
-                scattered, expected, "strategy: \(framesPerRead) whole frames a read, through readExpectedFrame",
+                scattered, expected, "strategy: \(framesPerRead) whole frames a read, through readExpectedFrames",
                 file: file, line: line)
         }
         let rawOutcome = feed(randomSplits(of: input, seed: 99), maximumFrameLength: maximumFrameLength, useRawPointers: true)
@@ -114,9 +114,9 @@ enum FrameDecoderVerifier {
         return chunks
     }
 
-    /// Hands each chunk over as a connection reading with ``FrameDecoder/readExpectedFrame(_:)``
-    /// would: whenever the decoder expects a frame, the chunk fills its head and payload first and
-    /// then a buffer of the read's own.
+    /// Hands each chunk over as a connection reading with ``FrameDecoder/readExpectedFrames(_:)``
+    /// would: whenever the decoder expects a frame, the chunk fills the lent heads and payloads
+    /// first and then a buffer of the read's own.
     static func feedScattered(_ chunks: [[UInt8]], maximumFrameLength: UInt32) -> Outcome {
         outcome(maximumFrameLength: maximumFrameLength) { decoder, frames in
             for chunk in chunks {
@@ -129,27 +129,30 @@ enum FrameDecoderVerifier {
                     continue
                 }
                 var rest = [UInt8](repeating: 0, count: chunk.count)
-                let count = decoder.readExpectedFrame { head, payload in
-                    let inHead = min(chunk.count, head.count)
-                    let inPayload = min(chunk.count - inHead, payload.count)
-                    chunk.withUnsafeBytes { raw in
-                        head.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[..<inHead]))
-                        UnsafeMutableRawBufferPointer(rebasing: payload[..<inPayload])
-                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[inHead..<inHead + inPayload]))
-                        rest.withUnsafeMutableBytes { rest in
-                            rest.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(inHead + inPayload)...]))
-                        }
-                    }
-                    return chunk.count
+                let count = rest.withUnsafeMutableBytes { rest in
+                    decoder.readExpectedFrames { parts in scatter(chunk, into: Array(parts) + [rest]) }
                 }
                 XCTAssertEqual(count, chunk.count)
                 try rest.withUnsafeBytes { rest in
-                    try decoder.decode(expectedFrameRead: chunk.count, rest: rest) {
+                    try decoder.decode(expectedFramesRead: chunk.count, rest: rest) {
                         frames.append($0); return true
                     }
                 }
             }
         }
+    }
+
+    /// Copies `chunk` into `targets` in order, as a `readv` would; returns the byte count.
+    static func scatter(_ chunk: [UInt8], into targets: [UnsafeMutableRawBufferPointer]) -> Int {
+        var written = 0
+        chunk.withUnsafeBytes { raw in
+            for target in targets where written < chunk.count {
+                let n = min(target.count, chunk.count - written)
+                UnsafeMutableRawBufferPointer(rebasing: target[..<n]).copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[written..<(written + n)]))
+                written += n
+            }
+        }
+        return written
     }
 
     /// Appends each chunk and drains every frame available after it.

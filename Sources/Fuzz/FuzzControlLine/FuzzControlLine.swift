@@ -112,11 +112,16 @@ private func readArguments(_ arguments: Arguments) {
 private func checkEncodingFromText(_ value: JSONValue) {
     switch value {
     case .object(let object):
-        if let text = object.jsonText, let encoded = PlistJSON.encodedDictionary(jsonText: text) {
+        if let text = object.jsonText,
+            let encoded = PlistJSON.encodedDictionary(jsonText: text, stringsArePlain: object.jsonTextStringsArePlain)
+        {
             guard let entries = try? PlistJSON.entries(from: value, path: "x"),
                 let expected = try? PropertyListCodec.encode(entries: entries)
             else { preconditionFailure("a dictionary encodes from its text but not from its members") }
             precondition(encoded == expected, "a dictionary encodes differently from its text")
+            precondition(
+                PlistJSON.encodedDictionary(jsonText: text) == encoded,
+                "a dictionary encodes differently from its text read as plain and read byte by byte")
         }
         for (_, member) in object { checkEncodingFromText(member) }
     case .array(let elements):

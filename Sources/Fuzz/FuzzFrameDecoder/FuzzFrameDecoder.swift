@@ -41,8 +41,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Reads `input` in chunks as ``LinkChannel`` does: into the expected frame's head and payload
-/// first whenever the decoder expects one. Frames and error must be those of `next()`.
+/// Reads `input` in chunks as ``LinkChannel`` does: into the expected frames' heads and payloads
+/// first whenever the decoder expects them. Frames and error must be those of `next()`.
 private func checkScatteredReads(_ input: [UInt8], chunk: Int, frames expected: [Frame], failure expectedFailure: FrameDecodingError?) {
     var decoder = FrameDecoder(maximumFrameLength: 1 << 16)
     var frames: [Frame] = []
@@ -59,10 +59,10 @@ private func checkScatteredReads(_ input: [UInt8], chunk: Int, frames expected: 
         do {
             if lent {
                 count = rest.withUnsafeMutableBytes { rest in
-                    decoder.readExpectedFrame { head, payload in
-                        let n = wholeFrame ?? min(input.count - start, head.count + payload.count + chunk)
+                    decoder.readExpectedFrames { parts in
+                        let n = wholeFrame ?? min(input.count - start, parts.reduce(0) { $0 + $1.count } + chunk)
                         var left = n
-                        for target in [head, payload, rest] where left > 0 {
+                        for target in Array(parts) + [rest] where left > 0 {
                             let part = min(left, target.count)
                             input.withUnsafeBytes { raw in
                                 UnsafeMutableRawBufferPointer(rebasing: target[..<part])
@@ -74,7 +74,7 @@ private func checkScatteredReads(_ input: [UInt8], chunk: Int, frames expected: 
                     }!
                 }
                 try rest.withUnsafeBytes { rest in
-                    try decoder.decode(expectedFrameRead: count, rest: rest) {
+                    try decoder.decode(expectedFramesRead: count, rest: rest) {
                         frames.append($0); return true
                     }
                 }

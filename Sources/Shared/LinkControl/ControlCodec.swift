@@ -129,13 +129,24 @@ public enum ControlCodec {
     /// Appends the line ``success(id:result:)`` makes to `bytes`: into a buffer kept for
     /// every response of a connection, which then costs no allocation.
     public static func appendSuccess(id: JSONValue, result: JSONObject, to bytes: inout [UInt8]) {
+        _ = appendSuccess(id: id, result: result, to: &bytes, detachingTextsOfAtLeast: .max)
+    }
+
+    /// ``appendSuccess(id:result:to:)``, with the objects in `result` kept as compact text of
+    /// `threshold` bytes or more left out and returned with the offsets where they belong
+    /// (``JSON/serialize(_:into:detachingTextsOfAtLeast:)``): a large reply's dictionary is
+    /// then written from its own text, not copied into the line.
+    public static func appendSuccess(
+        id: JSONValue, result: JSONObject, to bytes: inout [UInt8], detachingTextsOfAtLeast threshold: Int
+    ) -> [(offset: Int, text: [UInt8])] {
         // The envelope written around the result, not made an object first: every response
         // pays for it.
         bytes.append(contentsOf: successHead)
         JSON.serialize(id, into: &bytes)
         bytes.append(contentsOf: successMiddle)
-        JSON.serialize(.object(result), into: &bytes)
+        let detached = JSON.serialize(.object(result), into: &bytes, detachingTextsOfAtLeast: threshold)
         bytes.append(contentsOf: successEnd)
+        return detached
     }
 
     private static let successHead = Array(#"{"id":"#.utf8)

@@ -17,10 +17,15 @@ extension PlistJSON {
     /// nesting deeper than ``PropertyListCodec/maximumDepth`` ...): the caller converts the
     /// parsed object, which names any error.
     ///
-    /// - Parameter text: one JSON object, as the parser checked it (``JSONObject/jsonText``).
-    public static func encodedDictionary(jsonText text: [UInt8]) -> [UInt8]? {
+    /// - Parameters:
+    ///   - text: one JSON object, as the parser checked it (``JSONObject/jsonText``).
+    ///   - stringsArePlain: the parser found every string of `text` ASCII without an escape
+    ///     (``JSONObject/jsonTextStringsArePlain``): a string ends at the next quote, found
+    ///     without checking the bytes before it again (a 16 KiB message's strings were read
+    ///     twice a byte at a word, once by the parser's check and once here).
+    public static func encodedDictionary(jsonText text: [UInt8], stringsArePlain: Bool = false) -> [UInt8]? {
         text.withUnsafeBufferPointer { bytes in
-            if let flat = encodedFlatDictionary(jsonText: bytes) { return flat }
+            if let flat = encodedFlatDictionary(jsonText: bytes, stringsArePlain: stringsArePlain) { return flat }
             var reader = JSONTextReader(bytes, list: PropertyListBuilder(nodes: bytes.count / 8, bytes: bytes.count))
             reader.skipWhitespace()
             guard reader.peek() == UInt8(ascii: "{"), reader.readDictionary(depth: 0) else { return nil }
@@ -39,9 +44,9 @@ extension PlistJSON {
     /// ``flatDictionaryCapacity`` members, ASCII keys, each value an ASCII string, an integer
     /// or a boolean, no escape. Written in one pass (``PropertyListCodec/encodeFlatDictionary(_:)``),
     /// the bytes ``encodedDictionary(jsonText:)`` gives; nil for any other object.
-    static func encodedFlatDictionary(jsonText bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    static func encodedFlatDictionary(jsonText bytes: UnsafeBufferPointer<UInt8>, stringsArePlain: Bool = false) -> [UInt8]? {
         withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: flatDictionaryCapacity) { entries in
-            var reader = FlatObjectReader(bytes: bytes)
+            var reader = FlatObjectReader(bytes: bytes, stringsArePlain: stringsArePlain)
             var count = 0
             guard
                 reader.readMembers({ entry in
@@ -60,6 +65,8 @@ extension PlistJSON {
 /// from text the parser checked.
 private struct FlatObjectReader: JSONTextScanning {
     let bytes: UnsafeBufferPointer<UInt8>
+    /// The parser found every string ASCII without an escape (``readString()``).
+    let stringsArePlain: Bool
     var index = 0
 
     /// Calls `member` with each member; false as soon as the object is not flat (or `member`
@@ -68,7 +75,7 @@ private struct FlatObjectReader: JSONTextScanning {
         skipWhitespace()
         guard byte() == UInt8(ascii: "{") else { return false }
         let read = scanContainer(closedBy: UInt8(ascii: "}")) { reader in
-            guard let key = reader.readString(asciiOnly: true) else { return false }
+            guard let key = reader.readString() else { return false }
             reader.skipWhitespace()
             guard reader.byte() == UInt8(ascii: ":") else { return false }
             reader.index += 1
@@ -93,7 +100,7 @@ private struct FlatObjectReader: JSONTextScanning {
     private mutating func readValue() -> FlatDictionaryEntry.Value? {
         switch byte() {
         case UInt8(ascii: "\""):
-            return readString(asciiOnly: true).map { .asciiString($0) }
+            return readString().map { .asciiString($0) }
         case UInt8(ascii: "t"):
             return readLiteral("true") ? .boolean(true) : nil
         case UInt8(ascii: "f"):
@@ -103,6 +110,19 @@ private struct FlatObjectReader: JSONTextScanning {
         default:
             return nil
         }
+    }
+
+    /// The bytes of an ASCII string without escapes at the current byte (its quote); nil for
+    /// any other string. Where the parser found every string so, the string ends at the next
+    /// quote (``JSONStringBytes/quote(in:from:)``).
+    @inline(__always)
+    private mutating func readString() -> UnsafeBufferPointer<UInt8>? {
+        guard stringsArePlain else { return readString(asciiOnly: true) }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        guard let end = JSONStringBytes.quote(in: bytes, from: start) else { return nil }
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     /// An integer that fits `Int64`; nil for a number with a fraction or an exponent, or out

@@ -51,10 +51,50 @@ final class ControlClientConnection {
 
     func respond(id: JSONValue, result: JSONObject) {
         guard connection.isOpen else { return }
-        ControlCodec.appendSuccess(id: id, result: result, to: &responseLine)
-        connection.write(responseLine)
+        let detached = ControlCodec.appendSuccess(
+            id: id, result: result, to: &responseLine, detachingTextsOfAtLeast: Self.detachedTextThreshold)
+        if detached.isEmpty {
+            connection.write(responseLine)
+        } else {
+            write(responseLine, with: detached[...])
+        }
         // The capacity kept for the next answer, unless an answer made it large.
         responseLine.removeAll(keepingCapacity: responseLine.capacity <= Self.keptResponseCapacity)
+    }
+
+    /// Texts in an answer from this size on (a large reply's dictionary) are written from
+    /// their own arrays (`sendmsg`), not copied into the answer's line.
+    static let detachedTextThreshold = 4096
+
+    /// Writes `line` with the `detached` texts at their offsets, in one `sendmsg` (each text is
+    /// pinned for the write, hence the recursion; answers hold one or two).
+    private func write(_ line: [UInt8], with detached: ArraySlice<(offset: Int, text: [UInt8])>) {
+        line.withUnsafeBytes { line in
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2 * detached.count + 1) { vectors in
+                var count = 0
+                var start = 0
+                func add(_ bytes: UnsafeRawBufferPointer) {
+                    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: bytes.count)
+                    count += 1
+                }
+                func pin(_ index: Int) {
+                    guard index < detached.endIndex else {
+                        add(UnsafeRawBufferPointer(rebasing: line[start...]))
+                        connection.write(vectors: UnsafeBufferPointer(rebasing: vectors[0..<count]))
+                        return
+                    }
+                    let offset = detached[index].offset
+                    add(UnsafeRawBufferPointer(rebasing: line[start..<offset]))
+                    start = offset
+                    detached[index].text.withUnsafeBytes { text in
+                        add(text)
+                        pin(index + 1)
+                    }
+                }
+                pin(detached.startIndex)
+            }
+        }
     }
 
     func respond(id: JSONValue?, error: ControlError) {

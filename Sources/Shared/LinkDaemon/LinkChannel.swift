@@ -157,29 +157,34 @@ final class LinkChannel: ConnectionReader {
 
     // MARK: - Private
 
-    /// Reads the next frame's payload straight into the array the frame will own when the
-    /// decoder expects a frame like the last large one (in a round trip every frame is the
-    /// same size): one `recvmsg` into its head, its payload and then `buffer`.
+    /// Reads the next frames' payloads straight into the arrays the frames will own when the
+    /// decoder expects frames like the last large one (in a round trip every frame is the same
+    /// size, and in a stream of one-way messages): one `recvmsg` into their heads and payloads,
+    /// then into `buffer` (a little of it after more than one frame: what follows a stream's
+    /// frames is mostly the next of them, which the next read takes in place).
     func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
         guard isEstablished, !isClosing, decoder.expectsFrame else {
             guard let count = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return nil }
             if count > 0 { received(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
             return count
         }
-        let read = try decoder.readExpectedFrame { head, payload in
-            var vectors = (
-                iovec(iov_base: head.baseAddress, iov_len: head.count),
-                iovec(iov_base: payload.baseAddress, iov_len: payload.count),
-                iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
-            )
-            return try withUnsafeBytes(of: &vectors) { raw in
-                try Syscall.receive(fd, vectors: raw.baseAddress!.assumingMemoryBound(to: iovec.self), 3)
+        var restCount = buffer.count
+        let read = try decoder.readExpectedFrames { parts in
+            if parts.count > 2 { restCount = min(restCount, Self.restAfterExpectedFrames) }
+            return try withUnsafeTemporaryAllocation(of: iovec.self, capacity: parts.count + 1) { vectors in
+                for (index, part) in parts.enumerated() {
+                    vectors[index] = iovec(iov_base: part.baseAddress, iov_len: part.count)
+                }
+                vectors[parts.count] = iovec(iov_base: buffer.baseAddress, iov_len: restCount)
+                return try Syscall.receive(fd, vectors: vectors.baseAddress!, Int32(parts.count + 1))
             }
         }
         guard let count = read, count > 0 else { return read }
         tracer.bytesArrived()
         do {
-            try decoder.decode(expectedFrameRead: count, rest: UnsafeRawBufferPointer(buffer)) { frame in self.handle(frame) }
+            try decoder.decode(expectedFramesRead: count, rest: UnsafeRawBufferPointer(rebasing: buffer[..<restCount])) { frame in
+                self.handle(frame)
+            }
         } catch let error as FrameDecodingError {
             refuse(error.goAwayCode, error.description)
         } catch {
@@ -187,6 +192,9 @@ final class LinkChannel: ConnectionReader {
         }
         return count
     }
+
+    /// How much of the read buffer a read of more than one expected frame takes after them.
+    static let restAfterExpectedFrames = 4096
 
     private func received(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosing else { return }

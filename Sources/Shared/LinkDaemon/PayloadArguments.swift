@@ -20,7 +20,9 @@ extension Arguments {
         }
         // Straight from the request's text when it has the common form; otherwise through the
         // parsed object, which names any error.
-        if let text = object.jsonText, let encoded = PlistJSON.encodedDictionary(jsonText: text) {
+        if let text = object.jsonText,
+            let encoded = PlistJSON.encodedDictionary(jsonText: text, stringsArePlain: object.jsonTextStringsArePlain)
+        {
             return encoded
         }
         let entries: [(key: String, value: PropertyListValue)]

@@ -131,4 +131,16 @@ public enum JSON {
     public static func serialize(_ value: JSONValue, into bytes: inout [UInt8]) {
         JSONSerializer.write(value, into: &bytes)
     }
+
+    /// Appends the compact text of `value` to `bytes`, except that an object kept as compact
+    /// text of `threshold` bytes or more (a large message's dictionary, written straight from
+    /// its property list) is not copied: it is returned, with the offset in `bytes` where it
+    /// belongs, for a write that sends it from where it is (`sendmsg`).
+    public static func serialize(
+        _ value: JSONValue, into bytes: inout [UInt8], detachingTextsOfAtLeast threshold: Int
+    ) -> [(offset: Int, text: [UInt8])] {
+        var detached = JSONSerializer.Detached(threshold: threshold)
+        JSONSerializer.write(value, into: &bytes, detaching: &detached)
+        return detached.texts
+    }
 }

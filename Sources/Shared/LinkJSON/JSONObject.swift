@@ -28,10 +28,14 @@ public struct JSONObject: Sendable {
         case compact([UInt8])
         /// The text the object was read from.
         case source([UInt8])
+        /// The text the object was read from, in which the parser found every string ASCII
+        /// without an escape (a case of its own: a flag beside the bytes would make every
+        /// ``JSONValue`` larger, and each copy of one dearer).
+        case plainSource([UInt8])
 
         var bytes: [UInt8] {
             switch self {
-            case .compact(let bytes), .source(let bytes): return bytes
+            case .compact(let bytes), .source(let bytes), .plainSource(let bytes): return bytes
             }
         }
     }
@@ -73,14 +77,24 @@ public struct JSONObject: Sendable {
         assert(JSON.serialize(.object(parsed)).utf8.elementsEqual(compactText), "compact text that the serializer would not write")
     }
 
-    /// The object a parser checked as the JSON text `sourceText`.
-    init(sourceText: [UInt8]) {
-        storedText = .source(sourceText)
+    /// The object a parser checked as the JSON text `sourceText`; `stringsArePlain` when the
+    /// check found every string in it ASCII without an escape or a control character.
+    init(sourceText: [UInt8], stringsArePlain: Bool) {
+        storedText = stringsArePlain ? .plainSource(sourceText) : .source(sourceText)
     }
 
     /// The JSON text of the object, when it is kept as text: valid JSON of one object, though
     /// not necessarily as the serializer writes it.
     public var jsonText: [UInt8]? { storedText?.bytes }
+
+    /// Whether the object is kept as the text it was read from and the parser found every
+    /// string in that text ASCII without an escape or a control character: each string of
+    /// the text then ends at the next quote, and a reader of the text need not look at its
+    /// bytes again.
+    public var jsonTextStringsArePlain: Bool {
+        guard case .plainSource? = storedText else { return false }
+        return true
+    }
 
     /// The text, when it is what the serializer writes.
     var compactText: [UInt8]? {

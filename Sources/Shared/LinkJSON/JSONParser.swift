@@ -55,13 +55,14 @@ struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{") where building && depth + 1 >= textDepth:
             let start = index
-            if !skipPlainObject(depth: depth + 1) {
+            let plain = skipPlainObject(depth: depth + 1)
+            if !plain {
                 index = start
                 building = false
                 defer { building = true }
                 _ = try parseObject(depth: depth + 1)
             }
-            return .object(JSONObject(sourceText: Array(bytes[start..<index])))
+            return .object(JSONObject(sourceText: Array(bytes[start..<index]), stringsArePlain: plain))
         case UInt8(ascii: "{"):
             return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["):

@@ -3,6 +3,18 @@ enum JSONSerializer {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+        var detached = Detached(threshold: .max)
+        write(value, into: &bytes, detaching: &detached)
+    }
+
+    /// Objects kept as compact text of at least `threshold` bytes, left out of the bytes
+    /// written and listed with the offset they belong at.
+    struct Detached {
+        let threshold: Int
+        var texts: [(offset: Int, text: [UInt8])] = []
+    }
+
+    static func write(_ value: JSONValue, into bytes: inout [UInt8], detaching detached: inout Detached) {
         switch value {
         case .null:
             append("null", to: &bytes)
@@ -18,12 +30,16 @@ enum JSONSerializer {
             bytes.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element, into: &bytes)
+                write(element, into: &bytes, detaching: &detached)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let object):
             if let text = object.compactText {
-                bytes.append(contentsOf: text)
+                if text.count >= detached.threshold {
+                    detached.texts.append((bytes.count, text))
+                } else {
+                    bytes.append(contentsOf: text)
+                }
                 return
             }
             bytes.append(UInt8(ascii: "{"))
@@ -33,7 +49,7 @@ enum JSONSerializer {
                 first = false
                 writeString(key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                write(member, into: &bytes)
+                write(member, into: &bytes, detaching: &detached)
             }
             bytes.append(UInt8(ascii: "}"))
         }

@@ -85,9 +85,10 @@ public final class EventLoop {
     /// Where the read buffer starts in its page. The kernel copies received bytes into it with
     /// `rep movsb`, which on AMD Zen cores is several times slower when the destination lies
     /// a few bytes after the source modulo 4 KiB, and a socket's data starts near the
-    /// beginning of a page. A round trip's large payload is read straight into its own array;
-    /// a stream of them is read here, and with the copies in pieces (``PieceCopy``) this is
-    /// worth 3-5% of one-way 16 KiB messages (docs/performance.md, "What each speed trick buys").
+    /// beginning of a page. Large payloads are read straight into their own arrays (several a
+    /// read in a stream); small frames are read here, and, with the copies in pieces
+    /// (``PieceCopy``), when a stream's payloads were read here too this was worth 3-5% of
+    /// one-way 16 KiB messages (docs/performance.md, "What each speed trick buys").
     static let readBufferPageOffset = 1024
     static let ioVectorCapacity = 64
 

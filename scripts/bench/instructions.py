@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Counts what each daemon does a message: instructions, allocations and system calls.
+
+The figures of this table do not move with the host or with other work on it, where the
+times of scripts/bench.sh do. One daemon runs under callgrind (valgrind) while the other runs
+as usual; for each op the daemon's counters are dumped before, between and after two runs of
+different lengths (N and 2N messages), and the difference of the two runs, divided by N, is
+what one message costs, start-up and the op's own set-up left out. From the same dumps:
+calls of malloc (and calloc, realloc, posix_memalign) and of the libc wrappers of system
+calls, a message; and, for the APNs endpoint, phoned's instructions a push by shared object
+(libnghttp2's own parse and answer apart from the rest).
+
+Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json]
+  (BIN_DIR: a release build, scripts/build-release.sh; the C control client is compiled here)
+Ops: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
+oneway-data-16k, oneway-dict-16k, apns-h2c (the last needs h2load).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import Pair, call  # noqa: E402
+
+ROUND_TRIPS = {
+    "rtt-data-64": {"size": 64, "kind": "data"},
+    "rtt-dict-132": {"size": 64, "kind": "dictionary"},
+    "rtt-data-16k": {"size": 16384, "kind": "data"},
+    "rtt-dict-16k": {"size": 16384, "kind": "dictionary"},
+}
+ONE_WAY = {
+    "oneway-data-16k": {"size": 16384, "kind": "data"},
+    "oneway-dict-16k": {"size": 16384, "kind": "dictionary"},
+}
+CONTROL = {"control-132": 64, "control-16k": 16384}
+ALL = [*ROUND_TRIPS, *CONTROL, *ONE_WAY, "apns-h2c"]
+ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"}
+# The libc entry points of the system calls on the daemons' message path.
+SYSCALLS = {"epoll_wait", "epoll_pwait", "recvmsg", "sendmsg", "read", "write", "recv", "send", "recvfrom",
+            "sendto", "readv", "writev", "timerfd_settime", "epoll_ctl", "accept4", "fdatasync", "pwrite64", "pread64"}
+
+
+def parse_callgrind(path):
+    """Self instructions by shared object, and calls of the allocators and system calls by name."""
+    names = {}
+    by_object = {}
+    calls = {}
+    total = 0
+    obj = fn = cfn = None
+    after_calls = False
+
+    def name(kind, text):
+        m = re.match(r"\((\d+)\)(?: (.*))?", text)
+        if not m:
+            return text
+        key = (kind, m.group(1))
+        if m.group(2) is not None:
+            names[key] = m.group(2)
+        return names.get(key, text)
+
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            c = line[0]
+            if c.isdigit() or c in "+-*":
+                parts = line.split()
+                cost = int(parts[1]) if len(parts) > 1 else 0
+                if after_calls:
+                    after_calls = False
+                    continue
+                by_object[obj] = by_object.get(obj, 0) + cost
+                total += cost
+                continue
+            key, _, value = line.partition("=")
+            if key == "ob":
+                obj = name("ob", value)
+            elif key == "fn":
+                fn = name("fn", value)
+            elif key == "cfn":
+                cfn = name("fn", value)
+            elif key in ("cob", "cfi", "cfl"):
+                name("ob" if key == "cob" else "fl", value)
+            elif key in ("fl", "fi", "fe"):
+                name("fl", value)
+            elif key == "calls":
+                after_calls = True
+                n = int(value.split()[0])
+                short = re.sub(r"^(__GI_|__libc_|__)+", "", cfn or "")
+                if short in ALLOCATORS or short in SYSCALLS:
+                    calls[short] = calls.get(short, 0) + n
+    return total, by_object, calls
+
+
+def poke(ctl, status):
+    """Wakes the daemon with `status` until callgrind_control's request is handled: callgrind
+    takes the request when the daemon next runs. The first poke waits for the request to be
+    in place, so that every interval between two dumps holds one `status` (whose cost the
+    difference of two intervals then cancels)."""
+    time.sleep(0.5)
+    while ctl.poll() is None:
+        try:
+            status()
+        except (OSError, RuntimeError):
+            pass
+        time.sleep(1)
+
+
+class Profiled:
+    """A pair with one daemon under callgrind; `dump()` writes its counters since the last dump."""
+    def __init__(self, bin_dir, daemon, extra=()):
+        self.home = tempfile.mkdtemp(prefix="wli-", dir="/tmp")
+        self.out = os.path.join(self.home, "callgrind.out")
+        wrap = {daemon: ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={self.out}"]}
+        self.pair = Pair(bin_dir, self.home, extra, wrap=wrap, start_timeout=120)
+        self.daemon = daemon
+        self.pid = self.pair.procs[daemon].pid
+        self.dumps = 0
+
+    def dump(self):
+        """Dumps the counters (callgrind_control; the daemon handles the request when it next
+        runs, so it is poked with `status` until it has) and returns the parsed dump."""
+        before = set(os.listdir(self.home))
+        ctl = subprocess.Popen(["callgrind_control", "-d", str(self.pid)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        control = self.pair.phone if self.daemon == "phoned" else self.pair.watch
+        poke(ctl, lambda: call(control, "status", timeout=30))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            new = [n for n in set(os.listdir(self.home)) - before if n.startswith("callgrind.out")]
+            if new:
+                path = os.path.join(self.home, new[0])
+                time.sleep(0.2)
+                return parse_callgrind(path)
+            time.sleep(0.05)
+        raise RuntimeError("callgrind_control: no dump appeared")
+
+    def stop(self):
+        self.pair.stop()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def per_message(first, second, n):
+    """(second - first) / n of the parsed dumps of a run of n and one of 2n messages."""
+    total = (second[0] - first[0]) / n
+    objects = {k: (second[1].get(k, 0) - first[1].get(k, 0)) / n for k in set(first[1]) | set(second[1])}
+    calls = {k: (second[2].get(k, 0) - first[2].get(k, 0)) / n for k in set(first[2]) | set(second[2])}
+    return {"instructions": total, "objects": objects, "calls": calls}
+
+
+def measure(bin_dir, ref_dir, daemon, op, n):
+    p = Profiled(bin_dir, daemon)
+    try:
+        if op in ROUND_TRIPS or op in CONTROL:
+            call(p.pair.watch, "replies.set", {"mode": "echo"})
+        else:
+            call(p.pair.watch, "replies.set", {"mode": "empty"})
+
+        def run(count):
+            if op in ROUND_TRIPS:
+                call(p.pair.phone, "bench.roundTrip", {**ROUND_TRIPS[op], "count": count}, timeout=1200)
+            elif op in ONE_WAY:
+                call(p.pair.phone, "bench.oneWay", {**ONE_WAY[op], "count": count}, timeout=1200)
+            else:
+                subprocess.check_output([os.path.join(ref_dir, "control_client"), "rtt", p.pair.phone,
+                                         str(CONTROL[op]), str(count)], timeout=1200)
+
+        run(max(10, n // 10))  # warm-up: caches, pools and buffers at their steady sizes
+        p.dump()
+        run(n)
+        first = p.dump()
+        run(2 * n)
+        second = p.dump()
+        return per_message(first, second, n)
+    finally:
+        p.stop()
+
+
+def measure_apns(bin_dir, n):
+    """phoned's instructions a push under h2load (h2c, the production endpoint, as the bench)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import apns
+    home = tempfile.mkdtemp(prefix="wlia-", dir="/tmp")
+    out = os.path.join(home, "callgrind.out")
+    proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}",
+                             os.path.join(bin_dir, "phoned"), "--home", home, "--log-level", "warning"],
+                            stderr=open(os.path.join(home, "phoned.log"), "w"))
+    try:
+        from run import wait_ready
+        ctl = os.path.join(home, "phone.ctl")
+        wait_ready(ctl, time.monotonic() + 120)
+        call(ctl, "push.config", {"bundleId": "com.example.files", "teamId": "TEAM123456",
+                                  "oneStreamUntilAuthenticated": False, "environment": "production"})
+        token = call(ctl, "push.register", {"types": ["fileProvider"]})["token"]
+        key = call(ctl, "push.keys.create")
+        port = call(ctl, "push.endpoint")["environments"]["production"]["port"]
+        jwt = apns.provider_token(key["keyId"], "TEAM123456", key["privateKeyPEM"], home)
+        payload = os.path.join(home, "payload.json")
+        with open(payload, "w") as f:
+            json.dump({"container-identifier": "NSFileProviderRootContainerItemIdentifier", "domain": "main"}, f)
+        headers = [f"authorization: bearer {jwt}", "apns-topic: com.example.files.pushkit.fileprovider",
+                   "apns-push-type: fileprovider"]
+        url = f"http://127.0.0.1:{port}/3/device/{token}"
+
+        def load(count):
+            cmd = ["h2load", "-n", str(count), "-c", "10", "-m", "10", "-d", payload]
+            for h in headers:
+                cmd += ["-H", h]
+            subprocess.run(cmd + [url], capture_output=True, timeout=1200, check=True)
+
+        def dump():
+            before = set(os.listdir(home))
+            ctl_proc = subprocess.Popen(["callgrind_control", "-d", str(proc.pid)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+            poke(ctl_proc, lambda: call(ctl, "status", timeout=30))
+            for _ in range(600):
+                new = [x for x in set(os.listdir(home)) - before if x.startswith("callgrind.out")]
+                if new:
+                    time.sleep(0.2)
+                    return parse_callgrind(os.path.join(home, new[0]))
+                time.sleep(0.05)
+            raise RuntimeError("no dump")
+
+        load(max(100, n // 10))
+        dump()
+        load(n)
+        first = dump()
+        load(2 * n)
+        second = dump()
+        return per_message(first, second, n)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def short_object(path):
+    base = os.path.basename(path or "?")
+    return re.sub(r"\.so.*$", "", base)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--ops", default=",".join(ALL))
+    parser.add_argument("--count", type=int, default=2000, help="N: runs of N and 2N messages (pushes: 10 N)")
+    parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
+    a = parser.parse_args()
+    ops = a.ops.split(",")
+    unknown = [o for o in ops if o not in ALL]
+    if unknown:
+        parser.error(f"unknown ops {unknown}; ops: {', '.join(ALL)}")
+    ref = tempfile.mkdtemp(prefix="wlir-", dir="/tmp")
+    results = {}
+    try:
+        if any(o in CONTROL for o in ops):
+            subprocess.check_call(["cc", "-O2", "-o", os.path.join(ref, "control_client"),
+                                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "control_client.c")])
+        for op in ops:
+            if op == "apns-h2c":
+                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count)}
+                continue
+            results[op] = {d: measure(a.bin, ref, d, op, a.count) for d in ("phoned", "watchd")}
+    finally:
+        shutil.rmtree(ref, ignore_errors=True)
+
+    print(f"{'op':16} {'daemon':7} {'instr/msg':>10} {'malloc/msg':>10} {'syscalls/msg':>12}  system calls a message")
+    print("-" * 100)
+    for op, by_daemon in results.items():
+        for daemon, r in by_daemon.items():
+            allocs = sum(v for k, v in r["calls"].items() if k in ALLOCATORS)
+            sys_calls = {k: v for k, v in r["calls"].items() if k in SYSCALLS and v >= 0.005}
+            detail = " ".join(f"{k} {v:.2f}" for k, v in sorted(sys_calls.items()))
+            print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {sum(sys_calls.values()):12.2f}  {detail}")
+            if op == "apns-h2c":
+                objs = sorted(((v, short_object(k)) for k, v in r["objects"].items() if v >= 50), reverse=True)
+                print("    by object: " + ", ".join(f"{name} {v:.0f}" for v, name in objs))
+    if a.json:
+        print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
