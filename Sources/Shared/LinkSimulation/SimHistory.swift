@@ -18,8 +18,20 @@ final class SimHistory {
         let role: Role
         let incarnation: Int
         let operation: Operation
+        /// When the app asked (virtual milliseconds).
+        let at: Int64
         var outcomes = 0
     }
+
+    /// The limits the rules document, stated here rather than read from the session's
+    /// configuration, so that a changed default is a failure: `WCSession.h` limits a userInfo
+    /// (and a file's metadata) to 65,536 bytes and the application context to 262,144;
+    /// `transferCurrentComplicationUserInfo` has 50 transfers a day; a reply that does not
+    /// come fails with 7012 after the standard 10 s.
+    static let userInfoLimit = 65_536
+    static let contextLimit = 262_144
+    static let complicationTransfersPerDay = 50
+    static let replyTimeoutMilliseconds: Int64 = 10_000
 
     unowned var world: SimWorld!
     private(set) var failures: [String] = []
@@ -38,6 +50,27 @@ final class SimHistory {
     private var lastAcceptedContext: [Role: Int] = [:]
     /// How often each transfer's didFinish reached its app.
     private var finishedTold: [String: Int] = [:]
+    /// Transfers whose sender was told its timeout withdrew them: their didFinish is 7017.
+    private var timedOut: Set<String> = []
+    /// The exact size of a payload made at a documented limit, by item number.
+    private var payloadSizes: [Int: Int] = [:]
+    /// Each side's state since its last restore of the store (a start, or a failed turn's
+    /// reload): what it sent and accepted in that time.
+    private var epoch: [Role: Int] = [.phone: 0, .watch: 0]
+    /// Numbers of the userInfo and context items each side put on the link, ever.
+    private var sentNumbers: [Role: Set<Int>] = [.phone: [], .watch: []]
+    /// Plain userInfo accepted in the current epoch, by side, in order.
+    private var plainAcceptedThisEpoch: [Role: [Int]] = [.phone: [], .watch: []]
+    /// Per current complication item: the plain items of its epoch not yet sent when it was
+    /// asked for, which it must go ahead of.
+    private var mustGoAhead: [Int: [Int]] = [:]
+    private var unsentAtSubmit: [UInt64: [Int]] = [:]
+    /// Contexts accepted by each side, and those replaced before they went out (never sent).
+    private var acceptedContexts: [Role: [Int]] = [.phone: [], .watch: []]
+    private var replacedContexts: [Role: [Int: Int]] = [.phone: [:], .watch: [:]]
+    /// Current complication items told to the phone's app per UTC day (a lower bound of the
+    /// day's budget used).
+    private var complicationsToday: [Int64: Int] = [:]
 
     func fail(_ message: String) {
         if failures.count < 50 { failures.append(message) }
@@ -54,6 +87,17 @@ final class SimHistory {
         (try? PropertyListCodec.encode(["n": .integer(Int64(number))])) ?? []
     }
 
+    /// An item's payload of exactly `size` bytes (padded with data).
+    static func payload(_ number: Int, size: Int) -> [UInt8] {
+        var padding = max(0, size - 64)
+        for _ in 0..<4 {
+            let encoded = (try? PropertyListCodec.encode(["n": .integer(Int64(number)), "p": .data([UInt8](repeating: 1, count: padding))])) ?? []
+            if encoded.count == size { return encoded }
+            padding = max(0, padding + size - encoded.count)
+        }
+        return (try? PropertyListCodec.encode(["n": .integer(Int64(number)), "p": .data([UInt8](repeating: 1, count: padding))])) ?? []
+    }
+
     static func number(_ payload: [UInt8]) -> Int? {
         guard let dictionary = try? PropertyListCodec.decodeDictionary(payload), case .integer(let n)? = dictionary["n"] else {
             return nil
@@ -65,7 +109,10 @@ final class SimHistory {
 
     func submitRandomOperation() {
         let o = world.options
-        let weights = [o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight]
+        let weights = [
+            o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
+            o.limitWeight,
+        ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
         while pick >= weights[kind] {
@@ -98,6 +145,20 @@ final class SimHistory {
             let wantsReply = world.random.chance(0.5)
             operation = .message(number, wantsReply: wantsReply)
             command = .sendMessage(.dictionary(Self.payload(number)), wantsReply: wantsReply, timeoutMilliseconds: nil)
+        case 7:
+            // A payload of exactly a documented limit, or one byte over it.
+            let isContext = world.random.chance(0.3)
+            let size = (isContext ? Self.contextLimit : Self.userInfoLimit) + (world.random.chance(0.5) ? 1 : 0)
+            let payload = Self.payload(number, size: size)
+            payloadSizes[number] = payload.count
+            if isContext {
+                operation = .context(number)
+                command = .updateApplicationContext(payload)
+                world.contextUpdateSubmitted(by: role)
+            } else {
+                operation = .userInfo(number, complication: false)
+                command = .transferUserInfo(payload)
+            }
         case 5:
             guard let ids = acceptedIds[role], !ids.isEmpty else { return }
             let id = ids[world.random.int(0...(ids.count - 1))]
@@ -112,9 +173,16 @@ final class SimHistory {
 
     private func submit(_ command: SessionCommand, _ operation: Operation, on node: SimNode) {
         let token = internalToken()
-        invocations[token.rawValue] = Invocation(role: node.role, incarnation: node.incarnation, operation: operation)
+        invocations[token.rawValue] = Invocation(role: node.role, incarnation: node.incarnation, operation: operation, at: world.now)
         switch operation {
         case .userInfo(let n, _), .file(let n): operations[n] = (node.role, operation)
+        default: break
+        }
+        switch operation {
+        case .userInfo(_, complication: true):
+            unsentAtSubmit[token.rawValue] = plainAcceptedThisEpoch[node.role, default: []].filter { !sentNumbers[node.role, default: []].contains($0) }
+        case .context:
+            unsentAtSubmit[token.rawValue] = acceptedContexts[node.role, default: []].filter { !sentNumbers[node.role, default: []].contains($0) }
         default: break
         }
         world.trace("\(node.role.name) app: \(operation)")
@@ -128,8 +196,22 @@ final class SimHistory {
         }
     }
 
-    func nodeStarted(_ role: Role) {
-        // The app of a restarted daemon is in the foreground once faults are over.
+    func nodeStarted(_ role: Role) { storeRestored(role) }
+
+    /// The side's session was restored from its store: what may have been sent is no longer
+    /// known to it.
+    func storeRestored(_ role: Role) {
+        epoch[role, default: 0] += 1
+        plainAcceptedThisEpoch[role] = []
+    }
+
+    /// An ITEM left `role` (queued before its turn's end).
+    func itemSent(channel: QueueChannel, payload: [UInt8], by role: Role) {
+        guard channel != .file, let n = Self.number(payload) else { return }
+        sentNumbers[role, default: []].insert(n)
+        if channel == .applicationContext, let newer = replacedContexts[role]?[n] {
+            fail("\(role.name): context \(n) was sent though \(newer) replaced it before it went out (the latest context wins)")
+        }
     }
 
     func nodeCrashed(_ role: Role) {}
@@ -143,18 +225,74 @@ final class SimHistory {
         invocations[token.rawValue] = invocation
         if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
         world.trace("\(role.name) app told: \(invocation.operation) -> \(result)")
+        checkLimits(invocation, result, by: role)
+        let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []
         switch (invocation.operation, result) {
-        case (.userInfo(let n, _), .success(.transfer(let id, _))), (.file(let n), .success(.transfer(let id, _))):
+        case (.userInfo(let n, let complication), .success(.transfer(let id, let remaining))):
+            accepted[n] = id
+            acceptedBy[n] = role
+            acceptedIds[role, default: []].append(id)
+            if complication {
+                checkComplicationBudget(remaining ?? 0, n: n, unsent: unsent)
+            } else {
+                plainAcceptedThisEpoch[role, default: []].append(n)
+            }
+        case (.file(let n), .success(.transfer(let id, _))):
             accepted[n] = id
             acceptedBy[n] = role
             acceptedIds[role, default: []].append(id)
         case (.context(let n), .success(.contextUpdated)):
             lastAcceptedContext[role] = max(lastAcceptedContext[role] ?? 0, n)
-        case (.cancel(let id), .success(.cancelled(true))), (.cancel(let id), .success(.timedOut(true))):
+            acceptedContexts[role, default: []].append(n)
+            for older in unsent { replacedContexts[role, default: [:]][older] = n }
+        case (.cancel(let id), .success(.cancelled(true))):
             withdrawn.insert(id)
+        case (.cancel(let id), .success(.timedOut(true))):
+            withdrawn.insert(id)
+            timedOut.insert(id)
+        case (.message(_, wantsReply: true), .failure(.wc(.messageReplyTimedOut, _))):
+            if world.now - invocation.at != Self.replyTimeoutMilliseconds {
+                fail("\(role.name): a message's reply timed out after \(world.now - invocation.at) ms, not the standard \(Self.replyTimeoutMilliseconds)")
+            }
         default:
             break
         }
+    }
+
+    /// A payload over a documented limit is refused with 7009 `payloadTooLarge`, and one at
+    /// the limit is not.
+    private func checkLimits(_ invocation: Invocation, _ result: Result<CommandResult, SessionError>, by role: Role) {
+        let n: Int, limit: Int
+        switch invocation.operation {
+        case .userInfo(let number, _): (n, limit) = (number, Self.userInfoLimit)
+        case .context(let number): (n, limit) = (number, Self.contextLimit)
+        default: return
+        }
+        guard let size = payloadSizes[n] else { return }
+        var tooLarge = false
+        if case .failure(.wc(.payloadTooLarge, _)) = result { tooLarge = true }
+        if size > limit, !tooLarge, case .success = result {
+            fail("\(role.name): a payload of \(size) bytes was accepted over the limit of \(limit)")
+        }
+        if size <= limit, tooLarge { fail("\(role.name): a payload of \(size) bytes was refused at the limit of \(limit)") }
+    }
+
+    /// `remainingComplicationTransfers` is 0 while the watch's complication is not enabled,
+    /// and otherwise counts down from 50 a day; an item that used the budget goes ahead of
+    /// every plain userInfo not yet sent.
+    private func checkComplicationBudget(_ remaining: Int, n: Int, unsent: [Int]) {
+        guard world.options.complicationEnabled else {
+            if remaining != 0 { fail("phone: \(remaining) complication transfers remain though the complication is not enabled") }
+            return
+        }
+        guard remaining > 0 else { return }
+        let day = Int64(((world.wallClockBase + Double(world.now) / 1000) / 86_400).rounded(.down))
+        let before = complicationsToday[day, default: 0]
+        complicationsToday[day] = before + 1
+        if remaining > Self.complicationTransfersPerDay - 1 - before {
+            fail("phone: \(remaining) complication transfers remain after at least \(before + 1) of \(Self.complicationTransfersPerDay) today")
+        }
+        mustGoAhead[n] = unsent
     }
 
     func notification(_ notification: SessionNotification, by role: Role) {
@@ -182,7 +320,10 @@ final class SimHistory {
             // The commit happened: the outcome is a fact, though the app never heard it.
             guard case .cancel(let id)? = invocations[token.rawValue]?.operation else { return }
             switch result {
-            case .success(.cancelled(true)), .success(.timedOut(true)): withdrawn.insert(id)
+            case .success(.cancelled(true)): withdrawn.insert(id)
+            case .success(.timedOut(true)):
+                withdrawn.insert(id)
+                timedOut.insert(id)
             default: break
             }
         default: break
@@ -194,6 +335,9 @@ final class SimHistory {
     func checkEnd(phone: SimNode, watch: SimNode) {
         // Cancels and timeouts withdraw their transfer: a cancel that succeeded names it.
         for (id, code) in finishedWithError where code == .transferTimedOut { withdrawn.insert(id) }
+        for id in timedOut.sorted() where finishedTold[id] != nil && finishedWithError[id] != .transferTimedOut {
+            fail("\(id) was timed out and its didFinish is \(finishedWithError[id].map { "\($0.rawValue)" } ?? "a success"), not 7017")
+        }
         checkQueues(from: phone, to: watch)
         checkQueues(from: watch, to: phone)
         checkContext(from: phone, to: watch)
@@ -266,6 +410,17 @@ final class SimHistory {
                 }
             case .applicationContext:
                 continue
+            }
+        }
+        // A current complication item went ahead of the plain items not yet sent when it came.
+        var position: [Int: Int] = [:]
+        for (index, item) in inbox(of: receiver).enumerated() where item.channel == .userInfo {
+            if let n = Self.number(item.payload) { position[n] = index }
+        }
+        for (c, plain) in mustGoAhead.sorted(by: { $0.key < $1.key }) where operations[c]?.0 == sender.role {
+            guard let cPosition = position[c] else { continue }
+            for p in plain where (position[p] ?? Int.max) < cPosition {
+                fail("\(direction): userInfo \(p), not yet sent when complication userInfo \(c) came, was delivered before it")
             }
         }
         for (n, id) in accepted.sorted(by: { $0.key < $1.key }) where acceptedBy[n] == sender.role && !seen.contains(n) {

@@ -117,6 +117,9 @@ final class SimNode {
         turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
         let mode: ReplyMode = [.echo, .empty, .none][world.options.replyMode]
         turn { self.peer.session.handle(.setReplies(ReplyConfiguration(mode: mode)), token: self.world.history.internalToken(), now: self.world.now) }
+        if role == .phone, world.options.complicationEnabled {
+            turn { self.peer.session.handle(.setDeviceFlags([.isComplicationEnabled: true]), token: self.world.history.internalToken(), now: self.world.now) }
+        }
     }
 
     /// The process dies (SIGKILL, or a power cut when `powerCut`).
@@ -321,6 +324,7 @@ final class SimNode {
         var state = (try? store.load()) ?? DurableState()
         files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
         peer.session.restore(state)
+        world.history.storeRestored(role)
         // The link restarts (GOAWAY, then a 1 s hold) so that both sides resume from what is
         // on the disk.
         // GOAWAY goes after what the turn had queued: that is flushed first.

@@ -260,8 +260,9 @@ package final class SimWorld {
         frames += 1
         mix(9, node.role, UInt64(frame.type.rawValue))
         if let traceLine { traceLine("\(now) \(node.role.name) -> \(frame.typeName)\(Self.detail(frame))") }
-        if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
-            contextInFlight[node.role] = true
+        if case .item(let rawChannel, _, _, let payload) = frame, let channel = QueueChannel(rawValue: rawChannel) {
+            if channel == .applicationContext { contextInFlight[node.role] = true }
+            history.itemSent(channel: channel, payload: payload, by: node.role)
         }
     }
 
