@@ -16,6 +16,10 @@ package final class SimCoverage {
         case duplicateItemDropped = "ITEM already committed, received again"
         case fileResumed = "file resumed after a committed offset"
         case severalFramesInOneCommit = "several frames in one turn's commit"
+        case appsAttached = "worlds with app processes attaching and quitting"
+        case appQuitWithItemsHanded = "app quit with items handed and not acknowledged"
+        case appQuitAwaitingReply = "app quit with a message waiting for its reply"
+        case finishedToldAtLaunch = "didFinish told to the next app process (finished while none ran)"
     }
 
     private var counts: [Int]

@@ -12,6 +12,9 @@ final class SimHistory {
         case message(Int, wantsReply: Bool)
         case cancel(String)
         case appState
+        case attach
+        case quit
+        case acknowledge(UInt64)
     }
 
     struct Invocation {
@@ -20,6 +23,8 @@ final class SimHistory {
         let operation: Operation
         /// When the app asked (virtual milliseconds).
         let at: Int64
+        /// Whether an app process was attached (it makes the transfer its own).
+        let byAttachedApp: Bool
         var outcomes = 0
     }
 
@@ -68,6 +73,21 @@ final class SimHistory {
     /// Contexts accepted by each side, and those replaced before they went out (never sent).
     private var acceptedContexts: [Role: [Int]] = [.phone: [], .watch: []]
     private var replacedContexts: [Role: [Int: Int]] = [.phone: [:], .watch: [:]]
+    /// Transfers an attached app process made: their didFinish must reach an app process,
+    /// at the latest at the next launch.
+    private var madeByApp: Set<String> = []
+    /// Transfers whose didFinish reached an attached app, or was lost with a daemon that died
+    /// after committing it.
+    private var finishedToAnApp: Set<String> = []
+    /// didFinish told at once (not from the store at a launch), per transfer.
+    private var finishedToldAtOnce: [String: Int] = [:]
+    /// The `seq` of finished transfers an app acknowledged, per side: never told again.
+    private var acknowledgedFinished: [Role: Set<UInt64>] = [.phone: [], .watch: []]
+    private var finishedSeqs: [Role: [UInt64: String]] = [.phone: [:], .watch: [:]]
+    /// Received files checked when they were handed to an attached app.
+    private var filesCheckedAsHanded: Set<String> = []
+    /// When the receiving app quit without answering a message, by message number.
+    private var quitWithoutReply: [Int: Int64] = [:]
     /// Current complication items told to the phone's app per UTC day (a lower bound of the
     /// day's budget used).
     private var complicationsToday: [Int64: Int] = [:]
@@ -111,7 +131,7 @@ final class SimHistory {
         let o = world.options
         let weights = [
             o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
-            o.limitWeight,
+            o.limitWeight, o.appWeight,
         ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
@@ -159,6 +179,18 @@ final class SimHistory {
                 operation = .userInfo(number, complication: false)
                 command = .transferUserInfo(payload)
             }
+        case 8:
+            if node.app == nil {
+                let handles: AppHandles = world.random.chance(0.7) ? .all : AppHandles(rawValue: UInt8(world.random.int(0...15)))
+                let state: AppState = world.random.chance(0.7) ? .foreground : .background
+                let token = register(.attach, on: node)
+                node.attachApp(state, handles: handles, token: token)
+            } else if world.random.chance(0.5) {
+                node.appQuits(token: register(.quit, on: node))
+            } else if let app = node.app {
+                node.appAcknowledges(attachment: app.number)
+            }
+            return
         case 5:
             guard let ids = acceptedIds[role], !ids.isEmpty else { return }
             let id = ids[world.random.int(0...(ids.count - 1))]
@@ -171,9 +203,32 @@ final class SimHistory {
         submit(command, operation, on: node)
     }
 
+    private func register(_ operation: Operation, on node: SimNode) -> RequestToken {
+        let token = internalToken()
+        invocations[token.rawValue] = Invocation(
+            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil)
+        world.trace("\(node.role.name) app: \(operation)")
+        return token
+    }
+
+    /// The attached app acknowledges up to `seq`: a request of its own.
+    func acknowledgement(upTo seq: UInt64, by role: Role) -> RequestToken {
+        register(.acknowledge(seq), on: world.node(role))
+    }
+
+    /// The attached app quits (its connection closes).
+    func appQuit(_ app: SimNode.AttachedApp, by role: Role) {
+        if app.handedUpTo > 0 { world.coverage.count(.appQuitWithItemsHanded) }
+        for n in app.awaiting.values.sorted() {
+            world.coverage.count(.appQuitAwaitingReply)
+            quitWithoutReply[n] = world.now
+        }
+    }
+
     private func submit(_ command: SessionCommand, _ operation: Operation, on node: SimNode) {
         let token = internalToken()
-        invocations[token.rawValue] = Invocation(role: node.role, incarnation: node.incarnation, operation: operation, at: world.now)
+        invocations[token.rawValue] = Invocation(
+            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil)
         switch operation {
         case .userInfo(let n, _), .file(let n): operations[n] = (node.role, operation)
         default: break
@@ -192,11 +247,28 @@ final class SimHistory {
     /// Faults are over: both apps come to the foreground.
     func finalPhase() {
         for role in [Role.phone, .watch] where world.node(role).isUp {
-            submit(.setAppState(.foreground), .appState, on: world.node(role))
+            let node = world.node(role)
+            submit(.setAppState(.foreground), .appState, on: node)
+            if world.options.appWeight > 0 { attachForTheFinalPhase(node) }
         }
     }
 
-    func nodeStarted(_ role: Role) { storeRestored(role) }
+    func nodeStarted(_ role: Role) {
+        storeRestored(role)
+        if world.isFinalPhase, world.options.appWeight > 0 { attachForTheFinalPhase(world.node(role)) }
+    }
+
+    /// In the final phase each side runs an app process that answers and acknowledges all.
+    private func attachForTheFinalPhase(_ node: SimNode) {
+        if let app = node.app {
+            world.schedule(.appAcknowledges(node.role, app.number), at: world.now + 1)
+            for replyId in app.awaiting.keys.sorted() {
+                world.schedule(.appReplies(node.role, app.number, replyId), at: world.now + 1)
+            }
+        } else {
+            node.attachApp(.foreground, handles: .all, token: register(.attach, on: node))
+        }
+    }
 
     /// The side's session was restored from its store: what may have been sent is no longer
     /// known to it.
@@ -228,7 +300,10 @@ final class SimHistory {
         checkLimits(invocation, result, by: role)
         let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []
         switch (invocation.operation, result) {
+        case (.acknowledge(let seq), .success):
+            acknowledged(upTo: seq, by: role)
         case (.userInfo(let n, let complication), .success(.transfer(let id, let remaining))):
+            if invocation.byAttachedApp { madeByApp.insert(id) }
             accepted[n] = id
             acceptedBy[n] = role
             acceptedIds[role, default: []].append(id)
@@ -238,6 +313,7 @@ final class SimHistory {
                 plainAcceptedThisEpoch[role, default: []].append(n)
             }
         case (.file(let n), .success(.transfer(let id, _))):
+            if invocation.byAttachedApp { madeByApp.insert(id) }
             accepted[n] = id
             acceptedBy[n] = role
             acceptedIds[role, default: []].append(id)
@@ -250,7 +326,10 @@ final class SimHistory {
         case (.cancel(let id), .success(.timedOut(true))):
             withdrawn.insert(id)
             timedOut.insert(id)
-        case (.message(_, wantsReply: true), .failure(.wc(.messageReplyTimedOut, _))):
+        case (.message(let n, wantsReply: true), .failure(.wc(.messageReplyTimedOut, _))):
+            if let quit = quitWithoutReply[n], quit < invocation.at + Self.replyTimeoutMilliseconds - 1_000 {
+                fail("\(role.name): message \(n) timed out (7012) though the app it reached quit at \(quit) without replying")
+            }
             if world.now - invocation.at != Self.replyTimeoutMilliseconds {
                 fail("\(role.name): a message's reply timed out after \(world.now - invocation.at) ms, not the standard \(Self.replyTimeoutMilliseconds)")
             }
@@ -297,10 +376,42 @@ final class SimHistory {
 
     func notification(_ notification: SessionNotification, by role: Role) {
         world.trace("\(role.name) app notified: \(notification)")
+        guard let node = world.madeNode(role) else { return }
         switch notification {
-        case .userInfoDidFinish(let id, _, _), .file(.didFinish(let id, _, _)):
+        case .userInfoDidFinish(let id, _, let earlier), .file(.didFinish(let id, _, let earlier)):
             finishedTold[id, default: 0] += 1
-            if finishedTold[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+            if node.app != nil { finishedToAnApp.insert(id) }
+            if let seq = earlier?.seq {
+                // Kept in the store while no app ran, told to the next app process.
+                world.coverage.count(.finishedToldAtLaunch)
+                finishedSeqs[role, default: [:]][seq] = id
+                if !madeByApp.contains(id) { fail("\(role.name): the app was told of \(id) at launch, a transfer no app process made") }
+                if acknowledgedFinished[role, default: []].contains(seq) {
+                    fail("\(role.name): the app was told again of \(id) (finished \(seq)), which an app acknowledged")
+                }
+                handed(seq, on: node)
+            } else {
+                finishedToldAtOnce[id, default: 0] += 1
+                if finishedToldAtOnce[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+            }
+        case .userInfoReceived(let seq, _, _), .applicationContextReceived(let seq, _):
+            handed(seq, on: node)
+        case .file(.received(let file)):
+            // The app's acknowledgement removes the file from the inbox: checked as handed.
+            if node.app != nil, let n = Self.number(file.metadata), let source = fileSources[n] {
+                if node.files.bytes(file.path) != source { fail("\(role.name): file \(n) handed to the app at \(file.path) is not whole") }
+                filesCheckedAsHanded.insert(file.transferId)
+            }
+            handed(file.seq, on: node)
+        case .messageReceived(let item):
+            guard let replyId = item.replyId, var app = node.app, case .dictionary(let content) = item.content,
+                let n = Self.number(content.encoded)
+            else { break }
+            app.awaiting[replyId] = n
+            node.app = app
+            if world.isFinalPhase || world.random.chance(0.6) {
+                world.schedule(.appReplies(role, app.number, replyId), at: world.now + world.random.int64(0...2_000))
+            }
         default:
             break
         }
@@ -312,12 +423,47 @@ final class SimHistory {
         }
     }
 
+    /// The attached app was handed an item or a finished transfer numbered `seq`.
+    private func handed(_ seq: UInt64, on node: SimNode) {
+        guard var app = node.app else { return }
+        app.handedUpTo = max(app.handedUpTo, seq)
+        node.app = app
+        // The app acknowledges soon, or (sometimes, while faults go on) not before it quits.
+        if world.isFinalPhase || world.random.chance(0.8) {
+            world.schedule(.appAcknowledges(node.role, app.number), at: world.now + world.random.int64(0...50))
+        }
+    }
+
+    private func acknowledged(upTo seq: UInt64, by role: Role) {
+        for (finished, _) in finishedSeqs[role, default: [:]] where finished <= seq {
+            acknowledgedFinished[role, default: []].insert(finished)
+        }
+    }
+
     /// The daemon died after committing a turn and before doing what waited for the commit.
     func lostAfterCommit(_ action: SessionAction, by role: Role) {
         switch action {
-        case .notify(let notification): self.notification(notification, by: role)
+        case .notify(let notification):
+            switch notification {
+            case .userInfoDidFinish(let id, let error, let earlier), .file(.didFinish(let id, let error, let earlier)):
+                // Told by a daemon that died before telling it: the app never heard it (one
+                // kept in the store is told again at the next launch).
+                finishedTold[id, default: 0] += 1
+                guard earlier?.seq == nil else { break }
+                finishedToAnApp.insert(id)
+                finishedToldAtOnce[id, default: 0] += 1
+                if case .wc(let code, _)? = error { finishedWithError[id] = code }
+            default:
+                break
+            }
         case .respond(let token, let result):
             // The commit happened: the outcome is a fact, though the app never heard it.
+            if let invocation = invocations[token.rawValue], invocation.byAttachedApp, case .success(.transfer(let id, _)) = result {
+                madeByApp.insert(id)
+            }
+            if case .acknowledge(let seq)? = invocations[token.rawValue]?.operation, case .success = result {
+                acknowledged(upTo: seq, by: role)
+            }
             guard case .cancel(let id)? = invocations[token.rawValue]?.operation else { return }
             switch result {
             case .success(.cancelled(true)): withdrawn.insert(id)
@@ -359,6 +505,12 @@ final class SimHistory {
             }
             if !state.undelivered.isEmpty { fail("the \(name) has \(state.undelivered.count) received items never handed to its app") }
             if !state.incomingFiles.isEmpty { fail("the \(name) has \(state.incomingFiles.count) incoming files unfinished after the final phase") }
+            if world.options.appWeight > 0, !state.finished.isEmpty {
+                fail("the \(name) keeps \(state.finished.count) finished transfers its app was never told of")
+            }
+        }
+        for id in madeByApp.sorted() where finishedTold[id] != nil && !finishedToAnApp.contains(id) {
+            fail("the didFinish of \(id), made by an app process, never reached an app process")
         }
         for (token, invocation) in invocations.sorted(by: { $0.key < $1.key }) where invocation.outcomes == 0 {
             let node = invocation.role == .phone ? phone : watch
@@ -405,7 +557,8 @@ final class SimHistory {
                 }
                 seen.insert(n)
                 if !seenFiles.insert(file.transferId).inserted { fail("\(direction): file \(n) was delivered twice") }
-                if receiver.isUp, receiver.files.bytes(file.path) != source {
+                let removedByTheApp = receiver.files.bytes(file.path) == nil && filesCheckedAsHanded.contains(file.transferId)
+                if receiver.isUp, !removedByTheApp, receiver.files.bytes(file.path) != source {
                     fail("\(direction): file \(n) at \(file.path) is not whole (\(receiver.files.bytes(file.path)?.count ?? -1) of \(source.count) bytes)")
                 }
             case .applicationContext:

@@ -34,6 +34,19 @@ final class SimNode {
     var storeFaultRate = 0.0
     /// Frames this node's turn handled (for the coverage of multi-frame turns).
     private(set) var framesThisTurn = 0
+    /// The app process attached to this side (`app.attach`), as the world knows it: it is
+    /// handed received items and acknowledges them, answers messages, and may quit. It goes
+    /// with the daemon's process.
+    var app: AttachedApp?
+    private var attachments = 0
+
+    struct AttachedApp {
+        let number: Int
+        /// The highest `seq` handed to this app process (items and finished transfers).
+        var handedUpTo: UInt64 = 0
+        /// Messages waiting for this app's reply: reply id to the message's number.
+        var awaiting: [UInt64: Int] = [:]
+    }
 
     final class TransferIdSource: @unchecked Sendable {
         let prefix: String
@@ -94,6 +107,7 @@ final class SimNode {
     /// Starts the daemon: store loaded, files recovered, the session restored and activated.
     func start() {
         incarnation += 1
+        app = nil
         isUp = true
         dying = false
         diedAfterCommit = false
@@ -125,6 +139,7 @@ final class SimNode {
     /// The process dies (SIGKILL, or a power cut when `powerCut`).
     func crash(powerCut: Bool) {
         isUp = false
+        app = nil
         store.crash()
         files.crash(powerCut: powerCut)
         timers.removeAll()
@@ -247,6 +262,37 @@ final class SimNode {
     /// Submits an app's command, as one turn.
     func command(_ command: SessionCommand, token: RequestToken) {
         turn { peer.session.handle(command, token: token, now: world.now) }
+    }
+
+    // MARK: - The attached app
+
+    /// An app process attaches, in `state`, with every delegate method or a few.
+    func attachApp(_ state: AppState, handles: AppHandles, token: RequestToken) {
+        attachments += 1
+        app = AttachedApp(number: attachments)
+        command(.attachApp(state, handles), token: token)
+    }
+
+    /// The app process quits: what it was handed and did not acknowledge it never saw.
+    func appQuits(token: RequestToken) {
+        guard let app else { return }
+        world.history.appQuit(app, by: role)
+        self.app = nil
+        command(.detachApp, token: token)
+    }
+
+    /// The attached app acknowledges everything handed to it (its delegate methods returned).
+    func appAcknowledges(attachment: Int) {
+        guard isUp, let app, app.number == attachment, app.handedUpTo > 0 else { return }
+        let token = world.history.acknowledgement(upTo: app.handedUpTo, by: role)
+        command(.acknowledgeDelivery(upTo: app.handedUpTo), token: token)
+    }
+
+    /// The attached app answers a message that waits for its reply.
+    func appReplies(attachment: Int, replyId: UInt64) {
+        guard isUp, var app, app.number == attachment, let n = app.awaiting.removeValue(forKey: replyId) else { return }
+        self.app = app
+        command(.reply(replyId: replyId, payload: .dictionary(SimHistory.payload(n))), token: world.history.internalToken())
     }
 
     /// The link handshake starts on a new connection.

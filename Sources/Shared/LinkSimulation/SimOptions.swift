@@ -28,6 +28,9 @@ package struct SimOptions: CustomStringConvertible {
     /// Whether the phone's app has the watch's complication enabled (the budget of
     /// `transferCurrentComplicationUserInfo` applies).
     package var complicationEnabled: Bool
+    /// App processes attaching, acknowledging, answering and quitting (0: the daemon plays
+    /// the app throughout).
+    package var appWeight: Int
     /// Session limits, small to reach edge states.
     package var maximumItemsInFlight: Int
     package var fileChunkLength: Int
@@ -62,6 +65,7 @@ package struct SimOptions: CustomStringConvertible {
         replyMode = random.int(0...2)
         limitWeight = random.chance(0.3) ? 1 : 0
         complicationEnabled = random.chance(0.5)
+        appWeight = random.chance(0.5) ? random.int(1...3) : 0
     }
 
     package var description: String {
@@ -71,6 +75,6 @@ package struct SimOptions: CustomStringConvertible {
             + "context \(contextWeight) file \(fileWeight) message \(messageWeight) cancel \(cancelWeight) "
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
-            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled")"
+            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight)"
     }
 }

@@ -15,6 +15,8 @@ package final class SimWorld {
         case timer(Role, Int, SessionTimer, Int64)
         case restart(Role)
         case connect
+        case appAcknowledges(Role, Int)
+        case appReplies(Role, Int, UInt64)
     }
 
     /// The virtual clock, readable by the sessions' wall clock.
@@ -27,6 +29,8 @@ package final class SimWorld {
     /// Wall-clock seconds at virtual time 0 (some seeds start near a UTC midnight).
     let wallClockBase: Double
     var now: Int64 { clockBox.now }
+    /// Whether faults are over (the final phase).
+    var isFinalPhase: Bool { !faultsOn }
     private var queue = SimEventQueue<Event>()
     private var nodes: [SimNode] = []
     let history: SimHistory
@@ -66,6 +70,9 @@ package final class SimWorld {
 
     func node(_ role: Role) -> SimNode { role == .phone ? nodes[0] : nodes[1] }
 
+    /// The node, once the world has made both (a node's first start runs before).
+    func madeNode(_ role: Role) -> SimNode? { nodes.count == 2 ? node(role) : nil }
+
     // MARK: - Running
 
     /// Runs the world to its end and checks it; the failures found (none when it passed).
@@ -85,6 +92,7 @@ package final class SimWorld {
         }
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
+        if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
         return history.failures
     }
 
@@ -115,6 +123,12 @@ package final class SimWorld {
         case .connect:
             connectScheduled = false
             connect()
+        case .appAcknowledges(let role, let attachment):
+            mix(12, role, UInt64(attachment))
+            node(role).appAcknowledges(attachment: attachment)
+        case .appReplies(let role, let attachment, let replyId):
+            mix(13, role, replyId)
+            node(role).appReplies(attachment: attachment, replyId: replyId)
         }
     }
 
