@@ -10,7 +10,7 @@ package final class SimCoverage {
         case cutMidFile = "cut with a file chunk in flight"
         case storeFull = "ENOSPC on a store call"
         case storeIOError = "EIO on a store call"
-        case refusedForFullDisk = "items refused for a full disk (7015) at the receiver"
+        case refusedForFullDisk = "ITEM_ERROR 7015 sent: no room at the receiver"
         case itemErrorReceived = "ITEM_ERROR received"
         case contextReplacedInFlight = "context replaced while one was in flight"
         case duplicateItemDropped = "ITEM already committed, received again"

@@ -355,26 +355,24 @@ final class SimNode {
         outgoingCarriesFileChunk = false
     }
 
-    // MARK: - A failed turn (what StoreFailureRecovery does in the daemon)
+    // MARK: - A failed turn
 
+    /// The daemon's own recovery (``StoreFailureRecovery``), on this node's store and link.
     private func storeFailed(_ error: Error) {
         guard !dying else { return }
-        let failure = TurnCommitter.writeFailure(error)
-        if case .wc(.insufficientSpace, _) = failure {
-            let refusals = peer.session.refuseUncommittedItems(failure)
-            if refusals.contains(where: { if case .send(.itemError) = $0 { return true } else { return false } }) {
-                world.coverage.count(.refusedForFullDisk)
-            }
-            committer.perform(refusals, from: peer)
-        }
-        var state = (try? store.load()) ?? DurableState()
-        files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
-        peer.session.restore(state)
-        world.history.storeRestored(role)
-        // The link restarts (GOAWAY, then a 1 s hold) so that both sides resume from what is
-        // on the disk.
-        // GOAWAY goes after what the turn had queued: that is flushed first.
-        flush()
-        if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
+        try? StoreFailureRecovery.recoverTurn(
+            of: peer, after: error, committer: committer,
+            reload: {
+                var state = (try? store.load()) ?? DurableState()
+                files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
+                peer.session.restore(state)
+                world.history.storeRestored(role)
+            },
+            restartLink: {
+                // GOAWAY goes after what the turn had queued (refusals included): that is
+                // flushed first, then the link holds 1 s.
+                flush()
+                if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
+            })
     }
 }

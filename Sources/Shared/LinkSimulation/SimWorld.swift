@@ -278,6 +278,9 @@ package final class SimWorld {
             if channel == .applicationContext { contextInFlight[node.role] = true }
             history.itemSent(channel: channel, payload: payload, by: node.role)
         }
+        if case .itemError(_, _, let code, _) = frame, code == UInt16(WCErrorCode.insufficientSpace.rawValue) {
+            coverage.count(.refusedForFullDisk)
+        }
     }
 
     func observe(_ frame: Frame, receivedBy node: SimNode) {
