@@ -84,6 +84,8 @@ final class SimHistory {
     /// The `seq` of finished transfers an app acknowledged, per side: never told again.
     private var acknowledgedFinished: [Role: Set<UInt64>] = [.phone: [], .watch: []]
     private var finishedSeqs: [Role: [UInt64: String]] = [.phone: [:], .watch: [:]]
+    /// Acknowledgements answered in the turn under way, per side.
+    private var acknowledgementsThisTurn: [Role: [UInt64]] = [:]
     /// Received files checked when they were handed to an attached app.
     private var filesCheckedAsHanded: Set<String> = []
     /// When the receiving app quit without answering a message, by message number.
@@ -301,7 +303,9 @@ final class SimHistory {
         let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []
         switch (invocation.operation, result) {
         case (.acknowledge(let seq), .success):
-            acknowledged(upTo: seq, by: role)
+            // Answered before the turn's end: it counts once the turn did not roll back (the
+            // answer is not one that promises durability, so a rolled-back one is a success too).
+            acknowledgementsThisTurn[role, default: []].append(seq)
         case (.userInfo(let n, let complication), .success(.transfer(let id, let remaining))):
             if invocation.byAttachedApp { madeByApp.insert(id) }
             accepted[n] = id
@@ -432,6 +436,12 @@ final class SimHistory {
         if world.isFinalPhase || world.random.chance(0.8) {
             world.schedule(.appAcknowledges(node.role, app.number), at: world.now + world.random.int64(0...50))
         }
+    }
+
+    /// A turn of `role` ended; `rolledBack` when its writes failed.
+    func turnEnded(_ role: Role, rolledBack: Bool) {
+        guard let seqs = acknowledgementsThisTurn.removeValue(forKey: role), !rolledBack else { return }
+        for seq in seqs { acknowledged(upTo: seq, by: role) }
     }
 
     private func acknowledged(upTo seq: UInt64, by role: Role) {

@@ -39,6 +39,8 @@ final class SimNode {
     /// with the daemon's process.
     var app: AttachedApp?
     private var attachments = 0
+    /// Set when this turn's writes failed and were rolled back.
+    private var turnRolledBack = false
 
     struct AttachedApp {
         let number: Int
@@ -165,6 +167,8 @@ final class SimNode {
 
     private func finishTurn() {
         committer.endOfTurn()
+        world.history.turnEnded(role, rolledBack: turnRolledBack)
+        turnRolledBack = false
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
@@ -360,6 +364,7 @@ final class SimNode {
     /// The daemon's own recovery (``StoreFailureRecovery``), on this node's store and link.
     private func storeFailed(_ error: Error) {
         guard !dying else { return }
+        turnRolledBack = true
         try? StoreFailureRecovery.recoverTurn(
             of: peer, after: error, committer: committer,
             reload: {
