@@ -14,6 +14,7 @@ final class SimHistory {
         case appState
         case attach
         case quit
+        case flags([DeviceFlagName: Bool])
         case acknowledge(UInt64)
     }
 
@@ -25,6 +26,8 @@ final class SimHistory {
         let at: Int64
         /// Whether an app process was attached (it makes the transfer its own).
         let byAttachedApp: Bool
+        /// Why the pair was unusable from this side when the app asked, if it was.
+        var pairingFailure: WCErrorCode? = nil
         var outcomes = 0
     }
 
@@ -84,6 +87,33 @@ final class SimHistory {
     /// The `seq` of finished transfers an app acknowledged, per side: never told again.
     private var acknowledgedFinished: [Role: Set<UInt64>] = [.phone: [], .watch: []]
     private var finishedSeqs: [Role: [UInt64: String]] = [.phone: [:], .watch: [:]]
+    /// Each side's own device flags, as last set.
+    private var flags: [Role: [DeviceFlagName: Bool]] = [
+        .phone: [.isPaired: true, .isWatchAppInstalled: true], .watch: [.isCompanionAppInstalled: true, .isWatchOnlyApp: false],
+    ]
+
+    /// The flags a restarted daemon sets again (its state files keep them).
+    func flagsDifferingFromTheDefault(of role: Role) -> [DeviceFlagName: Bool] {
+        let usable: [DeviceFlagName: Bool] = [.isPaired: true, .isWatchAppInstalled: true, .isCompanionAppInstalled: true, .isWatchOnlyApp: false]
+        return (flags[role] ?? [:]).filter { usable[$0.key] != $0.value }
+    }
+
+    /// Why this side may not send now, by its own flags (`WCSession.h`: 7005 not paired, 7006
+    /// the watch app not installed, 7018 the companion app not installed, 7019 a watch-only
+    /// app); nil when it may.
+    private func pairingFailure(of role: Role) -> WCErrorCode? {
+        let own = flags[role] ?? [:]
+        switch role {
+        case .phone:
+            if own[.isPaired] != true { return .deviceNotPaired }
+            if own[.isWatchAppInstalled] != true { return .watchAppNotInstalled }
+        case .watch:
+            if own[.isWatchOnlyApp] == true { return .watchOnlyApp }
+            if own[.isCompanionAppInstalled] != true { return .companionAppNotInstalled }
+        }
+        return nil
+    }
+
     /// Acknowledgements answered in the turn under way, per side.
     private var acknowledgementsThisTurn: [Role: [UInt64]] = [:]
     /// Received files checked when they were handed to an attached app.
@@ -133,7 +163,7 @@ final class SimHistory {
         let o = world.options
         let weights = [
             o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
-            o.limitWeight, o.appWeight,
+            o.limitWeight, o.appWeight, o.flagsWeight,
         ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
@@ -193,6 +223,13 @@ final class SimHistory {
                 node.appAcknowledges(attachment: app.number)
             }
             return
+        case 9:
+            let names: [DeviceFlagName] = role == .phone ? [.isPaired, .isWatchAppInstalled] : [.isCompanionAppInstalled, .isWatchOnlyApp]
+            let name = names[world.random.int(0...1)]
+            let change = [name: !(flags[role]?[name] ?? false)]
+            flags[role, default: [:]][name] = change[name]
+            operation = .flags(change)
+            command = .setDeviceFlags(change)
         case 5:
             guard let ids = acceptedIds[role], !ids.isEmpty else { return }
             let id = ids[world.random.int(0...(ids.count - 1))]
@@ -230,7 +267,8 @@ final class SimHistory {
     private func submit(_ command: SessionCommand, _ operation: Operation, on node: SimNode) {
         let token = internalToken()
         invocations[token.rawValue] = Invocation(
-            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil)
+            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil,
+            pairingFailure: pairingFailure(of: node.role))
         switch operation {
         case .userInfo(let n, _), .file(let n): operations[n] = (node.role, operation)
         default: break
@@ -248,8 +286,13 @@ final class SimHistory {
 
     /// Faults are over: both apps come to the foreground.
     func finalPhase() {
-        for role in [Role.phone, .watch] where world.node(role).isUp {
+        for role in [Role.phone, .watch] {
+            // The pair becomes usable (a daemon down now starts with these flags).
+            let usable = flagsDifferingFromTheDefault(of: role).mapValues { !$0 }
+            for (name, value) in usable { flags[role, default: [:]][name] = value }
             let node = world.node(role)
+            guard node.isUp else { continue }
+            if !usable.isEmpty { submit(.setDeviceFlags(usable), .flags(usable), on: node) }
             submit(.setAppState(.foreground), .appState, on: node)
             if world.options.appWeight > 0 { attachForTheFinalPhase(node) }
         }
@@ -281,6 +324,9 @@ final class SimHistory {
 
     /// An ITEM left `role` (queued before its turn's end).
     func itemSent(channel: QueueChannel, payload: [UInt8], by role: Role) {
+        if let reason = pairingFailure(of: role), reason != .watchOnlyApp {
+            fail("\(role.name) sent a \(channel) item while its queued items must wait (\(reason.rawValue))")
+        }
         guard channel != .file, let n = Self.number(payload) else { return }
         sentNumbers[role, default: []].insert(n)
         if channel == .applicationContext, let newer = replacedContexts[role]?[n] {
@@ -300,6 +346,7 @@ final class SimHistory {
         if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
         world.trace("\(role.name) app told: \(invocation.operation) -> \(result)")
         checkLimits(invocation, result, by: role)
+        checkPairing(invocation, result, by: role)
         let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []
         switch (invocation.operation, result) {
         case (.acknowledge(let seq), .success):
@@ -340,6 +387,18 @@ final class SimHistory {
         default:
             break
         }
+    }
+
+    /// A transfer is refused while the pair is unusable from this side, with the error that
+    /// says why.
+    private func checkPairing(_ invocation: Invocation, _ result: Result<CommandResult, SessionError>, by role: Role) {
+        switch invocation.operation {
+        case .userInfo, .context, .file: break
+        default: return
+        }
+        guard let expected = invocation.pairingFailure else { return }
+        if case .failure(.wc(let code, _)) = result, code == expected { return }
+        fail("\(role.name): \(invocation.operation) while the pair is unusable (\(expected.rawValue) expected) was answered \(result)")
     }
 
     /// A payload over a documented limit is refused with 7009 `payloadTooLarge`, and one at

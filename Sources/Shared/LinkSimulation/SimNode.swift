@@ -133,6 +133,11 @@ final class SimNode {
         turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
         let mode: ReplyMode = [.echo, .empty, .none][world.options.replyMode]
         turn { self.peer.session.handle(.setReplies(ReplyConfiguration(mode: mode)), token: self.world.history.internalToken(), now: self.world.now) }
+        let changedFlags = world.history.flagsDifferingFromTheDefault(of: role)
+        if !changedFlags.isEmpty {
+            // The daemon keeps its device's flags in its state files.
+            turn { self.peer.session.handle(.setDeviceFlags(changedFlags), token: self.world.history.internalToken(), now: self.world.now) }
+        }
         if role == .phone, world.options.complicationEnabled {
             turn { self.peer.session.handle(.setDeviceFlags([.isComplicationEnabled: true]), token: self.world.history.internalToken(), now: self.world.now) }
         }
@@ -317,6 +322,11 @@ final class SimNode {
         }
         switch action {
         case .send(let frame):
+            // The session counts an ITEM as possibly sent once it asks for it to go, whether
+            // or not the link still takes it.
+            if case .item(let rawChannel, _, _, let payload) = frame, let channel = QueueChannel(rawValue: rawChannel) {
+                world.history.itemSent(channel: channel, payload: payload, by: role)
+            }
             if let connection, connection.end(role).established { append(frame) }
         case .respond(let token, let result):
             world.history.response(token, result, by: role)

@@ -31,6 +31,9 @@ package struct SimOptions: CustomStringConvertible {
     /// App processes attaching, acknowledging, answering and quitting (0: the daemon plays
     /// the app throughout).
     package var appWeight: Int
+    /// Device flags changing while faults go on: the phone unpaired or without the watch app,
+    /// the watch without its companion app or a watch-only app.
+    package var flagsWeight: Int
     /// Session limits, small to reach edge states.
     package var maximumItemsInFlight: Int
     package var fileChunkLength: Int
@@ -66,6 +69,7 @@ package struct SimOptions: CustomStringConvertible {
         limitWeight = random.chance(0.3) ? 1 : 0
         complicationEnabled = random.chance(0.5)
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
+        flagsWeight = random.chance(0.3) ? 1 : 0
     }
 
     package var description: String {
@@ -75,6 +79,6 @@ package struct SimOptions: CustomStringConvertible {
             + "context \(contextWeight) file \(fileWeight) message \(messageWeight) cancel \(cancelWeight) "
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
-            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight)"
+            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
     }
 }

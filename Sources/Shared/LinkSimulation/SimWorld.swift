@@ -274,9 +274,8 @@ package final class SimWorld {
         frames += 1
         mix(9, node.role, UInt64(frame.type.rawValue))
         if let traceLine { traceLine("\(now) \(node.role.name) -> \(frame.typeName)\(Self.detail(frame))") }
-        if case .item(let rawChannel, _, _, let payload) = frame, let channel = QueueChannel(rawValue: rawChannel) {
-            if channel == .applicationContext { contextInFlight[node.role] = true }
-            history.itemSent(channel: channel, payload: payload, by: node.role)
+        if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
+            contextInFlight[node.role] = true
         }
         if case .itemError(_, _, let code, _) = frame, code == UInt16(WCErrorCode.insufficientSpace.rawValue) {
             coverage.count(.refusedForFullDisk)
@@ -308,7 +307,9 @@ package final class SimWorld {
 
     private static func detail(_ frame: Frame) -> String {
         switch frame {
-        case .item(let channel, let seq, let flags, let payload): return " channel \(channel) seq \(seq) flags \(flags) \(payload.count) bytes"
+        case .item(let channel, let seq, let flags, let payload):
+            let number = SimHistory.number(payload).map { " (item \($0))" } ?? ""
+            return " channel \(channel) seq \(seq) flags \(flags) \(payload.count) bytes\(number)"
         case .ack(let channel, let seq): return " channel \(channel) up to \(seq)"
         case .itemError(let channel, let seq, let code, _): return " channel \(channel) seq \(seq) code \(code)"
         case .fileChunk(let seq, let offset, let data): return " seq \(seq) offset \(offset) \(data.count) bytes"
