@@ -13,7 +13,6 @@ package final class SimCoverage {
         case refusedForFullDisk = "ITEM_ERROR 7015 sent: no room at the receiver"
         case itemErrorReceived = "ITEM_ERROR received"
         case contextReplacedInFlight = "context replaced while one was in flight"
-        case duplicateItemDropped = "ITEM already committed, received again"
         case fileResumed = "file resumed after a committed offset"
         case severalFramesInOneCommit = "several frames in one turn's commit"
         case appsAttached = "worlds with app processes attaching and quitting"

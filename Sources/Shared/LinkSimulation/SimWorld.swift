@@ -287,8 +287,13 @@ package final class SimWorld {
         if let traceLine { traceLine("\(now) \(node.role.name) <- \(frame.typeName)\(Self.detail(frame))") }
         switch frame {
         case .item(let channel, let seq, _, _):
-            if let queue = QueueChannel(rawValue: channel), seq <= node.store.committed.cursors[queue]?.lastReceived ?? 0 {
-                coverage.count(.duplicateItemDropped)
+            // A sender resumes above the acknowledgement the receiver sent on this link, which
+            // is its committed cursor: an item at or below it is never sent again (files
+            // aside: an unfinished one is offered again to resume it).
+            if let queue = QueueChannel(rawValue: channel), queue != .file,
+                let committed = node.store.committed.cursors[queue]?.lastReceived, seq <= committed
+            {
+                history.fail("the \(node.role.name) received \(queue) seq \(seq) again, at or below its committed \(committed)")
             }
         case .ack(let channel, _) where channel == QueueChannel.applicationContext.rawValue:
             contextInFlight[node.role] = false
