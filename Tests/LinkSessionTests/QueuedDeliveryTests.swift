@@ -158,6 +158,26 @@ final class QueuedDeliveryTests: XCTestCase {
         XCTAssertEqual(pair.watch.store.delivered.map { $0.flags.contains(.currentComplication) }, [false, false, true, false, false, false, false])
     }
 
+    /// A newer current complication item goes behind an older one that lost its tag, also
+    /// once the item that took the tag from it was cancelled (found by the simulator: the
+    /// older value reached the watch after the newer ones).
+    func testACurrentComplicationItemNeverOvertakesAnOlderOne() {
+        let pair = activatedPair()
+        pair.command(.phone, .setDeviceFlags([.isComplicationEnabled: true]))
+        pair.setLink(up: false)
+        pair.command(.phone, .transferComplicationUserInfo(payload(["complication": 1])))
+        let second = pair.command(.phone, .transferComplicationUserInfo(payload(["complication": 2])))
+        guard case .success(.transfer(let secondId, _))? = pair.side(.phone).responses[second] else {
+            return XCTFail("the second complication transfer was not accepted")
+        }
+        pair.command(.phone, .cancelTransfer(transferId: secondId))
+        pair.command(.phone, .transferUserInfo(payload(["n": 1])))
+        pair.command(.phone, .transferComplicationUserInfo(payload(["complication": 3])))
+        pair.setLink(up: true)
+        pair.pump()
+        XCTAssertEqual(pair.deliveredUserInfo(.watch), [["complication": 1], ["complication": 3], ["n": 1]])
+    }
+
     /// Random transfers both ways, random frame delivery, random crashes of either side and
     /// link drops: every acknowledged transfer arrives exactly once and in order.
     func testExactlyOnceInOrderAcrossRandomCrashes() {

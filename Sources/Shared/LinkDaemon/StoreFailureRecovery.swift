@@ -8,8 +8,10 @@ import WireProtocol
 /// store failed (docs/durability.md): it says so (a log line, a trace fault, a `store.failed`
 /// event), refuses the peer's items of that turn when the disk is full (7015), reloads the
 /// committed state and restarts the peer's link, so that both sides resume from what is on
-/// the disk. A daemon that cannot read its committed state back stops.
-final class StoreFailureRecovery {
+/// the disk. A daemon that cannot read its committed state back stops. The steps that decide
+/// what the peers see (``recoverTurn(of:after:committer:reload:restartLink:)``) are shared
+/// with the simulator (`LinkSimulation`), which runs them on its own store and link.
+package final class StoreFailureRecovery {
     private let role: Role
     private let logger: Logger
     private let tracer: Tracer
@@ -45,15 +47,32 @@ final class StoreFailureRecovery {
         fields["name"] = nil
         fields["reason"] = reason
         publish("store.failed", fields)
+        do {
+            try Self.recoverTurn(
+                of: peer, after: error, committer: committer, reload: { try directory.reloadCommittedState(of: peer) },
+                restartLink: { link.resynchronize(peer) })
+        } catch {
+            logger.error("store: cannot reload the committed state: \(error); stopping")
+            return stop(DaemonStopped("the committed state could not be read back after a failed write (\(error))"))
+        }
+    }
+
+    /// What a rolled-back turn of `peer` leads to: on a full disk the peer's items of that
+    /// turn are refused (ITEM_ERROR 7015), then the committed state is reloaded (`reload`)
+    /// and the link restarted (`restartLink`: GOAWAY and a hold, after what is queued), so
+    /// that both sides resume from what is on the disk. Throws what `reload` throws; the link
+    /// is then left as it is.
+    package static func recoverTurn(
+        of peer: PeerSession, after error: Error, committer: TurnCommitter, reload: () throws -> Void, restartLink: () -> Void
+    ) throws {
+        let failure = TurnCommitter.writeFailure(error)
+        let reason = Self.reason(failure)
         if reason == "diskFull" {
             // What the peer sent in that turn cannot be kept: the peer learns it (7015).
             committer.perform(peer.session.refuseUncommittedItems(failure), from: peer)
         }
-        do { try directory.reloadCommittedState(of: peer) } catch {
-            logger.error("store: cannot reload the committed state: \(error); stopping")
-            return stop(DaemonStopped("the committed state could not be read back after a failed write (\(error))"))
-        }
-        link.resynchronize(peer)
+        try reload()
+        restartLink()
     }
 
     /// A state file or a feature's database (`file`) could not be written: the change it held

@@ -21,6 +21,10 @@ final class OutboundQueue {
     /// sent, so they may still be renumbered (a current complication item goes ahead of them).
     /// After a restore every stored item counts as possibly sent.
     var mayHaveSentUpTo: UInt64 = 0
+    /// The seq of the last item queued ahead (a current complication item) since the restore:
+    /// a newer one goes behind it, also once it was retagged, cancelled or acknowledged, so
+    /// that an older complication item that lost its tag is never overtaken.
+    var lastQueuedAhead: UInt64 = 0
 
     var count: Int { storage.count - head }
     var isEmpty: Bool { count == 0 }
@@ -213,7 +217,9 @@ extension LinkSession {
         let queue = queue(channel)
         let floor = max(queue.mayHaveSentUpTo, previous ?? 0)
         guard let first = queue.items.first(where: { $0.seq > floor }) else {
-            return enqueue(channel, payload: payload, flags: flags)
+            let item = enqueue(channel, payload: payload, flags: flags)
+            queue.lastQueuedAhead = item.seq
+            return item
         }
         var cursor = cursor(channel)
         cursor.lastAssigned += 1
@@ -224,6 +230,7 @@ extension LinkSession {
             transferId: configuration.makeTransferId?() ?? transferIds.next(),
             payload: payload, flags: flags, createdAt: configuration.wallClock())
         queue.insertAhead(item)
+        queue.lastQueuedAhead = item.seq
         actions.append(.persist(.enqueue(item)))
         return item
     }
@@ -238,7 +245,8 @@ extension LinkSession {
             actions.append(.persist(.setFlags(.userInfo, seq: queue[offset].seq, queue[offset].flags)))
             untagged = queue[offset].seq
         }
-        return untagged
+        let previous = max(untagged ?? 0, queue.lastQueuedAhead)
+        return previous == 0 ? nil : previous
     }
 
     func updateApplicationContext(_ payload: [UInt8], token: RequestToken) {

@@ -10,12 +10,15 @@ package final class SimCoverage {
         case cutMidFile = "cut with a file chunk in flight"
         case storeFull = "ENOSPC on a store call"
         case storeIOError = "EIO on a store call"
-        case refusedForFullDisk = "items refused for a full disk (7015) at the receiver"
+        case refusedForFullDisk = "ITEM_ERROR 7015 sent: no room at the receiver"
         case itemErrorReceived = "ITEM_ERROR received"
         case contextReplacedInFlight = "context replaced while one was in flight"
-        case duplicateItemDropped = "ITEM already committed, received again"
         case fileResumed = "file resumed after a committed offset"
         case severalFramesInOneCommit = "several frames in one turn's commit"
+        case appsAttached = "worlds with app processes attaching and quitting"
+        case appQuitWithItemsHanded = "app quit with items handed and not acknowledged"
+        case appQuitAwaitingReply = "app quit with a message waiting for its reply"
+        case finishedToldAtLaunch = "didFinish told to the next app process (finished while none ran)"
     }
 
     private var counts: [Int]

@@ -12,14 +12,34 @@ final class SimHistory {
         case message(Int, wantsReply: Bool)
         case cancel(String)
         case appState
+        case attach
+        case quit
+        case flags([DeviceFlagName: Bool])
+        case acknowledge(UInt64)
     }
 
     struct Invocation {
         let role: Role
         let incarnation: Int
         let operation: Operation
+        /// When the app asked (virtual milliseconds).
+        let at: Int64
+        /// Whether an app process was attached (it makes the transfer its own).
+        let byAttachedApp: Bool
+        /// Why the pair was unusable from this side when the app asked, if it was.
+        var pairingFailure: WCErrorCode? = nil
         var outcomes = 0
     }
+
+    /// The limits the rules document, stated here rather than read from the session's
+    /// configuration, so that a changed default is a failure: `WCSession.h` limits a userInfo
+    /// (and a file's metadata) to 65,536 bytes and the application context to 262,144;
+    /// `transferCurrentComplicationUserInfo` has 50 transfers a day; a reply that does not
+    /// come fails with 7012 after the standard 10 s.
+    static let userInfoLimit = 65_536
+    static let contextLimit = 262_144
+    static let complicationTransfersPerDay = 50
+    static let replyTimeoutMilliseconds: Int64 = 10_000
 
     unowned var world: SimWorld!
     private(set) var failures: [String] = []
@@ -38,6 +58,71 @@ final class SimHistory {
     private var lastAcceptedContext: [Role: Int] = [:]
     /// How often each transfer's didFinish reached its app.
     private var finishedTold: [String: Int] = [:]
+    /// Transfers whose sender was told its timeout withdrew them: their didFinish is 7017.
+    private var timedOut: Set<String> = []
+    /// The exact size of a payload made at a documented limit, by item number.
+    private var payloadSizes: [Int: Int] = [:]
+    /// Each side's state since its last restore of the store (a start, or a failed turn's
+    /// reload): what it sent and accepted in that time.
+    private var epoch: [Role: Int] = [.phone: 0, .watch: 0]
+    /// Numbers of the userInfo and context items each side put on the link, ever.
+    private var sentNumbers: [Role: Set<Int>] = [.phone: [], .watch: []]
+    /// Plain userInfo accepted in the current epoch, by side, in order.
+    private var plainAcceptedThisEpoch: [Role: [Int]] = [.phone: [], .watch: []]
+    /// Per current complication item: the plain items of its epoch not yet sent when it was
+    /// asked for, which it must go ahead of.
+    private var mustGoAhead: [Int: [Int]] = [:]
+    private var unsentAtSubmit: [UInt64: [Int]] = [:]
+    /// Contexts accepted by each side, and those replaced before they went out (never sent).
+    private var acceptedContexts: [Role: [Int]] = [.phone: [], .watch: []]
+    private var replacedContexts: [Role: [Int: Int]] = [.phone: [:], .watch: [:]]
+    /// Transfers an attached app process made: their didFinish must reach an app process,
+    /// at the latest at the next launch.
+    private var madeByApp: Set<String> = []
+    /// Transfers whose didFinish reached an attached app, or was lost with a daemon that died
+    /// after committing it.
+    private var finishedToAnApp: Set<String> = []
+    /// didFinish told at once (not from the store at a launch), per transfer.
+    private var finishedToldAtOnce: [String: Int] = [:]
+    /// The `seq` of finished transfers an app acknowledged, per side: never told again.
+    private var acknowledgedFinished: [Role: Set<UInt64>] = [.phone: [], .watch: []]
+    private var finishedSeqs: [Role: [UInt64: String]] = [.phone: [:], .watch: [:]]
+    /// Each side's own device flags, as last set.
+    private var flags: [Role: [DeviceFlagName: Bool]] = [
+        .phone: [.isPaired: true, .isWatchAppInstalled: true], .watch: [.isCompanionAppInstalled: true, .isWatchOnlyApp: false],
+    ]
+
+    /// The flags a restarted daemon sets again (its state files keep them).
+    func flagsDifferingFromTheDefault(of role: Role) -> [DeviceFlagName: Bool] {
+        let usable: [DeviceFlagName: Bool] = [.isPaired: true, .isWatchAppInstalled: true, .isCompanionAppInstalled: true, .isWatchOnlyApp: false]
+        return (flags[role] ?? [:]).filter { usable[$0.key] != $0.value }
+    }
+
+    /// Why this side may not send now, by its own flags (`WCSession.h`: 7005 not paired, 7006
+    /// the watch app not installed, 7018 the companion app not installed, 7019 a watch-only
+    /// app); nil when it may.
+    private func pairingFailure(of role: Role) -> WCErrorCode? {
+        let own = flags[role] ?? [:]
+        switch role {
+        case .phone:
+            if own[.isPaired] != true { return .deviceNotPaired }
+            if own[.isWatchAppInstalled] != true { return .watchAppNotInstalled }
+        case .watch:
+            if own[.isWatchOnlyApp] == true { return .watchOnlyApp }
+            if own[.isCompanionAppInstalled] != true { return .companionAppNotInstalled }
+        }
+        return nil
+    }
+
+    /// Acknowledgements answered in the turn under way, per side.
+    private var acknowledgementsThisTurn: [Role: [UInt64]] = [:]
+    /// Received files checked when they were handed to an attached app.
+    private var filesCheckedAsHanded: Set<String> = []
+    /// When the receiving app quit without answering a message, by message number.
+    private var quitWithoutReply: [Int: Int64] = [:]
+    /// Current complication items told to the phone's app per UTC day (a lower bound of the
+    /// day's budget used).
+    private var complicationsToday: [Int64: Int] = [:]
 
     func fail(_ message: String) {
         if failures.count < 50 { failures.append(message) }
@@ -54,6 +139,17 @@ final class SimHistory {
         (try? PropertyListCodec.encode(["n": .integer(Int64(number))])) ?? []
     }
 
+    /// An item's payload of exactly `size` bytes (padded with data).
+    static func payload(_ number: Int, size: Int) -> [UInt8] {
+        var padding = max(0, size - 64)
+        for _ in 0..<4 {
+            let encoded = (try? PropertyListCodec.encode(["n": .integer(Int64(number)), "p": .data([UInt8](repeating: 1, count: padding))])) ?? []
+            if encoded.count == size { return encoded }
+            padding = max(0, padding + size - encoded.count)
+        }
+        return (try? PropertyListCodec.encode(["n": .integer(Int64(number)), "p": .data([UInt8](repeating: 1, count: padding))])) ?? []
+    }
+
     static func number(_ payload: [UInt8]) -> Int? {
         guard let dictionary = try? PropertyListCodec.decodeDictionary(payload), case .integer(let n)? = dictionary["n"] else {
             return nil
@@ -65,7 +161,10 @@ final class SimHistory {
 
     func submitRandomOperation() {
         let o = world.options
-        let weights = [o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight]
+        let weights = [
+            o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
+            o.limitWeight, o.appWeight, o.flagsWeight,
+        ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
         while pick >= weights[kind] {
@@ -98,6 +197,39 @@ final class SimHistory {
             let wantsReply = world.random.chance(0.5)
             operation = .message(number, wantsReply: wantsReply)
             command = .sendMessage(.dictionary(Self.payload(number)), wantsReply: wantsReply, timeoutMilliseconds: nil)
+        case 7:
+            // A payload of exactly a documented limit, or one byte over it.
+            let isContext = world.random.chance(0.3)
+            let size = (isContext ? Self.contextLimit : Self.userInfoLimit) + (world.random.chance(0.5) ? 1 : 0)
+            let payload = Self.payload(number, size: size)
+            payloadSizes[number] = payload.count
+            if isContext {
+                operation = .context(number)
+                command = .updateApplicationContext(payload)
+                world.contextUpdateSubmitted(by: role)
+            } else {
+                operation = .userInfo(number, complication: false)
+                command = .transferUserInfo(payload)
+            }
+        case 8:
+            if node.app == nil {
+                let handles: AppHandles = world.random.chance(0.7) ? .all : AppHandles(rawValue: UInt8(world.random.int(0...15)))
+                let state: AppState = world.random.chance(0.7) ? .foreground : .background
+                let token = register(.attach, on: node)
+                node.attachApp(state, handles: handles, token: token)
+            } else if world.random.chance(0.5) {
+                node.appQuits(token: register(.quit, on: node))
+            } else if let app = node.app {
+                node.appAcknowledges(attachment: app.number)
+            }
+            return
+        case 9:
+            let names: [DeviceFlagName] = role == .phone ? [.isPaired, .isWatchAppInstalled] : [.isCompanionAppInstalled, .isWatchOnlyApp]
+            let name = names[world.random.int(0...1)]
+            let change = [name: !(flags[role]?[name] ?? false)]
+            flags[role, default: [:]][name] = change[name]
+            operation = .flags(change)
+            command = .setDeviceFlags(change)
         case 5:
             guard let ids = acceptedIds[role], !ids.isEmpty else { return }
             let id = ids[world.random.int(0...(ids.count - 1))]
@@ -110,11 +242,42 @@ final class SimHistory {
         submit(command, operation, on: node)
     }
 
+    private func register(_ operation: Operation, on node: SimNode) -> RequestToken {
+        let token = internalToken()
+        invocations[token.rawValue] = Invocation(
+            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil)
+        world.trace("\(node.role.name) app: \(operation)")
+        return token
+    }
+
+    /// The attached app acknowledges up to `seq`: a request of its own.
+    func acknowledgement(upTo seq: UInt64, by role: Role) -> RequestToken {
+        register(.acknowledge(seq), on: world.node(role))
+    }
+
+    /// The attached app quits (its connection closes).
+    func appQuit(_ app: SimNode.AttachedApp, by role: Role) {
+        if app.handedUpTo > 0 { world.coverage.count(.appQuitWithItemsHanded) }
+        for n in app.awaiting.values.sorted() {
+            world.coverage.count(.appQuitAwaitingReply)
+            quitWithoutReply[n] = world.now
+        }
+    }
+
     private func submit(_ command: SessionCommand, _ operation: Operation, on node: SimNode) {
         let token = internalToken()
-        invocations[token.rawValue] = Invocation(role: node.role, incarnation: node.incarnation, operation: operation)
+        invocations[token.rawValue] = Invocation(
+            role: node.role, incarnation: node.incarnation, operation: operation, at: world.now, byAttachedApp: node.app != nil,
+            pairingFailure: pairingFailure(of: node.role))
         switch operation {
         case .userInfo(let n, _), .file(let n): operations[n] = (node.role, operation)
+        default: break
+        }
+        switch operation {
+        case .userInfo(_, complication: true):
+            unsentAtSubmit[token.rawValue] = plainAcceptedThisEpoch[node.role, default: []].filter { !sentNumbers[node.role, default: []].contains($0) }
+        case .context:
+            unsentAtSubmit[token.rawValue] = acceptedContexts[node.role, default: []].filter { !sentNumbers[node.role, default: []].contains($0) }
         default: break
         }
         world.trace("\(node.role.name) app: \(operation)")
@@ -123,13 +286,52 @@ final class SimHistory {
 
     /// Faults are over: both apps come to the foreground.
     func finalPhase() {
-        for role in [Role.phone, .watch] where world.node(role).isUp {
-            submit(.setAppState(.foreground), .appState, on: world.node(role))
+        for role in [Role.phone, .watch] {
+            // The pair becomes usable (a daemon down now starts with these flags).
+            let usable = flagsDifferingFromTheDefault(of: role).mapValues { !$0 }
+            for (name, value) in usable { flags[role, default: [:]][name] = value }
+            let node = world.node(role)
+            guard node.isUp else { continue }
+            if !usable.isEmpty { submit(.setDeviceFlags(usable), .flags(usable), on: node) }
+            submit(.setAppState(.foreground), .appState, on: node)
+            if world.options.appWeight > 0 { attachForTheFinalPhase(node) }
         }
     }
 
     func nodeStarted(_ role: Role) {
-        // The app of a restarted daemon is in the foreground once faults are over.
+        storeRestored(role)
+        if world.isFinalPhase, world.options.appWeight > 0 { attachForTheFinalPhase(world.node(role)) }
+    }
+
+    /// In the final phase each side runs an app process that answers and acknowledges all.
+    private func attachForTheFinalPhase(_ node: SimNode) {
+        if let app = node.app {
+            world.schedule(.appAcknowledges(node.role, app.number), at: world.now + 1)
+            for replyId in app.awaiting.keys.sorted() {
+                world.schedule(.appReplies(node.role, app.number, replyId), at: world.now + 1)
+            }
+        } else {
+            node.attachApp(.foreground, handles: .all, token: register(.attach, on: node))
+        }
+    }
+
+    /// The side's session was restored from its store: what may have been sent is no longer
+    /// known to it.
+    func storeRestored(_ role: Role) {
+        epoch[role, default: 0] += 1
+        plainAcceptedThisEpoch[role] = []
+    }
+
+    /// An ITEM left `role` (queued before its turn's end).
+    func itemSent(channel: QueueChannel, payload: [UInt8], by role: Role) {
+        if let reason = pairingFailure(of: role), reason != .watchOnlyApp {
+            fail("\(role.name) sent a \(channel) item while its queued items must wait (\(reason.rawValue))")
+        }
+        guard channel != .file, let n = Self.number(payload) else { return }
+        sentNumbers[role, default: []].insert(n)
+        if channel == .applicationContext, let newer = replacedContexts[role]?[n] {
+            fail("\(role.name): context \(n) was sent though \(newer) replaced it before it went out (the latest context wins)")
+        }
     }
 
     func nodeCrashed(_ role: Role) {}
@@ -143,26 +345,136 @@ final class SimHistory {
         invocations[token.rawValue] = invocation
         if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
         world.trace("\(role.name) app told: \(invocation.operation) -> \(result)")
+        checkLimits(invocation, result, by: role)
+        checkPairing(invocation, result, by: role)
+        let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []
         switch (invocation.operation, result) {
-        case (.userInfo(let n, _), .success(.transfer(let id, _))), (.file(let n), .success(.transfer(let id, _))):
+        case (.acknowledge(let seq), .success):
+            // Answered before the turn's end: it counts once the turn did not roll back (the
+            // answer is not one that promises durability, so a rolled-back one is a success too).
+            acknowledgementsThisTurn[role, default: []].append(seq)
+        case (.userInfo(let n, let complication), .success(.transfer(let id, let remaining))):
+            if invocation.byAttachedApp { madeByApp.insert(id) }
+            accepted[n] = id
+            acceptedBy[n] = role
+            acceptedIds[role, default: []].append(id)
+            if complication {
+                checkComplicationBudget(remaining ?? 0, n: n, unsent: unsent)
+            } else {
+                plainAcceptedThisEpoch[role, default: []].append(n)
+            }
+        case (.file(let n), .success(.transfer(let id, _))):
+            if invocation.byAttachedApp { madeByApp.insert(id) }
             accepted[n] = id
             acceptedBy[n] = role
             acceptedIds[role, default: []].append(id)
         case (.context(let n), .success(.contextUpdated)):
             lastAcceptedContext[role] = max(lastAcceptedContext[role] ?? 0, n)
-        case (.cancel(let id), .success(.cancelled(true))), (.cancel(let id), .success(.timedOut(true))):
+            acceptedContexts[role, default: []].append(n)
+            for older in unsent { replacedContexts[role, default: [:]][older] = n }
+        case (.cancel(let id), .success(.cancelled(true))):
             withdrawn.insert(id)
+        case (.cancel(let id), .success(.timedOut(true))):
+            withdrawn.insert(id)
+            timedOut.insert(id)
+        case (.message(let n, wantsReply: true), .failure(.wc(.messageReplyTimedOut, _))):
+            if let quit = quitWithoutReply[n], quit < invocation.at + Self.replyTimeoutMilliseconds - 1_000 {
+                fail("\(role.name): message \(n) timed out (7012) though the app it reached quit at \(quit) without replying")
+            }
+            if world.now - invocation.at != Self.replyTimeoutMilliseconds {
+                fail("\(role.name): a message's reply timed out after \(world.now - invocation.at) ms, not the standard \(Self.replyTimeoutMilliseconds)")
+            }
         default:
             break
         }
     }
 
+    /// A transfer is refused while the pair is unusable from this side, with the error that
+    /// says why.
+    private func checkPairing(_ invocation: Invocation, _ result: Result<CommandResult, SessionError>, by role: Role) {
+        switch invocation.operation {
+        case .userInfo, .context, .file: break
+        default: return
+        }
+        guard let expected = invocation.pairingFailure else { return }
+        if case .failure(.wc(let code, _)) = result, code == expected { return }
+        fail("\(role.name): \(invocation.operation) while the pair is unusable (\(expected.rawValue) expected) was answered \(result)")
+    }
+
+    /// A payload over a documented limit is refused with 7009 `payloadTooLarge`, and one at
+    /// the limit is not.
+    private func checkLimits(_ invocation: Invocation, _ result: Result<CommandResult, SessionError>, by role: Role) {
+        let n: Int, limit: Int
+        switch invocation.operation {
+        case .userInfo(let number, _): (n, limit) = (number, Self.userInfoLimit)
+        case .context(let number): (n, limit) = (number, Self.contextLimit)
+        default: return
+        }
+        guard let size = payloadSizes[n] else { return }
+        var tooLarge = false
+        if case .failure(.wc(.payloadTooLarge, _)) = result { tooLarge = true }
+        if size > limit, !tooLarge, case .success = result {
+            fail("\(role.name): a payload of \(size) bytes was accepted over the limit of \(limit)")
+        }
+        if size <= limit, tooLarge { fail("\(role.name): a payload of \(size) bytes was refused at the limit of \(limit)") }
+    }
+
+    /// `remainingComplicationTransfers` is 0 while the watch's complication is not enabled,
+    /// and otherwise counts down from 50 a day; an item that used the budget goes ahead of
+    /// every plain userInfo not yet sent.
+    private func checkComplicationBudget(_ remaining: Int, n: Int, unsent: [Int]) {
+        guard world.options.complicationEnabled else {
+            if remaining != 0 { fail("phone: \(remaining) complication transfers remain though the complication is not enabled") }
+            return
+        }
+        guard remaining > 0 else { return }
+        let day = Int64(((world.wallClockBase + Double(world.now) / 1000) / 86_400).rounded(.down))
+        let before = complicationsToday[day, default: 0]
+        complicationsToday[day] = before + 1
+        if remaining > Self.complicationTransfersPerDay - 1 - before {
+            fail("phone: \(remaining) complication transfers remain after at least \(before + 1) of \(Self.complicationTransfersPerDay) today")
+        }
+        mustGoAhead[n] = unsent
+    }
+
     func notification(_ notification: SessionNotification, by role: Role) {
         world.trace("\(role.name) app notified: \(notification)")
+        guard let node = world.madeNode(role) else { return }
         switch notification {
-        case .userInfoDidFinish(let id, _, _), .file(.didFinish(let id, _, _)):
+        case .userInfoDidFinish(let id, _, let earlier), .file(.didFinish(let id, _, let earlier)):
             finishedTold[id, default: 0] += 1
-            if finishedTold[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+            if node.app != nil { finishedToAnApp.insert(id) }
+            if let seq = earlier?.seq {
+                // Kept in the store while no app ran, told to the next app process.
+                world.coverage.count(.finishedToldAtLaunch)
+                finishedSeqs[role, default: [:]][seq] = id
+                if !madeByApp.contains(id) { fail("\(role.name): the app was told of \(id) at launch, a transfer no app process made") }
+                if acknowledgedFinished[role, default: []].contains(seq) {
+                    fail("\(role.name): the app was told again of \(id) (finished \(seq)), which an app acknowledged")
+                }
+                handed(seq, on: node)
+            } else {
+                finishedToldAtOnce[id, default: 0] += 1
+                if finishedToldAtOnce[id] == 2 { fail("\(role.name): didFinish of \(id) was told twice") }
+            }
+        case .userInfoReceived(let seq, _, _), .applicationContextReceived(let seq, _):
+            handed(seq, on: node)
+        case .file(.received(let file)):
+            // The app's acknowledgement removes the file from the inbox: checked as handed.
+            if node.app != nil, let n = Self.number(file.metadata), let source = fileSources[n] {
+                if node.files.bytes(file.path) != source { fail("\(role.name): file \(n) handed to the app at \(file.path) is not whole") }
+                filesCheckedAsHanded.insert(file.transferId)
+            }
+            handed(file.seq, on: node)
+        case .messageReceived(let item):
+            guard let replyId = item.replyId, var app = node.app, case .dictionary(let content) = item.content,
+                let n = Self.number(content.encoded)
+            else { break }
+            app.awaiting[replyId] = n
+            node.app = app
+            if world.isFinalPhase || world.random.chance(0.6) {
+                world.schedule(.appReplies(role, app.number, replyId), at: world.now + world.random.int64(0...2_000))
+            }
         default:
             break
         }
@@ -174,15 +486,59 @@ final class SimHistory {
         }
     }
 
+    /// The attached app was handed an item or a finished transfer numbered `seq`.
+    private func handed(_ seq: UInt64, on node: SimNode) {
+        guard var app = node.app else { return }
+        app.handedUpTo = max(app.handedUpTo, seq)
+        node.app = app
+        // The app acknowledges soon, or (sometimes, while faults go on) not before it quits.
+        if world.isFinalPhase || world.random.chance(0.8) {
+            world.schedule(.appAcknowledges(node.role, app.number), at: world.now + world.random.int64(0...50))
+        }
+    }
+
+    /// A turn of `role` ended; `rolledBack` when its writes failed.
+    func turnEnded(_ role: Role, rolledBack: Bool) {
+        guard let seqs = acknowledgementsThisTurn.removeValue(forKey: role), !rolledBack else { return }
+        for seq in seqs { acknowledged(upTo: seq, by: role) }
+    }
+
+    private func acknowledged(upTo seq: UInt64, by role: Role) {
+        for (finished, _) in finishedSeqs[role, default: [:]] where finished <= seq {
+            acknowledgedFinished[role, default: []].insert(finished)
+        }
+    }
+
     /// The daemon died after committing a turn and before doing what waited for the commit.
     func lostAfterCommit(_ action: SessionAction, by role: Role) {
         switch action {
-        case .notify(let notification): self.notification(notification, by: role)
+        case .notify(let notification):
+            switch notification {
+            case .userInfoDidFinish(let id, let error, let earlier), .file(.didFinish(let id, let error, let earlier)):
+                // Told by a daemon that died before telling it: the app never heard it (one
+                // kept in the store is told again at the next launch).
+                finishedTold[id, default: 0] += 1
+                guard earlier?.seq == nil else { break }
+                finishedToAnApp.insert(id)
+                finishedToldAtOnce[id, default: 0] += 1
+                if case .wc(let code, _)? = error { finishedWithError[id] = code }
+            default:
+                break
+            }
         case .respond(let token, let result):
             // The commit happened: the outcome is a fact, though the app never heard it.
+            if let invocation = invocations[token.rawValue], invocation.byAttachedApp, case .success(.transfer(let id, _)) = result {
+                madeByApp.insert(id)
+            }
+            if case .acknowledge(let seq)? = invocations[token.rawValue]?.operation, case .success = result {
+                acknowledged(upTo: seq, by: role)
+            }
             guard case .cancel(let id)? = invocations[token.rawValue]?.operation else { return }
             switch result {
-            case .success(.cancelled(true)), .success(.timedOut(true)): withdrawn.insert(id)
+            case .success(.cancelled(true)): withdrawn.insert(id)
+            case .success(.timedOut(true)):
+                withdrawn.insert(id)
+                timedOut.insert(id)
             default: break
             }
         default: break
@@ -194,6 +550,9 @@ final class SimHistory {
     func checkEnd(phone: SimNode, watch: SimNode) {
         // Cancels and timeouts withdraw their transfer: a cancel that succeeded names it.
         for (id, code) in finishedWithError where code == .transferTimedOut { withdrawn.insert(id) }
+        for id in timedOut.sorted() where finishedTold[id] != nil && finishedWithError[id] != .transferTimedOut {
+            fail("\(id) was timed out and its didFinish is \(finishedWithError[id].map { "\($0.rawValue)" } ?? "a success"), not 7017")
+        }
         checkQueues(from: phone, to: watch)
         checkQueues(from: watch, to: phone)
         checkContext(from: phone, to: watch)
@@ -215,6 +574,12 @@ final class SimHistory {
             }
             if !state.undelivered.isEmpty { fail("the \(name) has \(state.undelivered.count) received items never handed to its app") }
             if !state.incomingFiles.isEmpty { fail("the \(name) has \(state.incomingFiles.count) incoming files unfinished after the final phase") }
+            if world.options.appWeight > 0, !state.finished.isEmpty {
+                fail("the \(name) keeps \(state.finished.count) finished transfers its app was never told of")
+            }
+        }
+        for id in madeByApp.sorted() where finishedTold[id] != nil && !finishedToAnApp.contains(id) {
+            fail("the didFinish of \(id), made by an app process, never reached an app process")
         }
         for (token, invocation) in invocations.sorted(by: { $0.key < $1.key }) where invocation.outcomes == 0 {
             let node = invocation.role == .phone ? phone : watch
@@ -261,11 +626,23 @@ final class SimHistory {
                 }
                 seen.insert(n)
                 if !seenFiles.insert(file.transferId).inserted { fail("\(direction): file \(n) was delivered twice") }
-                if receiver.isUp, receiver.files.bytes(file.path) != source {
+                let removedByTheApp = receiver.files.bytes(file.path) == nil && filesCheckedAsHanded.contains(file.transferId)
+                if receiver.isUp, !removedByTheApp, receiver.files.bytes(file.path) != source {
                     fail("\(direction): file \(n) at \(file.path) is not whole (\(receiver.files.bytes(file.path)?.count ?? -1) of \(source.count) bytes)")
                 }
             case .applicationContext:
                 continue
+            }
+        }
+        // A current complication item went ahead of the plain items not yet sent when it came.
+        var position: [Int: Int] = [:]
+        for (index, item) in inbox(of: receiver).enumerated() where item.channel == .userInfo {
+            if let n = Self.number(item.payload) { position[n] = index }
+        }
+        for (c, plain) in mustGoAhead.sorted(by: { $0.key < $1.key }) where operations[c]?.0 == sender.role {
+            guard let cPosition = position[c] else { continue }
+            for p in plain where (position[p] ?? Int.max) < cPosition {
+                fail("\(direction): userInfo \(p), not yet sent when complication userInfo \(c) came, was delivered before it")
             }
         }
         for (n, id) in accepted.sorted(by: { $0.key < $1.key }) where acceptedBy[n] == sender.role && !seen.contains(n) {

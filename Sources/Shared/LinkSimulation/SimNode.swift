@@ -34,6 +34,21 @@ final class SimNode {
     var storeFaultRate = 0.0
     /// Frames this node's turn handled (for the coverage of multi-frame turns).
     private(set) var framesThisTurn = 0
+    /// The app process attached to this side (`app.attach`), as the world knows it: it is
+    /// handed received items and acknowledges them, answers messages, and may quit. It goes
+    /// with the daemon's process.
+    var app: AttachedApp?
+    private var attachments = 0
+    /// Set when this turn's writes failed and were rolled back.
+    private var turnRolledBack = false
+
+    struct AttachedApp {
+        let number: Int
+        /// The highest `seq` handed to this app process (items and finished transfers).
+        var handedUpTo: UInt64 = 0
+        /// Messages waiting for this app's reply: reply id to the message's number.
+        var awaiting: [UInt64: Int] = [:]
+    }
 
     final class TransferIdSource: @unchecked Sendable {
         let prefix: String
@@ -94,6 +109,7 @@ final class SimNode {
     /// Starts the daemon: store loaded, files recovered, the session restored and activated.
     func start() {
         incarnation += 1
+        app = nil
         isUp = true
         dying = false
         diedAfterCommit = false
@@ -117,11 +133,20 @@ final class SimNode {
         turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
         let mode: ReplyMode = [.echo, .empty, .none][world.options.replyMode]
         turn { self.peer.session.handle(.setReplies(ReplyConfiguration(mode: mode)), token: self.world.history.internalToken(), now: self.world.now) }
+        let changedFlags = world.history.flagsDifferingFromTheDefault(of: role)
+        if !changedFlags.isEmpty {
+            // The daemon keeps its device's flags in its state files.
+            turn { self.peer.session.handle(.setDeviceFlags(changedFlags), token: self.world.history.internalToken(), now: self.world.now) }
+        }
+        if role == .phone, world.options.complicationEnabled {
+            turn { self.peer.session.handle(.setDeviceFlags([.isComplicationEnabled: true]), token: self.world.history.internalToken(), now: self.world.now) }
+        }
     }
 
     /// The process dies (SIGKILL, or a power cut when `powerCut`).
     func crash(powerCut: Bool) {
         isUp = false
+        app = nil
         store.crash()
         files.crash(powerCut: powerCut)
         timers.removeAll()
@@ -147,6 +172,8 @@ final class SimNode {
 
     private func finishTurn() {
         committer.endOfTurn()
+        world.history.turnEnded(role, rolledBack: turnRolledBack)
+        turnRolledBack = false
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
@@ -246,6 +273,37 @@ final class SimNode {
         turn { peer.session.handle(command, token: token, now: world.now) }
     }
 
+    // MARK: - The attached app
+
+    /// An app process attaches, in `state`, with every delegate method or a few.
+    func attachApp(_ state: AppState, handles: AppHandles, token: RequestToken) {
+        attachments += 1
+        app = AttachedApp(number: attachments)
+        command(.attachApp(state, handles), token: token)
+    }
+
+    /// The app process quits: what it was handed and did not acknowledge it never saw.
+    func appQuits(token: RequestToken) {
+        guard let app else { return }
+        world.history.appQuit(app, by: role)
+        self.app = nil
+        command(.detachApp, token: token)
+    }
+
+    /// The attached app acknowledges everything handed to it (its delegate methods returned).
+    func appAcknowledges(attachment: Int) {
+        guard isUp, let app, app.number == attachment, app.handedUpTo > 0 else { return }
+        let token = world.history.acknowledgement(upTo: app.handedUpTo, by: role)
+        command(.acknowledgeDelivery(upTo: app.handedUpTo), token: token)
+    }
+
+    /// The attached app answers a message that waits for its reply.
+    func appReplies(attachment: Int, replyId: UInt64) {
+        guard isUp, var app, app.number == attachment, let n = app.awaiting.removeValue(forKey: replyId) else { return }
+        self.app = app
+        command(.reply(replyId: replyId, payload: .dictionary(SimHistory.payload(n))), token: world.history.internalToken())
+    }
+
     /// The link handshake starts on a new connection.
     func connected(_ connection: SimConnection) {
         self.connection = connection
@@ -264,6 +322,11 @@ final class SimNode {
         }
         switch action {
         case .send(let frame):
+            // The session counts an ITEM as possibly sent once it asks for it to go, whether
+            // or not the link still takes it.
+            if case .item(let rawChannel, _, _, let payload) = frame, let channel = QueueChannel(rawValue: rawChannel) {
+                world.history.itemSent(channel: channel, payload: payload, by: role)
+            }
             if let connection, connection.end(role).established { append(frame) }
         case .respond(let token, let result):
             world.history.response(token, result, by: role)
@@ -306,25 +369,25 @@ final class SimNode {
         outgoingCarriesFileChunk = false
     }
 
-    // MARK: - A failed turn (what StoreFailureRecovery does in the daemon)
+    // MARK: - A failed turn
 
+    /// The daemon's own recovery (``StoreFailureRecovery``), on this node's store and link.
     private func storeFailed(_ error: Error) {
         guard !dying else { return }
-        let failure = TurnCommitter.writeFailure(error)
-        if case .wc(.insufficientSpace, _) = failure {
-            let refusals = peer.session.refuseUncommittedItems(failure)
-            if refusals.contains(where: { if case .send(.itemError) = $0 { return true } else { return false } }) {
-                world.coverage.count(.refusedForFullDisk)
-            }
-            committer.perform(refusals, from: peer)
-        }
-        var state = (try? store.load()) ?? DurableState()
-        files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
-        peer.session.restore(state)
-        // The link restarts (GOAWAY, then a 1 s hold) so that both sides resume from what is
-        // on the disk.
-        // GOAWAY goes after what the turn had queued: that is flushed first.
-        flush()
-        if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
+        turnRolledBack = true
+        try? StoreFailureRecovery.recoverTurn(
+            of: peer, after: error, committer: committer,
+            reload: {
+                var state = (try? store.load()) ?? DurableState()
+                files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
+                peer.session.restore(state)
+                world.history.storeRestored(role)
+            },
+            restartLink: {
+                // GOAWAY goes after what the turn had queued (refusals included): that is
+                // flushed first, then the link holds 1 s.
+                flush()
+                if let connection { world.close(connection, by: self, holdMilliseconds: 1_000) }
+            })
     }
 }

@@ -23,6 +23,17 @@ package struct SimOptions: CustomStringConvertible {
     package var messageWeight: Int
     package var cancelWeight: Int
     package var appStateWeight: Int
+    /// Payloads of exactly a documented limit, or one byte over.
+    package var limitWeight: Int
+    /// Whether the phone's app has the watch's complication enabled (the budget of
+    /// `transferCurrentComplicationUserInfo` applies).
+    package var complicationEnabled: Bool
+    /// App processes attaching, acknowledging, answering and quitting (0: the daemon plays
+    /// the app throughout).
+    package var appWeight: Int
+    /// Device flags changing while faults go on: the phone unpaired or without the watch app,
+    /// the watch without its companion app or a watch-only app.
+    package var flagsWeight: Int
     /// Session limits, small to reach edge states.
     package var maximumItemsInFlight: Int
     package var fileChunkLength: Int
@@ -55,6 +66,10 @@ package struct SimOptions: CustomStringConvertible {
         fileCommitInterval = UInt64(random.int(1...8)) * UInt64(fileChunkLength)
         maximumFileBytes = [0, 300, 5000][random.int(0...2)]
         replyMode = random.int(0...2)
+        limitWeight = random.chance(0.3) ? 1 : 0
+        complicationEnabled = random.chance(0.5)
+        appWeight = random.chance(0.5) ? random.int(1...3) : 0
+        flagsWeight = random.chance(0.3) ? 1 : 0
     }
 
     package var description: String {
@@ -64,6 +79,6 @@ package struct SimOptions: CustomStringConvertible {
             + "context \(contextWeight) file \(fileWeight) message \(messageWeight) cancel \(cancelWeight) "
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
-            + "reply mode \(replyMode)"
+            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
     }
 }

@@ -15,6 +15,8 @@ package final class SimWorld {
         case timer(Role, Int, SessionTimer, Int64)
         case restart(Role)
         case connect
+        case appAcknowledges(Role, Int)
+        case appReplies(Role, Int, UInt64)
     }
 
     /// The virtual clock, readable by the sessions' wall clock.
@@ -27,6 +29,8 @@ package final class SimWorld {
     /// Wall-clock seconds at virtual time 0 (some seeds start near a UTC midnight).
     let wallClockBase: Double
     var now: Int64 { clockBox.now }
+    /// Whether faults are over (the final phase).
+    var isFinalPhase: Bool { !faultsOn }
     private var queue = SimEventQueue<Event>()
     private var nodes: [SimNode] = []
     let history: SimHistory
@@ -66,6 +70,9 @@ package final class SimWorld {
 
     func node(_ role: Role) -> SimNode { role == .phone ? nodes[0] : nodes[1] }
 
+    /// The node, once the world has made both (a node's first start runs before).
+    func madeNode(_ role: Role) -> SimNode? { nodes.count == 2 ? node(role) : nil }
+
     // MARK: - Running
 
     /// Runs the world to its end and checks it; the failures found (none when it passed).
@@ -85,6 +92,7 @@ package final class SimWorld {
         }
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
+        if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
         return history.failures
     }
 
@@ -115,6 +123,12 @@ package final class SimWorld {
         case .connect:
             connectScheduled = false
             connect()
+        case .appAcknowledges(let role, let attachment):
+            mix(12, role, UInt64(attachment))
+            node(role).appAcknowledges(attachment: attachment)
+        case .appReplies(let role, let attachment, let replyId):
+            mix(13, role, replyId)
+            node(role).appReplies(attachment: attachment, replyId: replyId)
         }
     }
 
@@ -263,6 +277,9 @@ package final class SimWorld {
         if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
             contextInFlight[node.role] = true
         }
+        if case .itemError(_, _, let code, _) = frame, code == UInt16(WCErrorCode.insufficientSpace.rawValue) {
+            coverage.count(.refusedForFullDisk)
+        }
     }
 
     func observe(_ frame: Frame, receivedBy node: SimNode) {
@@ -270,8 +287,13 @@ package final class SimWorld {
         if let traceLine { traceLine("\(now) \(node.role.name) <- \(frame.typeName)\(Self.detail(frame))") }
         switch frame {
         case .item(let channel, let seq, _, _):
-            if let queue = QueueChannel(rawValue: channel), seq <= node.store.committed.cursors[queue]?.lastReceived ?? 0 {
-                coverage.count(.duplicateItemDropped)
+            // A sender resumes above the acknowledgement the receiver sent on this link, which
+            // is its committed cursor: an item at or below it is never sent again (files
+            // aside: an unfinished one is offered again to resume it).
+            if let queue = QueueChannel(rawValue: channel), queue != .file,
+                let committed = node.store.committed.cursors[queue]?.lastReceived, seq <= committed
+            {
+                history.fail("the \(node.role.name) received \(queue) seq \(seq) again, at or below its committed \(committed)")
             }
         case .ack(let channel, _) where channel == QueueChannel.applicationContext.rawValue:
             contextInFlight[node.role] = false
@@ -290,7 +312,9 @@ package final class SimWorld {
 
     private static func detail(_ frame: Frame) -> String {
         switch frame {
-        case .item(let channel, let seq, let flags, let payload): return " channel \(channel) seq \(seq) flags \(flags) \(payload.count) bytes"
+        case .item(let channel, let seq, let flags, let payload):
+            let number = SimHistory.number(payload).map { " (item \($0))" } ?? ""
+            return " channel \(channel) seq \(seq) flags \(flags) \(payload.count) bytes\(number)"
         case .ack(let channel, let seq): return " channel \(channel) up to \(seq)"
         case .itemError(let channel, let seq, let code, _): return " channel \(channel) seq \(seq) code \(code)"
         case .fileChunk(let seq, let offset, let data): return " seq \(seq) offset \(offset) \(data.count) bytes"
