@@ -154,7 +154,7 @@ let package = Package(
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", dependencies: ["LinkSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
-        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
+        .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "LinkSimulation", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         // The process LinkStoreTests' crash test kills: writes through DeliveryStore.
         .executableTarget(name: "CrashWriter", dependencies: ["LinkStore"], path: "Tests/CrashWriter"),

@@ -1,4 +1,5 @@
 import LinkSession
+import LinkSimulation
 import LinkStore
 import WireProtocol
 
@@ -8,9 +9,12 @@ final class DurablePair {
     final class Side {
         let role: Role
         var session: LinkSession
-        var store = MemoryStore()
-        var files = MemoryFiles()
+        /// The simulator's model store and files; no fault is ever set, so their calls do not throw.
+        let store = ModelStore()
+        var files = ModelFiles()
         var deferred: [SessionAction] = []
+        /// What the store holds committed, in DeliveryStore's order.
+        var storedState: DurableState { try! store.load() }
         var responses: [RequestToken: Result<CommandResult, SessionError>] = [:]
         var notifications: [SessionNotification] = []
         var inbound: [Frame] = []
@@ -40,7 +44,7 @@ final class DurablePair {
         phone = Side(role: .phone, day: 1_800_000_000, configure: configure)
         watch = Side(role: .watch, day: 1_800_000_000, configure: configure)
         for side in [phone, watch] {
-            var state = side.store.load()
+            var state = try! side.store.load()
             side.files.recover(&state, paths: side.session.filePaths)
             side.session.restore(state)
         }
@@ -62,7 +66,7 @@ final class DurablePair {
     private func perform(_ side: Side, _ actions: [SessionAction]) {
         for action in actions {
             if case .persist(let operation) = action {
-                side.store.apply(operation)
+                try! side.store.apply(operation)
             } else if case .file(let fileAction) = action, fileAction.precedesCommit {
                 _ = side.files.perform(fileAction)
             } else if side.store.inTransaction {
@@ -98,7 +102,7 @@ final class DurablePair {
 
     private func endTurn(_ side: Side) {
         perform(side, side.session.flushAcknowledgements())
-        side.store.commit()
+        try! side.store.commit()
         let waiting = side.deferred
         side.deferred.removeAll()
         for action in waiting { execute(side, action) }
@@ -116,7 +120,7 @@ final class DurablePair {
         perform(side, body())
         guard let crash else { return endTurn(side) }
         perform(side, side.session.flushAcknowledgements())
-        if crash == .afterCommit { side.store.commit() }
+        if crash == .afterCommit { try! side.store.commit() }
         side.store.crash()
         side.files.crash()
         side.deferred.removeAll()
@@ -213,7 +217,7 @@ final class DurablePair {
             turn(survivor) { survivor.session.linkDown(now: 0) }
         }
         side.session = DurablePair.makeSession(role: side.role, clock: { [day = side.day] in day }, configure: side.configure)
-        var state = side.store.load()
+        var state = try! side.store.load()
         side.files.recover(&state, paths: side.session.filePaths)
         side.session.restore(state)
         let token = RequestToken(nextToken)

@@ -88,7 +88,7 @@ final class FileTransferTests: XCTestCase {
     }
 
     private func committedOffset(_ pair: DurablePair, _ role: Role) -> UInt64 {
-        pair.side(role).store.load().incomingFiles.first?.committedOffset ?? 0
+        pair.side(role).storedState.incomingFiles.first?.committedOffset ?? 0
     }
 
     // MARK: - Tests
@@ -110,7 +110,7 @@ final class FileTransferTests: XCTestCase {
         XCTAssertEqual(try PropertyListCodec.decodeDictionary(received.metadata), ["kind": "photo", "n": 3])
         XCTAssertEqual(pair.watch.files.durable[received.path], content, "the received file is synced in the inbox")
         XCTAssertEqual(pair.watch.files.paths(under: pair.watch.session.filePaths.partialDirectory), [])
-        XCTAssertEqual(pair.watch.store.load().incomingFiles, [])
+        XCTAssertEqual(pair.watch.storedState.incomingFiles, [])
 
         XCTAssertEqual(finished(pair, .phone).map(\.0), [id])
         XCTAssertNil(finished(pair, .phone).first?.1)
@@ -210,7 +210,7 @@ final class FileTransferTests: XCTestCase {
         XCTAssertEqual(finished(pair, .phone).count, 0, "a cancelled transfer does not finish")
         XCTAssertFalse(pair.phone.files.exists(pair.phone.session.filePaths.outbox(id)))
         XCTAssertEqual(pair.watch.files.paths(under: pair.watch.session.filePaths.partialDirectory), [])
-        XCTAssertEqual(pair.watch.store.load().incomingFiles, [])
+        XCTAssertEqual(pair.watch.storedState.incomingFiles, [])
         XCTAssertEqual(outstanding(pair, .phone).count, 0)
         let again = pair.command(.phone, .file(.cancel(transferId: id)))
         guard case .success(.cancelled(false))? = pair.phone.responses[again] else { return XCTFail() }
@@ -225,7 +225,7 @@ final class FileTransferTests: XCTestCase {
         pair.command(.phone, .file(.cancel(transferId: id)))
         pair.setLink(up: true)
         pair.pump()
-        XCTAssertEqual(pair.watch.store.load().incomingFiles, [], "the watch learns at link up that the file is gone")
+        XCTAssertEqual(pair.watch.storedState.incomingFiles, [], "the watch learns at link up that the file is gone")
         XCTAssertEqual(pair.watch.files.paths(under: pair.watch.session.filePaths.partialDirectory), [])
     }
 
@@ -285,7 +285,7 @@ final class FileTransferTests: XCTestCase {
             return XCTFail("\(finished(pair, .phone))")
         }
         XCTAssertEqual(pair.phone.session.status().outstandingFileTransfers, 0)
-        XCTAssertEqual(pair.watch.store.load().incomingFiles, [])
+        XCTAssertEqual(pair.watch.storedState.incomingFiles, [])
     }
 
     func testAFileWaitsForTheReceivingSessionToBeActivated() {
@@ -380,7 +380,7 @@ final class FileTransferTests: XCTestCase {
                 XCTAssertEqual(
                     pair.side(sender).files.paths(under: pair.side(sender).session.filePaths.outboxDirectory), [],
                     "seed \(seed): no outbox copy left")
-                XCTAssertEqual(pair.side(receiver).store.load().incomingFiles, [], "seed \(seed)")
+                XCTAssertEqual(pair.side(receiver).storedState.incomingFiles, [], "seed \(seed)")
             }
         }
     }

@@ -42,7 +42,7 @@ final class FinishedTransferTests: XCTestCase {
         pair.setLink(up: true)
         pair.pump()
         XCTAssertEqual(pair.deliveredUserInfo(.watch), [["n": .integer(1)]])
-        XCTAssertEqual(pair.phone.store.load().finished.map(\.transferId), [id], "kept for the next launch")
+        XCTAssertEqual(pair.phone.storedState.finished.map(\.transferId), [id], "kept for the next launch")
 
         pair.crash(.phone)
         pair.phone.notifications.removeAll()
@@ -61,7 +61,7 @@ final class FinishedTransferTests: XCTestCase {
         attachApp(pair)
         XCTAssertEqual(didFinish(pair.phone).map(\.id), [id], "not acknowledged: told again")
         pair.command(.phone, .acknowledgeDelivery(upTo: seq))
-        XCTAssertEqual(pair.phone.store.load().finished, [])
+        XCTAssertEqual(pair.phone.storedState.finished, [])
         quitApp(pair)
         pair.phone.notifications.removeAll()
         attachApp(pair)
@@ -115,7 +115,7 @@ final class FinishedTransferTests: XCTestCase {
         pair.setLink(up: true)
         pair.pump()
         XCTAssertEqual(didFinish(pair.phone).map(\.id), [id])
-        XCTAssertEqual(pair.phone.store.load().finished, [])
+        XCTAssertEqual(pair.phone.storedState.finished, [])
         pair.phone.notifications.removeAll()
         attachApp(pair)
         XCTAssertTrue(didFinish(pair.phone).isEmpty)
@@ -139,7 +139,7 @@ final class FinishedTransferTests: XCTestCase {
         XCTAssertEqual(told[0].earlier?.payload, payload(["n": .integer(4)]))
         XCTAssertNil(told[0].earlier?.seq, "told live: nothing to acknowledge")
         XCTAssertNil(told[1].earlier)
-        XCTAssertEqual(pair.phone.store.load().finished, [])
+        XCTAssertEqual(pair.phone.storedState.finished, [])
     }
 
     /// What waited for the app goes to it in `seq` order: received items and finished
