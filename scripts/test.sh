@@ -9,6 +9,9 @@ scripts/ensure-mermaid.sh
 # The Python the power-loss file system (and the push tests) run under.
 WATCHLINK_PYTHON=$(scripts/ensure-venv.sh)
 export WATCHLINK_PYTHON
+# The data handed to the project, which the PowerAuth tests read (scripts/shared-dir.sh).
+WATCHLINK_SHARED_DIR=$(scripts/shared-dir.sh)
+export WATCHLINK_SHARED_DIR
 
 # --sanitize address|thread: the same suite under ASan or TSan, in its own build path, without
 # the short fuzz runs (see docs/security.md).

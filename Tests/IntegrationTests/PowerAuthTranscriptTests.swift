@@ -15,15 +15,20 @@ import XCTest
 final class PowerAuthTranscriptTests: DaemonTestCase {
     private typealias Record = (input: [String: String], output: [String: String])
 
+    /// `reference/powerauth-real-transcripts` of the data handed to the project:
+    /// `$WATCHLINK_SHARED_DIR` (set by scripts/test.sh), else `../shared` beside the package.
     private static var folder: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/reference/powerauth-real-transcripts").standardizedFileURL
+        let shared =
+            ProcessInfo.processInfo.environment["WATCHLINK_SHARED_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared").standardizedFileURL
+        return shared.appendingPathComponent("reference/powerauth-real-transcripts")
     }
 
     private func records(_ name: String) throws -> [Record] {
         let file = Self.folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: file.path) else {
-            throw XCTSkip("the PowerAuth transcript \(file.path) is not there (the folder ../shared/reference beside the package)")
+            throw XCTSkip("the PowerAuth transcript \(file.path) is not there ($WATCHLINK_SHARED_DIR, or ../shared beside the package: scripts/shared-dir.sh)")
         }
         let root = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
         let items = try XCTUnwrap(root?["data"] as? [[String: Any]], "\(name) has no data array")

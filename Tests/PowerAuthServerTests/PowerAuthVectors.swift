@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// The reference data the PowerAuth tests read, from the folder `../shared/reference/` beside
-/// the package (CI has it; the repository holds none of it):
+/// The reference data the PowerAuth tests read, from the folder `reference/` of the data handed
+/// to the project: `$WATCHLINK_SHARED_DIR` (which `scripts/test.sh` sets, `scripts/shared-dir.sh`),
+/// else `../shared` beside the package. The repository holds none of it:
 ///
 /// - `powerauth-test-vectors/`: the PowerAuth SDK's published vectors (the mobile SDK's
 ///   `src/PowerAuthTests/TestData/pa2/`, Apache License 2.0);
@@ -16,15 +17,19 @@ enum PowerAuthVectors {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// The published vectors.
-    static var reference: URL {
-        packageRoot.appendingPathComponent("../shared/reference/powerauth-test-vectors").standardizedFileURL
+    /// The folder of the data handed to the project.
+    static var shared: URL {
+        if let folder = ProcessInfo.processInfo.environment["WATCHLINK_SHARED_DIR"], !folder.isEmpty {
+            return URL(fileURLWithPath: folder)
+        }
+        return packageRoot.appendingPathComponent("../shared").standardizedFileURL
     }
 
+    /// The published vectors.
+    static var reference: URL { shared.appendingPathComponent("reference/powerauth-test-vectors") }
+
     /// The real code's transcripts.
-    static var transcripts: URL {
-        packageRoot.appendingPathComponent("../shared/reference/powerauth-real-transcripts").standardizedFileURL
-    }
+    static var transcripts: URL { shared.appendingPathComponent("reference/powerauth-real-transcripts") }
 
     typealias Case = (input: [String: String], output: [String: String])
 
@@ -37,7 +42,8 @@ enum PowerAuthVectors {
     private static func read(_ folder: URL, _ name: String) throws -> [Case] {
         let file = folder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: file.path) else {
-            throw XCTSkip("the PowerAuth reference file \(file.path) is not there (the folder ../shared/reference beside the package)")
+            throw XCTSkip(
+                "the PowerAuth reference file \(file.path) is not there ($WATCHLINK_SHARED_DIR, or ../shared beside the package: scripts/shared-dir.sh)")
         }
         let data = try Data(contentsOf: file)
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
