@@ -128,6 +128,13 @@ public struct DaemonOptions: Sendable {
         """
 
     /// `  --name VALUE   summary`, the summary on a line of its own after a long flag.
+    /// The values of an option that names a case of `T`, for its error: "a or b", "a, b or c".
+    static func oneOf<T: CaseIterable & RawRepresentable>(_ type: T.Type) -> String where T.RawValue == String {
+        let names = T.allCases.map(\.rawValue)
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " or " + last
+    }
+
     private static func featureOptionLine(_ option: FeatureOption) -> String {
         let flag = "--\(option.name) \(option.valueName)"
         let column = 24
@@ -227,7 +234,7 @@ public struct DaemonOptions: Sendable {
                     options.appBackgroundMilliseconds = ms
                 case "--launch-policy":
                     guard let mode = BackgroundLaunchPolicy.Mode(rawValue: v) else {
-                        return fail("--launch-policy is watch or immediate, got '\(v)'")
+                        return fail("--launch-policy is \(Self.oneOf(BackgroundLaunchPolicy.Mode.self)), got '\(v)'")
                     }
                     options.launchPolicy = mode
                 case "--launch-seed":
@@ -237,7 +244,7 @@ public struct DaemonOptions: Sendable {
                     options.launchSeed = UInt64(seed)
                 case "--weather":
                     guard let profile = ReachabilityWeather.Profile(rawValue: v) else {
-                        return fail("--weather is calm or device, got '\(v)'")
+                        return fail("--weather is \(Self.oneOf(ReachabilityWeather.Profile.self)), got '\(v)'")
                     }
                     options.weather = profile
                 case "--weather-seed":
@@ -257,7 +264,7 @@ public struct DaemonOptions: Sendable {
                     options.backgroundTaskMilliseconds = ms
                 case "--clock":
                     guard let mode = DeviceClock.Mode(rawValue: v) else {
-                        return fail("--clock is system or manual, got '\(v)'")
+                        return fail("--clock is \(Self.oneOf(DeviceClock.Mode.self)), got '\(v)'")
                     }
                     options.clock = mode
                 case "--clock-start":
@@ -276,7 +283,7 @@ public struct DaemonOptions: Sendable {
                     options.receivedListBytes = bytes
                 default:
                     guard let backend = PollerBackend(rawValue: v) else {
-                        return fail("unknown poller '\(v)' (expected epoll or poll)")
+                        return fail("unknown poller '\(v)' (expected \(Self.oneOf(PollerBackend.self)))")
                     }
                     options.poller = backend
                 }

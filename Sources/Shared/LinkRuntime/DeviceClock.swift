@@ -15,7 +15,7 @@ import LinkSystem
 /// cost under it is what it was without a clock.
 public struct DeviceClock: Sendable, Equatable {
     /// Whose time the clock tells.
-    public enum Mode: String, Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
         /// The system's clocks.
         case system
         /// A clock that moves only when told (``EventLoop/advanceClock(toMilliseconds:)``).

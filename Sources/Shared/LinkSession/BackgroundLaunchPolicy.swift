@@ -17,8 +17,8 @@
 ///   background" (`WCSession.h`); its own budget (50 a day) is kept by the phone.
 public struct BackgroundLaunchPolicy: Sendable, Hashable {
     public enum Mode: String, Sendable, Hashable, CaseIterable {
-        case immediate
         case watch
+        case immediate
     }
 
     public static let standardWindowMilliseconds: Int64 = 15 * 60 * 1_000
