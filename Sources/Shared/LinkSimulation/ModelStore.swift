@@ -122,6 +122,18 @@ package final class ModelStore: DurableStore {
         SQLiteError(extendedCode: SQLITE_MISUSE, message: "the database connection is closed", operation: operation, path: path)
     }
 
+    /// The first position in `outbox` (in (channel, seq) order) at or after `(channel, seq)`.
+    private static func firstIndex(in outbox: [OutboundItem], atOrAfter channel: QueueChannel, _ seq: UInt64) -> Int {
+        var low = 0
+        var high = outbox.count
+        while low < high {
+            let middle = (low + high) / 2
+            let item = outbox[middle]
+            if (item.channel.rawValue, item.seq) < (channel.rawValue, seq) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     package static func apply(_ operation: DurableOperation, to state: inout DurableState, delivered: inout [InboxItem]) {
         func raise(_ channel: QueueChannel, _ change: (inout ChannelCursor) -> Void) {
             var cursor = state.cursors[channel] ?? ChannelCursor()
@@ -130,10 +142,13 @@ package final class ModelStore: DurableStore {
         }
         switch operation {
         case .enqueue(let item):
-            state.outbox.append(item)
+            state.outbox.insert(item, at: firstIndex(in: state.outbox, atOrAfter: item.channel, item.seq))
             raise(item.channel) { $0.lastAssigned = max($0.lastAssigned, item.seq) }
         case .acknowledge(let channel, let upTo):
-            state.outbox.removeAll { $0.channel == channel && $0.seq <= upTo }
+            // The outbox is kept in (channel, seq) order: the acknowledged items are one run.
+            let start = firstIndex(in: state.outbox, atOrAfter: channel, 0)
+            let end = firstIndex(in: state.outbox, atOrAfter: channel, upTo &+ 1)
+            if upTo < .max { state.outbox.removeSubrange(start..<end) } else { state.outbox.removeAll { $0.channel == channel } }
             raise(channel) { $0.lastAcknowledged = max($0.lastAcknowledged, upTo) }
         case .removeOutbound(let channel, let seq):
             state.outbox.removeAll { $0.channel == channel && $0.seq == seq }

@@ -19,6 +19,11 @@ package final class SimCoverage {
         case appQuitWithItemsHanded = "app quit with items handed and not acknowledged"
         case appQuitAwaitingReply = "app quit with a message waiting for its reply"
         case finishedToldAtLaunch = "didFinish told to the next app process (finished while none ran)"
+        case itemsInFlightLimit = "2,048 userInfo ITEMs on the link without an ACK (the shipped limit)"
+        case fileWindowFull = "4 MiB of a file on the link not yet written (the shipped window)"
+        case fileRejected = "a file given up after 3 mismatched checks"
+        case receivedListFull = "received.list past its 1,000 messages"
+        case receivedListBytesFull = "received.list past its 256 KiB of payload"
     }
 
     private var counts: [Int]

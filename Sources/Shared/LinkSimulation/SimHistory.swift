@@ -1,3 +1,4 @@
+import LinkCrypto
 import LinkSession
 import LinkStore
 import WireProtocol
@@ -16,6 +17,7 @@ final class SimHistory {
         case quit
         case flags([DeviceFlagName: Bool])
         case acknowledge(UInt64)
+        case receivedList
     }
 
     struct Invocation {
@@ -163,7 +165,7 @@ final class SimHistory {
         let o = world.options
         let weights = [
             o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
-            o.limitWeight, o.appWeight, o.flagsWeight,
+            o.limitWeight, o.appWeight, o.flagsWeight, o.burstWeight,
         ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
@@ -187,16 +189,23 @@ final class SimHistory {
             command = .updateApplicationContext(Self.payload(number))
             world.contextUpdateSubmitted(by: role)
         case 3:
-            let bytes = world.random.bytes(world.random.int(0...o.maximumFileBytes))
-            fileSources[number] = bytes
-            let source = "/sources/\(number)"
-            node.files.sources[source] = bytes
-            operation = .file(number)
-            command = .file(.transfer(path: source, metadata: Self.payload(number)))
+            var bytes = world.random.bytes(world.random.int(0...o.maximumFileBytes))
+            if world.random.int(0...99) < o.corruptFilePercent {
+                // The receiver's disk corrupts every copy of this file.
+                bytes = Self.fileBytes(number, count: max(1, bytes.count))
+                world.node(role == .phone ? .watch : .phone).files.corruptsEveryCopyOf.insert(SHA256Digest.hash(bytes))
+            }
+            submitFile(number, bytes: bytes, on: node)
+            return
         case 4:
             let wantsReply = world.random.chance(0.5)
             operation = .message(number, wantsReply: wantsReply)
-            command = .sendMessage(.dictionary(Self.payload(number)), wantsReply: wantsReply, timeoutMilliseconds: nil)
+            let payload = Self.payload(number)
+            world.limits.messageSizes[number] = payload.count
+            command = .sendMessage(.dictionary(payload), wantsReply: wantsReply, timeoutMilliseconds: nil)
+        case 10:
+            burst(from: node)
+            return
         case 7:
             // A payload of exactly a documented limit, or one byte over it.
             let isContext = world.random.chance(0.3)
@@ -240,6 +249,63 @@ final class SimHistory {
             command = .setAppState(world.random.chance(0.5) ? .foreground : .background)
         }
         submit(command, operation, on: node)
+    }
+
+    private func submitFile(_ number: Int, bytes: [UInt8], on node: SimNode) {
+        fileSources[number] = bytes
+        let source = "/sources/\(number)"
+        node.files.sources[source] = bytes
+        submit(.file(.transfer(path: source, metadata: Self.payload(number))), .file(number), on: node)
+    }
+
+    /// A file's bytes made from its number (cheap at megabytes, unique per number).
+    static func fileBytes(_ number: Int, count: Int) -> [UInt8] {
+        var random = SimRandom(seed: UInt64(number))
+        let block = random.bytes(4_096)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        while bytes.count < count { bytes += block.prefix(count - bytes.count) }
+        return bytes
+    }
+
+    private var burstsDone = 0
+
+    /// A burst that reaches a shipped limit (worlds on the shipped limits): thousands of
+    /// userInfo or messages at once, a file over the 4 MiB window, or `received.list`.
+    private func burst(from node: SimNode) {
+        let linkUp = node.connection?.end(node.role).established == true
+        // Each kind in turn, so that every world on the shipped limits reaches each limit; a
+        // burst of items or messages waits for the link.
+        let kind = burstsDone % 4
+        if kind < 2, !linkUp { return submit(.receivedList(after: nil), .receivedList, on: node) }
+        burstsDone += 1
+        switch kind {
+        case 0:
+            world.trace("\(node.role.name) app: a burst of \(SimLimits.itemsInFlight + 52) userInfo")
+            for _ in 0..<(SimLimits.itemsInFlight + 52) {
+                let n = nextItem
+                nextItem += 1
+                submit(.transferUserInfo(Self.payload(n)), .userInfo(n, complication: false), on: node)
+            }
+        case 1:
+            // More messages than the list keeps, or more payload than its budget.
+            let large = world.random.chance(0.5)
+            let count = large ? 20 : SimLimits.receivedListCount + 10
+            world.trace("\(node.role.name) app: a burst of \(count) messages")
+            for _ in 0..<count {
+                let n = nextItem
+                nextItem += 1
+                let payload = large ? Self.payload(n, size: 16_384) : Self.payload(n)
+                world.limits.messageSizes[n] = payload.count
+                submit(.sendMessage(.dictionary(payload), wantsReply: false, timeoutMilliseconds: nil), .message(n, wantsReply: false), on: node)
+            }
+        case 2:
+            let n = nextItem
+            nextItem += 1
+            submitFile(n, bytes: Self.fileBytes(n, count: Int(SimLimits.fileBytesInFlight) + 300 << 10), on: node)
+        default:
+            submit(.receivedList(after: nil), .receivedList, on: node)
+        }
     }
 
     private func register(_ operation: Operation, on node: SimNode) -> RequestToken {
@@ -294,12 +360,13 @@ final class SimHistory {
             guard node.isUp else { continue }
             if !usable.isEmpty { submit(.setDeviceFlags(usable), .flags(usable), on: node) }
             submit(.setAppState(.foreground), .appState, on: node)
+            submit(.receivedList(after: nil), .receivedList, on: node)
             if world.options.appWeight > 0 { attachForTheFinalPhase(node) }
         }
     }
 
     func nodeStarted(_ role: Role) {
-        storeRestored(role)
+        storeRestored(role, atStart: true)
         if world.isFinalPhase, world.options.appWeight > 0 { attachForTheFinalPhase(world.node(role)) }
     }
 
@@ -317,7 +384,8 @@ final class SimHistory {
 
     /// The side's session was restored from its store: what may have been sent is no longer
     /// known to it.
-    func storeRestored(_ role: Role) {
+    func storeRestored(_ role: Role, atStart: Bool = false) {
+        world.limits.restored(role, atStart: atStart)
         epoch[role, default: 0] += 1
         plainAcceptedThisEpoch[role] = []
     }
@@ -377,6 +445,8 @@ final class SimHistory {
         case (.cancel(let id), .success(.timedOut(true))):
             withdrawn.insert(id)
             timedOut.insert(id)
+        case (.receivedList, .success(.received(let items))):
+            world.limits.checkReceivedList(items, by: role)
         case (.message(let n, wantsReply: true), .failure(.wc(.messageReplyTimedOut, _))):
             if let quit = quitWithoutReply[n], quit < invocation.at + Self.replyTimeoutMilliseconds - 1_000 {
                 fail("\(role.name): message \(n) timed out (7012) though the app it reached quit at \(quit) without replying")
@@ -467,6 +537,7 @@ final class SimHistory {
             }
             handed(file.seq, on: node)
         case .messageReceived(let item):
+            world.limits.messageRecorded(item, by: role)
             guard let replyId = item.replyId, var app = node.app, case .dictionary(let content) = item.content,
                 let n = Self.number(content.encoded)
             else { break }

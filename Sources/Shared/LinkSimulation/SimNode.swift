@@ -99,10 +99,14 @@ final class SimNode {
         let ids = transferIds
         configuration.makeTransferId = { ids.make() }
         let options = world.options
-        configuration.maximumItemsInFlight = options.maximumItemsInFlight
-        configuration.fileChunkLength = options.fileChunkLength
-        configuration.fileWindowBytes = options.fileWindowBytes
-        configuration.fileCommitInterval = options.fileCommitInterval
+        if !options.shippedLimits {
+            // Small limits reach edge states; worlds on the shipped limits keep the session's
+            // own, so that a changed default shows in their checks.
+            configuration.maximumItemsInFlight = options.maximumItemsInFlight
+            configuration.fileChunkLength = options.fileChunkLength
+            configuration.fileWindowBytes = options.fileWindowBytes
+            configuration.fileCommitInterval = options.fileCommitInterval
+        }
         return LinkSession(configuration: configuration)
     }
 
@@ -260,6 +264,7 @@ final class SimNode {
             case .copied(let token, let result):
                 return peer.session.fileCopied(token: token, result: result, now: now)
             case .verified(let seq, let matched, let path):
+                if !matched { world.limits.mismatchHanded(seq: seq, by: role) }
                 return peer.session.fileVerified(seq: seq, matched: matched, path: path, now: now)
             case .unreadable(let seq, let error):
                 return peer.session.outboxFileFailed(seq: seq, error: error, now: now)

@@ -34,7 +34,7 @@ package struct SimOptions: CustomStringConvertible {
     /// Device flags changing while faults go on: the phone unpaired or without the watch app,
     /// the watch without its companion app or a watch-only app.
     package var flagsWeight: Int
-    /// Session limits, small to reach edge states.
+    /// Session limits, small to reach edge states (not used in worlds on the shipped limits).
     package var maximumItemsInFlight: Int
     package var fileChunkLength: Int
     package var fileWindowBytes: UInt64
@@ -42,6 +42,15 @@ package struct SimOptions: CustomStringConvertible {
     package var maximumFileBytes: Int
     /// How the receiving app answers messages that want a reply.
     package var replyMode: Int
+    /// The session's shipped limits (2,048 items in flight, 256 KiB chunks, a 4 MiB file
+    /// window) instead of small ones, with bursts that reach them: thousands of userInfo and
+    /// messages at once, files over 4 MiB, `received.list` asked for. Such worlds keep the
+    /// queue order plain (no complication items, cancels or store faults) so that what is in
+    /// flight is what the limit counts.
+    package var shippedLimits: Bool
+    /// Files whose every copy the receiver's disk corrupts (their SHA-256 check fails), in
+    /// percent of files.
+    package var corruptFilePercent: Int
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -70,15 +79,35 @@ package struct SimOptions: CustomStringConvertible {
         complicationEnabled = random.chance(0.5)
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
         flagsWeight = random.chance(0.3) ? 1 : 0
+        corruptFilePercent = random.chance(0.3) ? 25 : 0
+        shippedLimits = random.chance(1.0 / 48)
+        if shippedLimits {
+            stepGapMilliseconds = 500
+            latencyMilliseconds = min(latencyMilliseconds, 20)
+            storeFaultRate = 0
+            complicationWeight = 0
+            cancelWeight = 0
+            appStateWeight = 0
+            flagsWeight = 0
+            appWeight = 0
+            limitWeight = 0
+        }
     }
+
+    /// Weight of a burst in the workload (worlds on the shipped limits).
+    var burstWeight: Int { shippedLimits ? 3 : 0 }
 
     package var description: String {
         "steps \(steps), gap \(stepGapMilliseconds) ms, latency \(latencyMilliseconds) ms, faults \(faultRate) "
             + "(kill \(killWeight), power cut \(powerCutWeight), cut \(cutWeight), partition \(partitionWeight)), "
             + "store faults \(storeFaultRate), weights userInfo \(userInfoWeight) complication \(complicationWeight) "
             + "context \(contextWeight) file \(fileWeight) message \(messageWeight) cancel \(cancelWeight) "
-            + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
-            + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
+            + "appState \(appStateWeight), "
+            + (shippedLimits
+                ? "the shipped limits, "
+                : "in flight \(maximumItemsInFlight), chunk \(fileChunkLength), window \(fileWindowBytes), commit interval \(fileCommitInterval), ")
+            + "files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
+            + ", corrupt files \(corruptFilePercent)%\(shippedLimits ? ", shipped limits with bursts" : "")"
     }
 }

@@ -34,6 +34,8 @@ package final class SimWorld {
     private var queue = SimEventQueue<Event>()
     private var nodes: [SimNode] = []
     let history: SimHistory
+    /// The shipped limits, checked on the link and on what the apps are told.
+    private(set) var limits: SimLimits!
     package let coverage: SimCoverage
     private var step = 0
     private var faultsOn = true
@@ -64,6 +66,7 @@ package final class SimWorld {
         self.coverage = coverage
         history = SimHistory()
         history.world = self
+        limits = SimLimits(world: self)
         nodes = [SimNode(role: .phone, world: self, recorder: recorder), SimNode(role: .watch, world: self, recorder: recorder)]
         for node in nodes { node.storeFaultRate = options.storeFaultRate }
     }
@@ -272,6 +275,7 @@ package final class SimWorld {
 
     func observe(_ frame: Frame, sentBy node: SimNode) {
         frames += 1
+        if let connection = node.connection { limits.sent(frame, by: node.role, on: connection.number) }
         mix(9, node.role, UInt64(frame.type.rawValue))
         if let traceLine { traceLine("\(now) \(node.role.name) -> \(frame.typeName)\(Self.detail(frame))") }
         if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
@@ -284,6 +288,7 @@ package final class SimWorld {
 
     func observe(_ frame: Frame, receivedBy node: SimNode) {
         mix(10, node.role, UInt64(frame.type.rawValue))
+        if let connection = node.connection { limits.received(frame, by: node.role, on: connection.number) }
         if let traceLine { traceLine("\(now) \(node.role.name) <- \(frame.typeName)\(Self.detail(frame))") }
         switch frame {
         case .item(let channel, let seq, _, _):
