@@ -185,6 +185,28 @@ final class WatchSwitchingTests: DaemonTestCase {
         XCTAssertEqual(try watchStatus(p, "watch-a")?["hasContentPending"], true, "A's item waits for the app's next session with A")
     }
 
+    /// Switching back to the watch of the app's session while that session is still inactive:
+    /// it deactivates as before ("a small amount of time to deliver any data that has already
+    /// been received"), and once the app activates it again, that watch is the active one and
+    /// its queue goes out.
+    func testSwitchingBackBeforeTheSessionDeactivatedSendsItsQueue() throws {
+        let (phone, a, _, p) = try startPhoneWithTwoWatches(phoneArguments: ["--clock", "manual"])
+        let wa = try client(a)
+        try activateAll(p, wa)
+        _ = try p.call("app.setState", ["state": "notRunning"])
+        _ = try wa.call("userInfo.transfer", ["userInfo": ["from": "a"]])
+        eventually("the phone to hold A's item for its app") { try self.watchStatus(p, "watch-a")?["hasContentPending"] == true }
+        let events = try subscribed(phone)
+        XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-b"])["activationState"], "inactive")
+        XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-a"])["activationState"], "inactive")
+        try advance(p, 2_000)
+        _ = try events.waitForEvent("session.didDeactivate", timeoutSeconds: 5)
+        XCTAssertEqual(try p.call("status")["sessionWatchDeviceId"], "watch-a")
+        XCTAssertEqual(try p.call("session.activate")["activationState"], "activated")
+        _ = try p.call("userInfo.transfer", ["userInfo": ["to": "a"]])
+        eventually("A, the active watch, to get the phone's item", timeout: 10) { try self.userInfos(wa) == [["to": "a"]] }
+    }
+
     /// The app's state belongs to the phone: the session with the new watch has it too.
     func testTheAppsStateGoesWithItToTheNewWatchsSession() throws {
         let (_, a, b, p) = try startPhoneWithTwoWatches()

@@ -102,14 +102,16 @@ extension PeerDirectory {
             pairedWatches = updated
             logger.info("switched to watch '\(deviceId)' (from \(previous.map { "'\($0)'" } ?? "none"))")
             committer.tracer.record(.state, ["name": "activeWatch", "value": .string(deviceId), "previous": previous.map { .string($0) } ?? .null])
+            // The app's session becomes inactive first: when the switch is back to its own
+            // watch (before it deactivated), that watch is the active one again below.
+            let app = appPeer
+            committer.perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
             // Only the active watch's queue goes out; what waits for another watch stays stored
             // for it. An activated session follows the active watch once it has deactivated
             // (`perform`).
             for peer in peers {
                 committer.perform(peer.session.setActiveWatch(peer.deviceId == deviceId, now: loop.turnMilliseconds), from: peer)
             }
-            let app = appPeer
-            committer.perform(app.session.becomeInactive(now: loop.turnMilliseconds), from: app)
             if let previous { result["previousWatchDeviceId"] = .string(previous) }
             result["switched"] = true
         } else {

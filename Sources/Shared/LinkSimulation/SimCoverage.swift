@@ -24,6 +24,10 @@ package final class SimCoverage {
         case fileRejected = "a file given up after 3 mismatched checks"
         case receivedListFull = "received.list past its 1,000 messages"
         case receivedListBytesFull = "received.list past its 256 KiB of payload"
+        case watchSwitch = "the phone switched to another watch"
+        case switchWithMessagesAwaitingReplies = "a switch with messages waiting for their replies"
+        case inactiveDeliveryEnded = "an inactive session deactivated at the end of its 2 s"
+        case pairedWatchesFull = "a watch refused: 16 paired"
     }
 
     private var counts: [Int]

@@ -165,7 +165,7 @@ final class SimHistory {
         let o = world.options
         let weights = [
             o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
-            o.limitWeight, o.appWeight, o.flagsWeight, o.burstWeight,
+            o.limitWeight, o.appWeight, o.flagsWeight, o.burstWeight, o.switchWeight,
         ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
@@ -173,9 +173,12 @@ final class SimHistory {
             pick -= weights[kind]
             kind += 1
         }
+        if kind == 11 { return world.switching.step() }
         let role: Role = kind == 1 || world.random.chance(0.5) ? .phone : .watch
         let node = world.node(role)
         guard node.isUp else { return }
+        // While another watch is active the phone's app talks to it, outside this world.
+        if role == .phone, world.switching.isAway { return }
         let number = nextItem
         nextItem += 1
         let operation: Operation
@@ -350,8 +353,19 @@ final class SimHistory {
         node.command(command, token: token)
     }
 
+    /// The phone's messages that wait for their reply (requests without an outcome yet).
+    func phoneMessagesAwaitingReplies() -> Set<UInt64> {
+        let phone = world.node(.phone)
+        var tokens: Set<UInt64> = []
+        for (token, invocation) in invocations where invocation.role == .phone && invocation.incarnation == phone.incarnation {
+            if case .message(_, wantsReply: true) = invocation.operation, invocation.outcomes == 0 { tokens.insert(token) }
+        }
+        return tokens
+    }
+
     /// Faults are over: both apps come to the foreground.
     func finalPhase() {
+        world.switching.switchBack()
         for role in [Role.phone, .watch] {
             // The pair becomes usable (a daemon down now starts with these flags).
             let usable = flagsDifferingFromTheDefault(of: role).mapValues { !$0 }
@@ -367,6 +381,7 @@ final class SimHistory {
 
     func nodeStarted(_ role: Role) {
         storeRestored(role, atStart: true)
+        if world.isFinalPhase, role == .phone { world.switching.switchBack() }
         if world.isFinalPhase, world.options.appWeight > 0 { attachForTheFinalPhase(world.node(role)) }
     }
 
@@ -392,6 +407,7 @@ final class SimHistory {
 
     /// An ITEM left `role` (queued before its turn's end).
     func itemSent(channel: QueueChannel, payload: [UInt8], by role: Role) {
+        if role == .phone { world.switching.phoneSentItem() }
         if let reason = pairingFailure(of: role), reason != .watchOnlyApp {
             fail("\(role.name) sent a \(channel) item while its queued items must wait (\(reason.rawValue))")
         }
@@ -409,6 +425,7 @@ final class SimHistory {
     func response(_ token: RequestToken, _ result: Result<CommandResult, SessionError>, by role: Role) {
         world.mix(11, role, token.rawValue)
         guard var invocation = invocations[token.rawValue] else { return }
+        if role == .phone { world.switching.responded(token, result) }
         invocation.outcomes += 1
         invocations[token.rawValue] = invocation
         if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
@@ -536,6 +553,8 @@ final class SimHistory {
                 filesCheckedAsHanded.insert(file.transferId)
             }
             handed(file.seq, on: node)
+        case .didDeactivate where role == .phone:
+            world.switching.deactivated()
         case .messageReceived(let item):
             world.limits.messageRecorded(item, by: role)
             guard let replyId = item.replyId, var app = node.app, case .dictionary(let content) = item.content,

@@ -134,7 +134,14 @@ final class SimNode {
         var state = (try? store.load()) ?? DurableState()
         files.recover(&state, paths: peer.session.filePaths)
         peer.session.restore(state)
-        turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
+        if role == .phone { world.switching.phoneStarted() }
+        if role == .phone, world.switching.isAway {
+            // Another watch is the active one (phoned's watches.json): this watch's session
+            // is not the app's, and its queue waits.
+            turn { self.peer.session.setActiveWatch(false, now: self.world.now) }
+        } else {
+            activate()
+        }
         let mode: ReplyMode = [.echo, .empty, .none][world.options.replyMode]
         turn { self.peer.session.handle(.setReplies(ReplyConfiguration(mode: mode)), token: self.world.history.internalToken(), now: self.world.now) }
         let changedFlags = world.history.flagsDifferingFromTheDefault(of: role)
@@ -273,6 +280,11 @@ final class SimNode {
         if isUp, !files.events.isEmpty { world.wakeForFiles(self) }
     }
 
+    /// The app activates its session.
+    func activate() {
+        turn { peer.session.handle(.activate, token: world.history.internalToken(), now: world.now) }
+    }
+
     /// Submits an app's command, as one turn.
     func command(_ command: SessionCommand, token: RequestToken) {
         turn { peer.session.handle(command, token: token, now: world.now) }
@@ -295,9 +307,15 @@ final class SimNode {
         command(.detachApp, token: token)
     }
 
+    /// The attached app is busy until then: its acknowledgements wait.
+    var acknowledgesNotBefore: Int64 = 0
+
     /// The attached app acknowledges everything handed to it (its delegate methods returned).
     func appAcknowledges(attachment: Int) {
         guard isUp, let app, app.number == attachment, app.handedUpTo > 0 else { return }
+        guard world.now >= acknowledgesNotBefore else {
+            return world.schedule(.appAcknowledges(role, attachment), at: acknowledgesNotBefore)
+        }
         let token = world.history.acknowledgement(upTo: app.handedUpTo, by: role)
         command(.acknowledgeDelivery(upTo: app.handedUpTo), token: token)
     }

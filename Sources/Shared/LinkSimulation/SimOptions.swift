@@ -51,6 +51,8 @@ package struct SimOptions: CustomStringConvertible {
     /// Files whose every copy the receiver's disk corrupts (their SHA-256 check fails), in
     /// percent of files.
     package var corruptFilePercent: Int
+    /// The phone switching to other watches (paired when they first link) and back.
+    package var switchWeight: Int
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -81,6 +83,7 @@ package struct SimOptions: CustomStringConvertible {
         flagsWeight = random.chance(0.3) ? 1 : 0
         corruptFilePercent = random.chance(0.3) ? 25 : 0
         shippedLimits = random.chance(1.0 / 48)
+        switchWeight = random.chance(0.3) && !shippedLimits ? 1 : 0
         if shippedLimits {
             stepGapMilliseconds = 500
             latencyMilliseconds = min(latencyMilliseconds, 20)
@@ -108,6 +111,6 @@ package struct SimOptions: CustomStringConvertible {
                 : "in flight \(maximumItemsInFlight), chunk \(fileChunkLength), window \(fileWindowBytes), commit interval \(fileCommitInterval), ")
             + "files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
-            + ", corrupt files \(corruptFilePercent)%\(shippedLimits ? ", shipped limits with bursts" : "")"
+            + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with bursts" : "")"
     }
 }

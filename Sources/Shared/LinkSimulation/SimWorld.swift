@@ -17,6 +17,7 @@ package final class SimWorld {
         case connect
         case appAcknowledges(Role, Int)
         case appReplies(Role, Int, UInt64)
+        case phoneActivates
     }
 
     /// The virtual clock, readable by the sessions' wall clock.
@@ -36,6 +37,8 @@ package final class SimWorld {
     let history: SimHistory
     /// The shipped limits, checked on the link and on what the apps are told.
     private(set) var limits: SimLimits!
+    /// The phone's paired watches and switches between them.
+    private(set) var switching: SimSwitching!
     package let coverage: SimCoverage
     private var step = 0
     private var faultsOn = true
@@ -67,6 +70,7 @@ package final class SimWorld {
         history = SimHistory()
         history.world = self
         limits = SimLimits(world: self)
+        switching = SimSwitching(world: self)
         nodes = [SimNode(role: .phone, world: self, recorder: recorder), SimNode(role: .watch, world: self, recorder: recorder)]
         for node in nodes { node.storeFaultRate = options.storeFaultRate }
     }
@@ -132,6 +136,9 @@ package final class SimWorld {
         case .appReplies(let role, let attachment, let replyId):
             mix(13, role, replyId)
             node(role).appReplies(attachment: attachment, replyId: replyId)
+        case .phoneActivates:
+            mix(14)
+            if !switching.isAway, node(.phone).peer.session.activationState == .notActivated { node(.phone).activate() }
         }
     }
 
