@@ -177,8 +177,9 @@ final class SimHistory {
         let role: Role = kind == 1 || world.random.chance(0.5) ? .phone : .watch
         let node = world.node(role)
         guard node.isUp else { return }
-        // While another watch is active the phone's app talks to it, outside this world.
-        if role == .phone, world.switching.isAway { return }
+        // While another watch is active the phone's app talks to it, outside this world; after
+        // a switch back the app waits for its session to deactivate and activates it again.
+        if role == .phone, world.switching.isAway || node.peer.session.activationState != .activated { return }
         let number = nextItem
         nextItem += 1
         let operation: Operation

@@ -49,8 +49,14 @@ final class SimLimits {
     private var items: [Role: ItemsOnTheLink] = [:]
     private var files: [Role: FileOnTheLink] = [:]
     /// Mismatched checks of each incoming file handed to the receiving session since its last
-    /// restore (the count is the session's memory, as the daemon's is).
+    /// restore (the count is the session's memory, as the daemon's is), and the files that had
+    /// their third: given up, with the sender told (`rejected`) or, while the link is down,
+    /// not; such a file comes again as a new one when the sender offers it again (its ITEM).
     private var mismatches: [Role: [UInt64: Int]] = [:]
+    private var givenUp: [Role: Set<UInt64>] = [:]
+    /// The transfer each incoming file `seq` names (a rolled-back enqueue at the sender may
+    /// give its number to another file).
+    private var incomingTransfer: [Role: [UInt64: String]] = [:]
     /// Messages each side's session recorded since it started: `seq` and payload bytes.
     private var received: [Role: [(seq: UInt64, bytes: Int)]] = [:]
     /// Set when a turn rolled back after the session recorded a message: its memory then holds
@@ -95,13 +101,15 @@ final class SimLimits {
             files[role] = file
         case .fileChunkAck(let seq, let flags, _, _) where flags.contains(.rejected):
             world.coverage.count(.fileRejected)
-            let seen = mismatches[role]?[seq] ?? 0
-            if seen != Self.fileMismatches {
+            if givenUp[role]?.remove(seq) == nil {
                 world.history.fail(
-                    "the \(role.name) gave up file \(seq) after \(seen) mismatched checks, not \(Self.fileMismatches)")
+                    "the \(role.name) gave up file \(seq) after \(mismatches[role]?[seq] ?? 0) mismatched checks, not \(Self.fileMismatches)")
             }
-            // Given up: a sender that did not hear of it offers the file again, a new one.
             mismatches[role]?[seq] = nil
+        case .fileChunkAck(let seq, let flags, _, _) where flags.contains(.resume):
+            if givenUp[role]?.contains(seq) == true {
+                world.history.fail("the \(role.name) asked for file \(seq) again after \(Self.fileMismatches) mismatched checks")
+            }
         default:
             break
         }
@@ -112,6 +120,15 @@ final class SimLimits {
         case .ack(let channel, let seq) where channel == QueueChannel.userInfo.rawValue:
             guard let link = items[role], link.connection == connection else { return }
             while link.acknowledged < link.sent.count, link.sent[link.acknowledged] <= seq { link.acknowledged += 1 }
+        case .item(let channel, let seq, _, let payload) where channel == QueueChannel.file.rawValue:
+            // Another file under this number, or offered again after it was given up while the
+            // link was down: a new file.
+            let transferId = (try? FileHeader(decoding: payload))?.transferId
+            if givenUp[role]?.remove(seq) != nil || incomingTransfer[role]?[seq] != transferId {
+                mismatches[role]?[seq] = nil
+                givenUp[role]?.remove(seq)
+            }
+            incomingTransfer[role, default: [:]][seq] = transferId
         case .fileChunkAck(let seq, _, let receivedOffset, _):
             guard var file = files[role], file.connection == connection, file.seq == seq else { return }
             file.receivedOffset = receivedOffset
@@ -126,9 +143,7 @@ final class SimLimits {
     /// A SHA-256 check that did not match was handed to `role`'s session.
     func mismatchHanded(seq: UInt64, by role: Role) {
         mismatches[role, default: [:]][seq, default: 0] += 1
-        if mismatches[role]![seq]! > Self.fileMismatches {
-            world.history.fail("the \(role.name) checked file \(seq) \(mismatches[role]![seq]!) times without giving it up")
-        }
+        if mismatches[role]![seq]! == Self.fileMismatches { givenUp[role, default: []].insert(seq) }
     }
 
     // MARK: - received.list
@@ -170,6 +185,7 @@ final class SimLimits {
     /// rolled-back turn.
     func restored(_ role: Role, atStart: Bool) {
         mismatches[role] = [:]
+        givenUp[role] = []
         if atStart {
             received[role] = []
             receivedUncertain.remove(role)

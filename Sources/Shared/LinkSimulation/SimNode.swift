@@ -271,8 +271,12 @@ final class SimNode {
             case .copied(let token, let result):
                 return peer.session.fileCopied(token: token, result: result, now: now)
             case .verified(let seq, let matched, let path):
-                if !matched { world.limits.mismatchHanded(seq: seq, by: role) }
-                return peer.session.fileVerified(seq: seq, matched: matched, path: path, now: now)
+                let actions = peer.session.fileVerified(seq: seq, matched: matched, path: path, now: now)
+                // A mismatch counts for a file being checked (a stale result is ignored): the
+                // session says so (`file.problem`).
+                let counted = actions.contains { if case .notify(.file(.problem)) = $0 { true } else { false } }
+                if !matched, counted { world.limits.mismatchHanded(seq: seq, by: role) }
+                return actions
             case .unreadable(let seq, let error):
                 return peer.session.outboxFileFailed(seq: seq, error: error, now: now)
             }
