@@ -19,6 +19,15 @@ package final class SimCoverage {
         case appQuitWithItemsHanded = "app quit with items handed and not acknowledged"
         case appQuitAwaitingReply = "app quit with a message waiting for its reply"
         case finishedToldAtLaunch = "didFinish told to the next app process (finished while none ran)"
+        case watchAppLaunched = "watch app launched by its OS"
+        case watchAppSuspended = "watch app suspended, its tasks completed"
+        case watchComplicationWake = "watch app woken at once by a complication userInfo"
+        case expirationHandlerCalled = "background tasks' expirationHandler called"
+        case watchdogKill = "watch app ended by the watchdog at its budget"
+        case runDeferredByAllowance = "background run for data deferred by the hourly allowance"
+        case scheduledTaskRan = "scheduled refresh or snapshot task handed"
+        case scheduledTaskInForeground = "scheduled task due while the app ran in the foreground (ignored)"
+        case watchWorldsOverAnHour = "worlds of over an hour with an installed watch app"
     }
 
     private var counts: [Int]

@@ -42,6 +42,10 @@ package struct SimOptions: CustomStringConvertible {
     package var maximumFileBytes: Int
     /// How the receiving app answers messages that want a reply.
     package var replyMode: Int
+    /// Whether the watch app is an installed program its OS launches (SimWatchApp), and the
+    /// seed of the watch launch policy's delays.
+    package var watchAppInstalled: Bool
+    package var launchSeed: UInt64
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -70,6 +74,10 @@ package struct SimOptions: CustomStringConvertible {
         complicationEnabled = random.chance(0.5)
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
         flagsWeight = random.chance(0.3) ? 1 : 0
+        watchAppInstalled = random.chance(0.4)
+        launchSeed = random.next()
+        // The background life's rules play out over minutes to hours of virtual time.
+        if watchAppInstalled, random.chance(0.6) { stepGapMilliseconds = [20_000, 120_000, 300_000][random.int(0...2)] }
     }
 
     package var description: String {
@@ -80,5 +88,6 @@ package struct SimOptions: CustomStringConvertible {
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
+            + (watchAppInstalled ? ", watch app installed (launch seed \(launchSeed))" : "")
     }
 }

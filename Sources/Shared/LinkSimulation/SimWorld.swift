@@ -17,6 +17,7 @@ package final class SimWorld {
         case connect
         case appAcknowledges(Role, Int)
         case appReplies(Role, Int, UInt64)
+        case watchApp(SimWatchApp.Event)
     }
 
     /// The virtual clock, readable by the sessions' wall clock.
@@ -93,6 +94,7 @@ package final class SimWorld {
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
         if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
+        if history.failures.isEmpty, options.watchAppInstalled, now > SimWatchApp.hourMilliseconds { coverage.count(.watchWorldsOverAnHour) }
         return history.failures
     }
 
@@ -129,6 +131,9 @@ package final class SimWorld {
         case .appReplies(let role, let attachment, let replyId):
             mix(13, role, replyId)
             node(role).appReplies(attachment: attachment, replyId: replyId)
+        case .watchApp(let event):
+            mix(14, .watch)
+            node(.watch).watchApp?.handle(event)
         }
     }
 
