@@ -98,6 +98,7 @@ final class SimWatchApp {
     private var turnCompleted = false
     private var turnSuspended = false
     private var turnExpired = false
+    private var turnToBackground = false
     /// A current complication userInfo came in this turn (kept or not).
     private var turnComplicationFrame = false
     private var inStartTurn = false
@@ -153,6 +154,7 @@ final class SimWatchApp {
         turnCompleted = false
         turnSuspended = false
         turnExpired = false
+        turnToBackground = false
         turnComplicationFrame = false
     }
 
@@ -199,9 +201,9 @@ final class SimWatchApp {
             schedule(.windowCheck(obligation: obligations, deadline: now + Self.windowMilliseconds), at: now + Self.windowMilliseconds + 1)
         }
         // setTaskCompleted(): "The system suspends the extension as soon as all background tasks
-        // are complete".
-        if turnCompleted, open.isEmpty, isRunning, !foreground, !turnSuspended {
-            fail("every task of the background run was completed at \(now) and the app was not suspended")
+        // are complete" (and an app sent to the background with none open has none to run).
+        if turnCompleted || turnToBackground, open.isEmpty, isRunning, !foreground, !turnSuspended {
+            fail("the app ran in the background at \(now) with every task completed, and it was not suspended")
         }
     }
 
@@ -301,6 +303,7 @@ final class SimWatchApp {
                 run = nil
                 waiting = nil
             case .background:
+                turnToBackground = true
                 if run == nil, !open.isEmpty, isRunning { backgroundRunStarts() }
             case .notRunning:
                 run = nil
@@ -308,7 +311,9 @@ final class SimWatchApp {
             }
         case .userInfoReceived, .applicationContextReceived, .file(.received):
             // docs/app-side.md: suspended, "it runs no code and receives nothing until it is woken".
-            if case .suspended = process { fail("a received item was handed to the app while it was suspended: \(notification)") }
+            if case .suspended = process {
+                fail("received item \(notification.handedSeq ?? 0) was handed to the app while it was suspended")
+            }
         case .backgroundTask(let task):
             backgroundTask(task)
         default:
