@@ -74,7 +74,7 @@ package struct SimOptions: CustomStringConvertible {
         complicationEnabled = random.chance(0.5)
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
         flagsWeight = random.chance(0.3) ? 1 : 0
-        watchAppInstalled = random.chance(0.4)
+        watchAppInstalled = random.chance(0.25)
         launchSeed = random.next()
         // The background life's rules play out over minutes to hours of virtual time.
         if watchAppInstalled, random.chance(0.6) { stepGapMilliseconds = [20_000, 120_000, 300_000][random.int(0...2)] }

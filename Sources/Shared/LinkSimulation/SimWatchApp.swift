@@ -283,9 +283,14 @@ final class SimWatchApp {
         }
     }
 
+    /// The OS launched or woke the app for a background task.
     private func backgroundRunStarts() {
         turnRunStarts += 1
         waiting = nil
+        startRun()
+    }
+
+    private func startRun() {
         guard run == nil else { return }
         runs += 1
         run = (runs, world.now)
@@ -304,7 +309,8 @@ final class SimWatchApp {
                 waiting = nil
             case .background:
                 turnToBackground = true
-                if run == nil, !open.isEmpty, isRunning { backgroundRunStarts() }
+                // The running app sent to the background with tasks open: a run, not a launch.
+                if run == nil, !open.isEmpty, isRunning { startRun() }
             case .notRunning:
                 run = nil
                 open.removeAll()
