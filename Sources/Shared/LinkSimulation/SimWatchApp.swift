@@ -467,14 +467,13 @@ final class SimWatchApp {
         switch process {
         case .none:
             launchForTheUser()
-        case .running(let launch):
+        case .running:
             if world.random.chance(0.4) {
                 process = .none
                 open.removeAll()
                 run = nil
                 if node.app != nil { node.appQuits(token: world.history.internalToken()) }
                 if node.isUp { node.command(.detachWatchKit, token: world.history.internalToken()) }
-                _ = launch
             } else {
                 userSetsState(world.random.chance(0.5) ? .foreground : .background)
             }
