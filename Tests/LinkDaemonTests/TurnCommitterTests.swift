@@ -104,4 +104,30 @@ final class TurnCommitterTests: XCTestCase {
         XCTAssertEqual(failedPeers, [ObjectIdentifier(peer)], "the peer reloads and resynchronises")
         XCTAssertNil(try peer.store!.load().applicationContext, "rolled back")
     }
+
+    /// An item handed to the app in a turn whose commit failed was not told to it: it is
+    /// handed again once the committed state is restored, so that the app's acknowledgement
+    /// never covers an item it did not see.
+    func testAnItemHandedInAFailedTurnIsHandedAgainAfterTheRestore() throws {
+        struct Broken: Error {}
+        let session = peer.session
+        func told(_ actions: [SessionAction]) -> Bool {
+            actions.contains { if case .notify(.userInfoReceived(seq: 1, _, _)) = $0 { return true } else { return false } }
+        }
+        var state = DurableState()
+        state.undelivered = [InboxItem(seq: 1, channel: .userInfo, channelSeq: 1, payload: [1], flags: [], receivedAt: 0, delivered: false)]
+        session.restore(state)
+        // An installed app: the item waits for its process rather than go to the daemon.
+        committer.perform(session.handle(.setAppInstalled(true), token: RequestToken(1), now: 0), from: peer)
+        committer.perform(session.handle(.activate, token: RequestToken(1), now: 0), from: peer)
+        committer.endOfTurn()
+        XCTAssertFalse(told(executed))
+        committer.perform([.persist(.setApplicationContext([9]))], from: peer)
+        committer.perform(session.handle(.attachApp(.foreground, .all), token: RequestToken(2), now: 0), from: peer)
+        committer.failTurn(Broken(), of: peer)
+        committer.endOfTurn()
+        XCTAssertFalse(told(executed), "what only holds once the store commits is not told after a failed commit")
+        session.restore(state)
+        XCTAssertTrue(told(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "handed again after the restore")
+    }
 }

@@ -152,6 +152,8 @@ package final class TurnCommitter {
         case .respond(let token, .success(let result)) where result.isDurable:
             execute(.respond(token, .failure(failure)), peer)
         case .notify(let notification) where notification.isDurable:
+            // Not told: it is handed again once the committed state is restored.
+            if let seq = notification.handedSeq { peer.session.handedButNotTold(seq: seq) }
             return
         case .send(.item), .send(.ack), .send(.fileChunkAck), .send(.fileCancel), .file:
             return

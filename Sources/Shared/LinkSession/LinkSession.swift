@@ -145,6 +145,8 @@ public final class LinkSession {
     public internal(set) var attachedApp: AppHandles?
     /// The newest received item handed to the attached app and not yet acknowledged.
     var handedUpTo: UInt64 = 0
+    /// A rolled-back turn's hand of items to the app was not told: hand them at the restore.
+    var handAgainAtRestore = false
     /// The app as a program the emulated OS launches (AppLaunch.swift).
     var launch = AppLaunchState()
     /// Watch: the app's background tasks, runs and suspension (BackgroundTasks.swift).

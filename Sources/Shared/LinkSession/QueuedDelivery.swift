@@ -113,6 +113,20 @@ extension LinkSession {
         nextReceivedSeq = max(nextReceivedSeq, state.reservedSeq + 1)
         acknowledgementsDue = []
         restoreFiles(state)
+        if handAgainAtRestore {
+            handAgainAtRestore = false
+            // Told with the next actions the session gives.
+            if attachedApp != nil, activationState != .notActivated, appState != .notRunning, !background.isSuspended { handPendingToApp() }
+        }
+    }
+
+    /// The delivery numbered `seq` was handed to the app in a turn whose commit failed, and
+    /// the app was not told of it (what only holds once the store commits is not told then):
+    /// it and what followed it are handed again once the committed state is restored.
+    public func handedButNotTold(seq: UInt64) {
+        guard seq > 0, seq <= handedUpTo else { return }
+        handedUpTo = seq - 1
+        handAgainAtRestore = true
     }
 
     /// The cumulative acknowledgements of this turn, one per channel: the runtime asks for

@@ -293,6 +293,17 @@ extension SessionNotification {
         default: return false
         }
     }
+
+    /// The `seq` of what this hands the app: a received item, or a transfer that finished
+    /// while no app ran.
+    public var handedSeq: UInt64? {
+        switch self {
+        case .userInfoReceived(let seq, _, _), .applicationContextReceived(let seq, _), .systemUserInfoReceived(let seq, _): return seq
+        case .file(.received(let file)): return file.seq
+        case .userInfoDidFinish(_, _, let earlier), .file(.didFinish(_, _, let earlier)): return earlier?.seq
+        default: return nil
+        }
+    }
 }
 
 /// A transfer of the app's that the attached app process did not make (it was made in an

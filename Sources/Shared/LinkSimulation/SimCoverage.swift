@@ -28,6 +28,15 @@ package final class SimCoverage {
         case switchWithMessagesAwaitingReplies = "a switch with messages waiting for their replies"
         case inactiveDeliveryEnded = "an inactive session deactivated at the end of its 2 s"
         case pairedWatchesFull = "a watch refused: 16 paired"
+        case watchAppLaunched = "watch app launched by its OS"
+        case watchAppSuspended = "watch app suspended, its tasks completed"
+        case watchComplicationWake = "watch app woken at once by a complication userInfo"
+        case expirationHandlerCalled = "background tasks' expirationHandler called"
+        case watchdogKill = "watch app ended by the watchdog at its budget"
+        case runDeferredByAllowance = "background run for data deferred by the hourly allowance"
+        case scheduledTaskRan = "scheduled refresh or snapshot task handed"
+        case scheduledTaskInForeground = "scheduled task due while the app ran in the foreground (ignored)"
+        case watchWorldsOverAnHour = "worlds of over an hour with an installed watch app"
     }
 
     private var counts: [Int]

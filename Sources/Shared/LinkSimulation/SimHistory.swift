@@ -225,6 +225,7 @@ final class SimHistory {
                 command = .transferUserInfo(payload)
             }
         case 8:
+            if let watchApp = node.watchApp { return watchApp.userActs() }
             if node.app == nil {
                 let handles: AppHandles = world.random.chance(0.7) ? .all : AppHandles(rawValue: UInt8(world.random.int(0...15)))
                 let state: AppState = world.random.chance(0.7) ? .foreground : .background
@@ -249,6 +250,7 @@ final class SimHistory {
             operation = .cancel(id)
             command = world.random.chance(0.5) ? .cancelTransfer(transferId: id) : .timeOutTransfer(transferId: id)
         default:
+            if let watchApp = node.watchApp { return watchApp.userSetsState(world.random.chance(0.5) ? .foreground : .background) }
             operation = .appState
             command = .setAppState(world.random.chance(0.5) ? .foreground : .background)
         }
@@ -374,6 +376,10 @@ final class SimHistory {
             let node = world.node(role)
             guard node.isUp else { continue }
             if !usable.isEmpty { submit(.setDeviceFlags(usable), .flags(usable), on: node) }
+            if let watchApp = node.watchApp {
+                watchApp.finalPhase()
+                continue
+            }
             submit(.setAppState(.foreground), .appState, on: node)
             submit(.receivedList(after: nil), .receivedList, on: node)
             if world.options.appWeight > 0 { attachForTheFinalPhase(node) }
@@ -383,11 +389,12 @@ final class SimHistory {
     func nodeStarted(_ role: Role) {
         storeRestored(role, atStart: true)
         if world.isFinalPhase, role == .phone { world.switching.switchBack() }
+        if let watchApp = world.node(role).watchApp { return watchApp.ensureOpen() }
         if world.isFinalPhase, world.options.appWeight > 0 { attachForTheFinalPhase(world.node(role)) }
     }
 
     /// In the final phase each side runs an app process that answers and acknowledges all.
-    private func attachForTheFinalPhase(_ node: SimNode) {
+    func attachForTheFinalPhase(_ node: SimNode) {
         if let app = node.app {
             world.schedule(.appAcknowledges(node.role, app.number), at: world.now + 1)
             for replyId in app.awaiting.keys.sorted() {

@@ -41,6 +41,8 @@ final class SimNode {
     private var attachments = 0
     /// Set when this turn's writes failed and were rolled back.
     private var turnRolledBack = false
+    /// The watch's OS and its installed app, in worlds where the watch app is a program.
+    private(set) var watchApp: SimWatchApp?
 
     struct AttachedApp {
         let number: Int
@@ -87,6 +89,7 @@ final class SimNode {
             }
             return outcome
         }
+        if role == .watch, world.options.watchAppInstalled { watchApp = SimWatchApp(node: self) }
         start()
     }
 
@@ -107,6 +110,7 @@ final class SimNode {
             configuration.fileWindowBytes = options.fileWindowBytes
             configuration.fileCommitInterval = options.fileCommitInterval
         }
+        configuration.launchPolicy = BackgroundLaunchPolicy(mode: .watch, seed: options.launchSeed)
         return LinkSession(configuration: configuration)
     }
 
@@ -134,6 +138,7 @@ final class SimNode {
         var state = (try? store.load()) ?? DurableState()
         files.recover(&state, paths: peer.session.filePaths)
         peer.session.restore(state)
+        watchApp?.started()
         if role == .phone { world.switching.phoneStarted() }
         if role == .phone, world.switching.isAway {
             // Another watch is the active one (phoned's watches.json): this watch's session
@@ -158,6 +163,7 @@ final class SimNode {
     func crash(powerCut: Bool) {
         isUp = false
         app = nil
+        watchApp?.daemonDied()
         store.crash()
         files.crash(powerCut: powerCut)
         timers.removeAll()
@@ -177,12 +183,14 @@ final class SimNode {
     func turn(_ body: () -> [SessionAction]) {
         guard isUp else { return }
         framesThisTurn = 0
+        watchApp?.turnStarts()
         committer.perform(body(), from: peer)
         finishTurn()
     }
 
     private func finishTurn() {
         committer.endOfTurn()
+        watchApp?.turnEnded(rolledBack: turnRolledBack, dying: dying)
         world.history.turnEnded(role, rolledBack: turnRolledBack)
         turnRolledBack = false
         if dying {
@@ -200,6 +208,7 @@ final class SimNode {
         let end = connection.end(role)
         let now = world.now
         framesThisTurn = 0
+        watchApp?.turnStarts()
         var reads = world.random.int(1...3)
         var failed = false
         while reads > 0, let first = end.inbound.first, first.time <= now {
@@ -252,6 +261,7 @@ final class SimNode {
         }
         framesThisTurn += 1
         world.observe(frame, receivedBy: self)
+        watchApp?.received(frame, on: connection)
         committer.perform(peer.session.receive(frame, now: now), from: peer)
     }
 
@@ -297,10 +307,10 @@ final class SimNode {
     // MARK: - The attached app
 
     /// An app process attaches, in `state`, with every delegate method or a few.
-    func attachApp(_ state: AppState, handles: AppHandles, token: RequestToken) {
+    func attachApp(_ state: AppState, handles: AppHandles, token: RequestToken, launchedByTheOS: Bool = false) {
         attachments += 1
         app = AttachedApp(number: attachments)
-        command(.attachApp(state, handles), token: token)
+        command(.attachApp(state, handles, launchedByTheOS: launchedByTheOS), token: token)
     }
 
     /// The app process quits: what it was handed and did not acknowledge it never saw.
@@ -320,12 +330,14 @@ final class SimNode {
         guard world.now >= acknowledgesNotBefore else {
             return world.schedule(.appAcknowledges(role, attachment), at: acknowledgesNotBefore)
         }
+        if let watchApp, watchApp.holds(.appAcknowledges(role, attachment)) { return }
         let token = world.history.acknowledgement(upTo: app.handedUpTo, by: role)
         command(.acknowledgeDelivery(upTo: app.handedUpTo), token: token)
     }
 
     /// The attached app answers a message that waits for its reply.
     func appReplies(attachment: Int, replyId: UInt64) {
+        if let watchApp, isUp, app?.number == attachment, watchApp.holds(.appReplies(role, attachment, replyId)) { return }
         guard isUp, var app, app.number == attachment, let n = app.awaiting.removeValue(forKey: replyId) else { return }
         self.app = app
         command(.reply(replyId: replyId, payload: .dictionary(SimHistory.payload(n))), token: world.history.internalToken())
@@ -358,13 +370,18 @@ final class SimNode {
         case .respond(let token, let result):
             world.history.response(token, result, by: role)
         case .notify(let notification):
+            watchApp?.notified(notification)
             world.history.notification(notification, by: role)
         case .armTimer(let timer, let deadline):
             timers[timer] = deadline
             world.schedule(.timer(role, incarnation, timer, deadline), at: max(deadline, world.now))
         case .cancelTimer(let timer):
             timers[timer] = nil
-        case .persist, .launchApp, .appProcess:
+        case .launchApp(let reason):
+            watchApp?.launch(reason)
+        case .appProcess(let processAction):
+            watchApp?.perform(processAction)
+        case .persist:
             break
         case .file(let fileAction):
             performFile(fileAction)

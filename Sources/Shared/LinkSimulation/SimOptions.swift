@@ -53,6 +53,10 @@ package struct SimOptions: CustomStringConvertible {
     package var corruptFilePercent: Int
     /// The phone switching to other watches (paired when they first link) and back.
     package var switchWeight: Int
+    /// Whether the watch app is an installed program its OS launches (SimWatchApp), and the
+    /// seed of the watch launch policy's delays.
+    package var watchAppInstalled: Bool
+    package var launchSeed: UInt64
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -84,6 +88,10 @@ package struct SimOptions: CustomStringConvertible {
         corruptFilePercent = random.chance(0.3) ? 25 : 0
         shippedLimits = random.chance(1.0 / 48)
         switchWeight = random.chance(0.3) && !shippedLimits ? 1 : 0
+        watchAppInstalled = random.chance(0.25)
+        launchSeed = random.next()
+        // The background life's rules play out over minutes to hours of virtual time.
+        if watchAppInstalled, random.chance(0.6) { stepGapMilliseconds = [20_000, 120_000, 300_000][random.int(0...2)] }
         if shippedLimits {
             stepGapMilliseconds = 500
             latencyMilliseconds = min(latencyMilliseconds, 20)
@@ -94,6 +102,7 @@ package struct SimOptions: CustomStringConvertible {
             flagsWeight = 0
             appWeight = 0
             limitWeight = 0
+            watchAppInstalled = false
         }
     }
 
@@ -112,5 +121,6 @@ package struct SimOptions: CustomStringConvertible {
             + "files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
             + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with bursts" : "")"
+            + (watchAppInstalled ? ", watch app installed (launch seed \(launchSeed))" : "")
     }
 }

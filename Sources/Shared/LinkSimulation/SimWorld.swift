@@ -18,6 +18,7 @@ package final class SimWorld {
         case appAcknowledges(Role, Int)
         case appReplies(Role, Int, UInt64)
         case phoneActivates
+        case watchApp(SimWatchApp.Event)
     }
 
     /// The virtual clock, readable by the sessions' wall clock.
@@ -100,6 +101,7 @@ package final class SimWorld {
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
         if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
+        if history.failures.isEmpty, options.watchAppInstalled, now > SimWatchApp.hourMilliseconds { coverage.count(.watchWorldsOverAnHour) }
         return history.failures
     }
 
@@ -137,8 +139,11 @@ package final class SimWorld {
             mix(13, role, replyId)
             node(role).appReplies(attachment: attachment, replyId: replyId)
         case .phoneActivates:
-            mix(14)
+            mix(15)
             if !switching.isAway, node(.phone).peer.session.activationState == .notActivated { node(.phone).activate() }
+        case .watchApp(let event):
+            mix(14, .watch)
+            node(.watch).watchApp?.handle(event)
         }
     }
 
