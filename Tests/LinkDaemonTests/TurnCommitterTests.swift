@@ -130,4 +130,23 @@ final class TurnCommitterTests: XCTestCase {
         session.restore(state)
         XCTAssertTrue(told(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "handed again after the restore")
     }
+
+    /// The same where the daemon plays the app: the delivery it committed in the failed turn
+    /// is rolled back with it, and the item is delivered again after the restore.
+    func testAnItemTheDaemonDeliveredInAFailedTurnIsDeliveredAgainAfterTheRestore() throws {
+        struct Broken: Error {}
+        let session = peer.session
+        func told(_ actions: [SessionAction]) -> Bool {
+            actions.contains { if case .notify(.userInfoReceived(seq: 1, _, _)) = $0 { return true } else { return false } }
+        }
+        var state = DurableState()
+        state.undelivered = [InboxItem(seq: 1, channel: .userInfo, channelSeq: 1, payload: [1], flags: [], receivedAt: 0, delivered: false)]
+        session.restore(state)
+        committer.perform(session.handle(.activate, token: RequestToken(1), now: 0), from: peer)
+        committer.failTurn(Broken(), of: peer)
+        committer.endOfTurn()
+        XCTAssertFalse(told(executed), "what only holds once the store commits is not told after a failed commit")
+        session.restore(state)
+        XCTAssertTrue(told(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "delivered again after the restore")
+    }
 }

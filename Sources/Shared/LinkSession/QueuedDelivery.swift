@@ -115,17 +115,20 @@ extension LinkSession {
         restoreFiles(state)
         if handAgainAtRestore {
             handAgainAtRestore = false
-            // Told with the next actions the session gives.
-            if attachedApp != nil, activationState != .notActivated, appState != .notRunning, !background.isSuspended { handPendingToApp() }
+            // Told with the next actions the session gives: to the attached app, or by the
+            // daemon playing the app.
+            deliverPending()
         }
     }
 
     /// The delivery numbered `seq` was handed to the app in a turn whose commit failed, and
     /// the app was not told of it (what only holds once the store commits is not told then):
-    /// it and what followed it are handed again once the committed state is restored.
+    /// it and what followed it are handed again once the committed state is restored. Where
+    /// the daemon plays the app, the delivery it committed is rolled back with the turn: it
+    /// is delivered again then too.
     public func handedButNotTold(seq: UInt64) {
-        guard seq > 0, seq <= handedUpTo else { return }
-        handedUpTo = seq - 1
+        guard seq > 0 else { return }
+        if seq <= handedUpTo { handedUpTo = seq - 1 }
         handAgainAtRestore = true
     }
 
