@@ -103,6 +103,7 @@ final class SimNode {
         configuration.fileChunkLength = options.fileChunkLength
         configuration.fileWindowBytes = options.fileWindowBytes
         configuration.fileCommitInterval = options.fileCommitInterval
+        if let weather = world.reachability.weather(for: role) { configuration.weather = weather }
         return LinkSession(configuration: configuration)
     }
 
@@ -119,6 +120,7 @@ final class SimNode {
         store.crash()
         peer = PeerSession(deviceId: nil, session: makeSession())
         peer.store = store
+        world.reachability.sessionMade(self)
         let peer = self.peer
         committer = TurnCommitter(peers: { [peer] })
         committer.execute = { [unowned self] action, _ in self.execute(action) }
@@ -174,6 +176,7 @@ final class SimNode {
         committer.endOfTurn()
         world.history.turnEnded(role, rolledBack: turnRolledBack)
         turnRolledBack = false
+        world.reachability.evaluate(self)
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
@@ -204,6 +207,7 @@ final class SimNode {
                 }
                 guard let frame else { break }
                 handle(frame, on: connection)
+                world.reachability.evaluate(self)
                 if dying || !isUp { break }
             }
             if dying || !isUp { break }
@@ -332,6 +336,7 @@ final class SimNode {
             world.history.response(token, result, by: role)
         case .notify(let notification):
             world.history.notification(notification, by: role)
+            world.reachability.notified(notification, by: self)
         case .armTimer(let timer, let deadline):
             timers[timer] = deadline
             world.schedule(.timer(role, incarnation, timer, deadline), at: max(deadline, world.now))

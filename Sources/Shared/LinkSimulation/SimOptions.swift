@@ -42,6 +42,8 @@ package struct SimOptions: CustomStringConvertible {
     package var maximumFileBytes: Int
     /// How the receiving app answers messages that want a reply.
     package var replyMode: Int
+    /// The weather and the apps' state changes (SimReachability.swift).
+    package var reachability: SimReachabilityOptions
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -70,6 +72,8 @@ package struct SimOptions: CustomStringConvertible {
         complicationEnabled = random.chance(0.5)
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
         flagsWeight = random.chance(0.3) ? 1 : 0
+        reachability = SimReachabilityOptions(drawingFrom: &random)
+        if reachability.weatherSeed != nil { stepGapMilliseconds = reachability.stepGapMilliseconds }
     }
 
     package var description: String {
@@ -79,6 +83,6 @@ package struct SimOptions: CustomStringConvertible {
             + "context \(contextWeight) file \(fileWeight) message \(messageWeight) cancel \(cancelWeight) "
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
-            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
+            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight), \(reachability)"
     }
 }

@@ -34,6 +34,8 @@ package final class SimWorld {
     private var queue = SimEventQueue<Event>()
     private var nodes: [SimNode] = []
     let history: SimHistory
+    /// The reachability checks (SimReachability.swift).
+    lazy var reachability = SimReachability(world: self, options: options.reachability)
     package let coverage: SimCoverage
     private var step = 0
     private var faultsOn = true
@@ -92,6 +94,7 @@ package final class SimWorld {
         }
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
+        reachability.checkEnd()
         if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
         return history.failures
     }
@@ -264,6 +267,7 @@ package final class SimWorld {
             node.storeFaultRate = 0
             node.crashAtNextCommit = .proceed
         }
+        reachability.finalPhase()
         history.finalPhase()
         scheduleConnect(after: 0)
     }
@@ -277,6 +281,7 @@ package final class SimWorld {
         if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
             contextInFlight[node.role] = true
         }
+        if case .state(let state) = frame { reachability.stateSent(state, by: node) }
         if case .itemError(_, _, let code, _) = frame, code == UInt16(WCErrorCode.insufficientSpace.rawValue) {
             coverage.count(.refusedForFullDisk)
         }
