@@ -21,7 +21,7 @@ package struct SimReachabilityOptions: CustomStringConvertible {
         weatherSeed = own.chance(0.2) ? own.next() >> 1 : nil
         weight = own.int(0...2)
         if weatherSeed != nil { weight = max(weight, 1) }
-        stepGapMilliseconds = [1_000, 2_000, 3_000][own.int(0...2)]
+        stepGapMilliseconds = [1_000, 3_000, 8_000][own.int(0...2)]
     }
 
     package var description: String {
@@ -85,8 +85,15 @@ final class SimReachability {
         var result: Result<CommandResult, SessionError>?
     }
 
-    /// The figures of the rules, stated here (see the type's comment for their sources).
+    /// The figures of the rules, stated here rather than read from `ReachabilityWeather`, so that
+    /// a changed figure fails. The lag: openradar 23337218, lowering and raising the watch "within
+    /// 1-2 seconds" comes before "the delegate ... get[s] a chance to call"; docs/app-side.md: a
+    /// change is told 200 ms to 2 s late.
     static let reportLagMilliseconds: ClosedRange<Int64> = 200...2_000
+    /// The spells (KaneCheshire/Communicator issue 34: "a watch's Reachability will change very
+    /// often, even if the screen is off but your watch app is still in the foreground"): every 5
+    /// to 45 s in the foreground, of 0.5 to 2 s (a glance) or 2 to 15 s (docs/app-side.md; no
+    /// source measures the spans, they are of a wrist's order).
     static let spellGapMilliseconds: ClosedRange<Int64> = 5_000...45_000
     static let spellDurationMilliseconds: ClosedRange<Int64> = 500...15_000
 
@@ -145,6 +152,11 @@ final class SimReachability {
     // MARK: - The fact
 
     /// Whether the watch app can converse: in the foreground outside a spell, or in a workout.
+    /// `isReachable`, WatchKit extension side: "running in the foreground, or ... with a high
+    /// priority in the background (for example, during a workout session ...)"; a spell leaves
+    /// the app frontmost and idle (react-native-watch-connectivity issue 130: "the reachability
+    /// status ... eventually turns false at some point. However, if I touch the watch app ...
+    /// turns true again"), and a workout keeps it reachable through one.
     static func watchAppConverses(_ appState: AppState, workout: Bool, spell: Bool) -> Bool {
         switch appState {
         case .foreground: return !spell || workout
@@ -204,6 +216,7 @@ final class SimReachability {
                 side.pending = nil
             }
         }
+        // The session's `isReachable` (which sends follow) is the fact by the rules.
         let fact = fact(of: role, session)
         if session.isReachable != fact {
             fail("\(role.name): reachable in fact is \(session.isReachable), the rules say \(fact) (\(describe(node)))")
@@ -211,7 +224,10 @@ final class SimReachability {
         if fact != side.fact {
             if side.device {
                 if let pending = side.pending {
-                    // A flip while the previous change is to be reported: never reported.
+                    // A flip while the previous change is to be reported is never reported: "The
+                    // delegate gets called just once, reflecting the NOT reachable state and fails
+                    // to call again" (openradar 23337218); the app's view stays stale until the
+                    // next change.
                     if fact != pending.value { world.coverage.count(.flipInsideTheLag) }
                 } else if fact != side.reported {
                     side.pending = (fact, now)
@@ -219,6 +235,7 @@ final class SimReachability {
             }
             side.fact = fact
         }
+        // docs/app-side.md: "the default `calm` weather keeps every change instant".
         if !side.device, reported != fact {
             fail("\(role.name): under calm weather the app reads isReachable \(reported) while the fact is \(fact): every change is told at once")
         }
@@ -227,6 +244,7 @@ final class SimReachability {
         if foreground, !side.wasForeground { side.anchor = now }
         if !foreground, side.wasForeground, !side.sawSpell { side.firstDrawIntact = false }
         side.wasForeground = foreground
+        // Spells come while the app is in the foreground: one within 45 s.
         if side.device, foreground, side.spell == nil, now - side.anchor > Self.spellGapMilliseconds.upperBound {
             fail("watch: no spell in the foreground for \(now - side.anchor) ms under device weather (spells come 5-45 s apart)")
             side.anchor = now
@@ -253,6 +271,8 @@ final class SimReachability {
 
     /// The watch tells the phone its app's state: foreground while it converses (in the
     /// foreground outside a spell, or in a workout), which is what the phone's fact reads.
+    /// `isReachable`, iOS side: "The paired Apple Watch is reachable if the WatchKit extension is
+    /// running in the foreground"; a background watch app without a workout is not reachable.
     func stateSent(_ state: SessionState, by node: SimNode) {
         guard node.role == .watch else { return }
         let session = node.peer.session
@@ -268,6 +288,9 @@ final class SimReachability {
 
     // MARK: - The weather's events
 
+    /// What the weather did, told to the app's side: only under the device weather (calm has
+    /// none), naming the world's weather seed; spells on the watch in the foreground, as far
+    /// apart and as long as the figures say.
     func notified(_ notification: SessionNotification, by node: SimNode) {
         guard case .weather(let event) = notification else { return }
         let role = node.role
