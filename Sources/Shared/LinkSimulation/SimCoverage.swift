@@ -37,7 +37,18 @@ package final class SimCoverage {
         case scheduledTaskRan = "scheduled refresh or snapshot task handed"
         case scheduledTaskInForeground = "scheduled task due while the app ran in the foreground (ignored)"
         case watchWorldsOverAnHour = "worlds of over an hour with an installed watch app"
+        case reportLagged = "reachability told after a lag (device weather)"
+        case flipInsideTheLag = "reachability flipped back inside the lag (never told)"
+        case refusedWhileTheAppReadReachable = "sendMessage refused (7007) while the app read isReachable true"
+        case sentWhileTheAppReadUnreachable = "sendMessage sent while the app read isReachable false"
+        case spell = "wrist-down or screen-off spell"
+        case spellDuringAMessage = "spell while a message awaited its outcome"
+        case workoutThroughASpell = "a workout kept the watch reachable through a spell"
+        case watchMessageToAPhoneAppNotRunning = "watch message sent while the phone app was not running"
     }
+
+    /// The first spell of each weather seed, across the worlds of a run.
+    package let spellSeeds = SimSpellSeeds()
 
     private var counts: [Int]
 

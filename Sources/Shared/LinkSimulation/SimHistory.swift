@@ -13,6 +13,7 @@ final class SimHistory {
         case message(Int, wantsReply: Bool)
         case cancel(String)
         case appState
+        case workout(Bool)
         case attach
         case quit
         case flags([DeviceFlagName: Bool])
@@ -165,7 +166,7 @@ final class SimHistory {
         let o = world.options
         let weights = [
             o.userInfoWeight, o.complicationWeight, o.contextWeight, o.fileWeight, o.messageWeight, o.cancelWeight, o.appStateWeight,
-            o.limitWeight, o.appWeight, o.flagsWeight, o.burstWeight, o.switchWeight,
+            o.limitWeight, o.appWeight, o.flagsWeight, o.burstWeight, o.switchWeight, o.reachability.weight,
         ]
         var pick = world.random.int(0...(weights.reduce(0, +) - 1))
         var kind = 0
@@ -244,6 +245,12 @@ final class SimHistory {
             flags[role, default: [:]][name] = change[name]
             operation = .flags(change)
             command = .setDeviceFlags(change)
+        case 12:
+            // The installed watch app's state is its emulated OS's (SimWatchApp).
+            if role == .watch, o.watchAppInstalled { return }
+            let (change, workout) = world.reachability.randomCommand(on: node)
+            operation = workout.map { .workout($0) } ?? .appState
+            command = change
         case 5:
             guard let ids = acceptedIds[role], !ids.isEmpty else { return }
             let id = ids[world.random.int(0...(ids.count - 1))]
@@ -353,7 +360,9 @@ final class SimHistory {
         default: break
         }
         world.trace("\(node.role.name) app: \(operation)")
+        world.reachability.willSubmit(token, command, on: node)
         node.command(command, token: token)
+        world.reachability.didSubmit(token)
     }
 
     /// The phone's messages that wait for their reply (requests without an outcome yet).
@@ -438,6 +447,7 @@ final class SimHistory {
         invocations[token.rawValue] = invocation
         if invocation.outcomes > 1 { fail("\(role.name) request \(token.rawValue) (\(invocation.operation)) was answered \(invocation.outcomes) times") }
         world.trace("\(role.name) app told: \(invocation.operation) -> \(result)")
+        world.reachability.responded(token, result)
         checkLimits(invocation, result, by: role)
         checkPairing(invocation, result, by: role)
         let unsent = unsentAtSubmit.removeValue(forKey: token.rawValue) ?? []

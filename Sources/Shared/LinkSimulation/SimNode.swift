@@ -111,6 +111,7 @@ final class SimNode {
             configuration.fileCommitInterval = options.fileCommitInterval
         }
         configuration.launchPolicy = BackgroundLaunchPolicy(mode: .watch, seed: options.launchSeed)
+        if let weather = world.reachability.weather(for: role) { configuration.weather = weather }
         return LinkSession(configuration: configuration)
     }
 
@@ -127,6 +128,7 @@ final class SimNode {
         store.crash()
         peer = PeerSession(deviceId: nil, session: makeSession())
         peer.store = store
+        world.reachability.sessionMade(self)
         let peer = self.peer
         committer = TurnCommitter(peers: { [peer] })
         committer.execute = { [unowned self] action, _ in self.execute(action) }
@@ -193,6 +195,7 @@ final class SimNode {
         watchApp?.turnEnded(rolledBack: turnRolledBack, dying: dying)
         world.history.turnEnded(role, rolledBack: turnRolledBack)
         turnRolledBack = false
+        world.reachability.evaluate(self)
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
@@ -224,6 +227,7 @@ final class SimNode {
                 }
                 guard let frame else { break }
                 handle(frame, on: connection)
+                world.reachability.evaluate(self)
                 if dying || !isUp { break }
             }
             if dying || !isUp { break }
@@ -372,6 +376,7 @@ final class SimNode {
         case .notify(let notification):
             watchApp?.notified(notification)
             world.history.notification(notification, by: role)
+            world.reachability.notified(notification, by: self)
         case .armTimer(let timer, let deadline):
             timers[timer] = deadline
             world.schedule(.timer(role, incarnation, timer, deadline), at: max(deadline, world.now))

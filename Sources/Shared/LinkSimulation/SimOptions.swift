@@ -57,6 +57,8 @@ package struct SimOptions: CustomStringConvertible {
     /// seed of the watch launch policy's delays.
     package var watchAppInstalled: Bool
     package var launchSeed: UInt64
+    /// The weather and the apps' state changes (SimReachability.swift).
+    package var reachability: SimReachabilityOptions
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -92,6 +94,13 @@ package struct SimOptions: CustomStringConvertible {
         launchSeed = random.next()
         // The background life's rules play out over minutes to hours of virtual time.
         if watchAppInstalled, random.chance(0.6) { stepGapMilliseconds = [20_000, 120_000, 300_000][random.int(0...2)] }
+        reachability = SimReachabilityOptions(drawingFrom: &random)
+        if reachability.weatherSeed != nil {
+            stepGapMilliseconds = reachability.stepGapMilliseconds
+            // A deactivation tells the app at once, where the weather's checks expect every
+            // report late: switching runs under the calm weather.
+            switchWeight = 0
+        }
         if shippedLimits {
             stepGapMilliseconds = 500
             latencyMilliseconds = min(latencyMilliseconds, 20)
@@ -103,6 +112,9 @@ package struct SimOptions: CustomStringConvertible {
             appWeight = 0
             limitWeight = 0
             watchAppInstalled = false
+            // Calm, with both apps in the foreground: bursts of messages need the peer reachable.
+            reachability.weatherSeed = nil
+            reachability.weight = 0
         }
     }
 
@@ -119,7 +131,7 @@ package struct SimOptions: CustomStringConvertible {
                 ? "the shipped limits, "
                 : "in flight \(maximumItemsInFlight), chunk \(fileChunkLength), window \(fileWindowBytes), commit interval \(fileCommitInterval), ")
             + "files up to \(maximumFileBytes) bytes, "
-            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
+            + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight), \(reachability)"
             + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with bursts" : "")"
             + (watchAppInstalled ? ", watch app installed (launch seed \(launchSeed))" : "")
     }

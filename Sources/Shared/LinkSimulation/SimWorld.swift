@@ -40,6 +40,8 @@ package final class SimWorld {
     private(set) var limits: SimLimits!
     /// The phone's paired watches and switches between them.
     private(set) var switching: SimSwitching!
+    /// The reachability checks (SimReachability.swift).
+    lazy var reachability = SimReachability(world: self, options: options.reachability)
     package let coverage: SimCoverage
     private var step = 0
     private var faultsOn = true
@@ -100,6 +102,7 @@ package final class SimWorld {
         }
         if faultsOn { enterFinalPhase() }
         history.checkEnd(phone: node(.phone), watch: node(.watch))
+        reachability.checkEnd()
         if history.failures.isEmpty, options.appWeight > 0 { coverage.count(.appsAttached) }
         if history.failures.isEmpty, options.watchAppInstalled, now > SimWatchApp.hourMilliseconds { coverage.count(.watchWorldsOverAnHour) }
         return history.failures
@@ -279,6 +282,7 @@ package final class SimWorld {
             node.storeFaultRate = 0
             node.crashAtNextCommit = .proceed
         }
+        reachability.finalPhase()
         history.finalPhase()
         scheduleConnect(after: 0)
     }
@@ -293,6 +297,7 @@ package final class SimWorld {
         if case .item(let channel, _, _, _) = frame, channel == QueueChannel.applicationContext.rawValue {
             contextInFlight[node.role] = true
         }
+        if case .state(let state) = frame { reachability.stateSent(state, by: node) }
         if case .itemError(_, _, let code, _) = frame, code == UInt16(WCErrorCode.insufficientSpace.rawValue) {
             coverage.count(.refusedForFullDisk)
         }
