@@ -19,6 +19,10 @@ package final class SimCoverage {
         case appQuitWithItemsHanded = "app quit with items handed and not acknowledged"
         case appQuitAwaitingReply = "app quit with a message waiting for its reply"
         case finishedToldAtLaunch = "didFinish told to the next app process (finished while none ran)"
+        case onSQLite = "worlds on SQLite"
+        case powerCutLostWALFrames = "power cut with unsynced WAL frames"
+        case powerCutAfterCreation = "power cut in the process that created the database"
+        case storeDidNotOpen = "start failed: the store did not open (EIO)"
     }
 
     private var counts: [Int]

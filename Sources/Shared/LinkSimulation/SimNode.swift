@@ -41,6 +41,13 @@ final class SimNode {
     private var attachments = 0
     /// Set when this turn's writes failed and were rolled back.
     private var turnRolledBack = false
+    /// In a world on SQLite: the daemon's store on the node's disk (``store`` then holds what
+    /// it committed, for the checks).
+    var sqlite: SimSQLiteStore?
+    /// The store the session uses.
+    var durableStore: any DurableStore { sqlite ?? store }
+    /// Set when a commit decided how its process dies.
+    var dyingByPowerCut: Bool?
 
     struct AttachedApp {
         let number: Int
@@ -87,6 +94,7 @@ final class SimNode {
             }
             return outcome
         }
+        if world.options.onSQLite { sqlite = makeSQLiteStore() }
         start()
     }
 
@@ -107,7 +115,9 @@ final class SimNode {
     }
 
     /// Starts the daemon: store loaded, files recovered, the session restored and activated.
-    func start() {
+    /// False when the store did not open (the process exited).
+    @discardableResult
+    func start() -> Bool {
         incarnation += 1
         app = nil
         isUp = true
@@ -117,8 +127,9 @@ final class SimNode {
         outgoing.removeAll()
         connection = nil
         store.crash()
+        if let sqlite, !open(sqlite) { return false }
         peer = PeerSession(deviceId: nil, session: makeSession())
-        peer.store = store
+        peer.store = durableStore
         let peer = self.peer
         committer = TurnCommitter(peers: { [peer] })
         committer.execute = { [unowned self] action, _ in self.execute(action) }
@@ -127,7 +138,7 @@ final class SimNode {
             self.performFile(action)
         }
         committer.storeFailed = { [unowned self] _, error in self.storeFailed(error) }
-        var state = (try? store.load()) ?? DurableState()
+        var state = (try? durableStore.load()) ?? DurableState()
         files.recover(&state, paths: peer.session.filePaths)
         peer.session.restore(state)
         turn { self.peer.session.handle(.activate, token: self.world.history.internalToken(), now: self.world.now) }
@@ -141,6 +152,7 @@ final class SimNode {
         if role == .phone, world.options.complicationEnabled {
             turn { self.peer.session.handle(.setDeviceFlags([.isComplicationEnabled: true]), token: self.world.history.internalToken(), now: self.world.now) }
         }
+        return true
     }
 
     /// The process dies (SIGKILL, or a power cut when `powerCut`).
@@ -148,6 +160,7 @@ final class SimNode {
         isUp = false
         app = nil
         store.crash()
+        sqliteProcessDied(powerCut: powerCut)
         files.crash(powerCut: powerCut)
         timers.removeAll()
         outgoing.removeAll()
@@ -177,7 +190,9 @@ final class SimNode {
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
-            world.nodeDied(self, powerCut: world.random.chance(0.5))
+            let powerCut = dyingByPowerCut ?? world.random.chance(0.5)
+            dyingByPowerCut = nil
+            world.nodeDied(self, powerCut: powerCut)
             return
         }
         flush()
@@ -378,7 +393,7 @@ final class SimNode {
         try? StoreFailureRecovery.recoverTurn(
             of: peer, after: error, committer: committer,
             reload: {
-                var state = (try? store.load()) ?? DurableState()
+                var state = (try? durableStore.load()) ?? DurableState()
                 files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
                 peer.session.restore(state)
                 world.history.storeRestored(role)

@@ -42,6 +42,9 @@ package struct SimOptions: CustomStringConvertible {
     package var maximumFileBytes: Int
     /// How the receiving app answers messages that want a reply.
     package var replyMode: Int
+    /// Whether each node runs the daemon's `DeliveryStore` on SQLite over an in-memory file
+    /// system (``SimDisk``) instead of ``ModelStore``.
+    package var onSQLite = false
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -72,6 +75,16 @@ package struct SimOptions: CustomStringConvertible {
         flagsWeight = random.chance(0.3) ? 1 : 0
     }
 
+    /// One world in 8 runs on SQLite, always with power cuts among its faults and without
+    /// the store faults (which ``ModelStore`` makes).
+    package mutating func drawStore(from random: inout SimRandom) {
+        guard random.int(0...7) == 0 else { return }
+        onSQLite = true
+        faultRate = max(faultRate, 0.05)
+        powerCutWeight = max(powerCutWeight, 1)
+        storeFaultRate = 0
+    }
+
     package var description: String {
         "steps \(steps), gap \(stepGapMilliseconds) ms, latency \(latencyMilliseconds) ms, faults \(faultRate) "
             + "(kill \(killWeight), power cut \(powerCutWeight), cut \(cutWeight), partition \(partitionWeight)), "
@@ -80,5 +93,6 @@ package struct SimOptions: CustomStringConvertible {
             + "appState \(appStateWeight), in flight \(maximumItemsInFlight), chunk \(fileChunkLength), "
             + "window \(fileWindowBytes), commit interval \(fileCommitInterval), files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight)"
+            + (onSQLite ? ", on SQLite" : "")
     }
 }

@@ -14,6 +14,8 @@ package final class SimWorld {
         case fileWake(Role)
         case timer(Role, Int, SessionTimer, Int64)
         case restart(Role)
+        /// A power cut of a node's device (worlds on SQLite draw one soon after the start).
+        case powerCut(Role)
         case connect
         case appAcknowledges(Role, Int)
         case appReplies(Role, Int, UInt64)
@@ -58,7 +60,12 @@ package final class SimWorld {
     package init(seed: UInt64, coverage: SimCoverage = SimCoverage(), recorder: ((Role, ModelStore.Call) -> Void)? = nil) {
         self.seed = seed
         var random = SimRandom(seed: seed)
-        options = SimOptions(drawingFrom: &random)
+        var options = SimOptions(drawingFrom: &random)
+        // A draw of its own, so that the other worlds stay as they were; not with a recorder
+        // (it records calls on ModelStore).
+        var storeRandom = SimRandom(seed: seed ^ 0x5351_4C69_7465_4442)
+        if recorder == nil { options.drawStore(from: &storeRandom) }
+        self.options = options
         wallClockBase = random.chance(0.2) ? 1_800_057_600 - Double(random.int(0...600)) : 1_800_000_000
         self.random = random
         self.coverage = coverage
@@ -66,6 +73,7 @@ package final class SimWorld {
         history.world = self
         nodes = [SimNode(role: .phone, world: self, recorder: recorder), SimNode(role: .watch, world: self, recorder: recorder)]
         for node in nodes { node.storeFaultRate = options.storeFaultRate }
+        if options.onSQLite { startOnSQLite() }
     }
 
     func node(_ role: Role) -> SimNode { role == .phone ? nodes[0] : nodes[1] }
@@ -117,9 +125,12 @@ package final class SimWorld {
         case .restart(let role):
             mix(5, role)
             trace("\(role.name) starts")
-            node(role).start()
+            guard node(role).start() else { return }
             history.nodeStarted(role)
             scheduleConnect(after: 0)
+        case .powerCut(let role):
+            mix(14, role)
+            if node(role).isUp { nodeDied(node(role), powerCut: true) }
         case .connect:
             connectScheduled = false
             connect()
