@@ -32,7 +32,7 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
     }
 
     /// A file's bytes in pages (copied on write, so that a snapshot costs one reference a page).
-    struct Data {
+    struct Data: Equatable {
         static let pageSize = 4096
         private(set) var pages: [[UInt8]] = []
         private(set) var size = 0
@@ -108,8 +108,10 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
         var exclusive: ObjectIdentifier?
     }
 
-    /// The WAL index of one database, in the memory of the process (SQLite's `-shm`).
+    /// The WAL index of one database, in the memory of the process (SQLite's `-shm`), while a
+    /// connection maps it.
     final class SharedMemory {
+        var mappers = 0
         var regions: [UnsafeMutableRawPointer] = []
         var regionSize = 0
         var shared = [Int](repeating: 0, count: 8)
@@ -174,9 +176,9 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
         }
         lostWALFrames = false
         guard powerCut else { return }
-        for (path, inode) in entries where inode.data.size != inode.durable.size || durableEntries[path] !== inode {
+        for (path, inode) in entries.sorted(by: { $0.key < $1.key }) where inode.data != inode.durable || durableEntries[path] !== inode {
             trace("power cut: \(path) \(durableEntries[path] === inode ? "\(inode.data.size) -> \(inode.durable.size) bytes" : "gone")")
-            if path.hasSuffix("-wal"), inode.data.size > inode.durable.size { lostWALFrames = true }
+            if path.hasSuffix("-wal"), inode.data != inode.durable { lostWALFrames = true }
         }
         entries = durableEntries
         for inode in entries.values {

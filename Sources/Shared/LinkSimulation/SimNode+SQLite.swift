@@ -1,12 +1,15 @@
 import LinkSession
 import LinkStore
+import WireProtocol
 
 /// A node of a world on SQLite: its store is the daemon's ``DeliveryStore`` on the node's
 /// ``SimDisk``.
 ///
 /// The disk's faults, in the node's first process only (the one whose start creates the
-/// database): every `fsync` of its directory fails with EIO (drawn for one node in 3), and
-/// each `fsync` of a main database file fails with EIO with probability 1/2 (one node in 3).
+/// database): every `fsync` of its directory fails with EIO (drawn for one node in 2), and
+/// every `fsync` of a main database file after the first 0, 1 (half the time) or 2 fails with
+/// EIO (one node in 2: a disk that goes bad; creating the file syncs it three times: its
+/// header, the checkpoint when the creating connection closes, and `FileProbe.publish`).
 /// A WAL or journal never fails an `fsync` (a failed WAL sync at a commit is the
 /// ``ModelStore``'s store fault). A start whose store does not open because of them exits,
 /// and the daemon is started again (by launchd) a moment later; a store that does not open
@@ -14,13 +17,17 @@ import LinkStore
 extension SimNode {
     func makeSQLiteStore() -> SimSQLiteStore {
         let disk = SimDisk(directory: "/state")
-        let directoryFails = world.random.int(0...2) == 0
-        let databaseFails = world.random.int(0...2) == 0
-        disk.fault = { [weak self, unowned disk] target in
-            guard let self, disk.process == 0 else { return false }
+        let directoryFails = world.random.chance(0.5)
+        // The database's fsyncs that succeed before the disk fails every later one.
+        var databaseSyncsLeft = world.random.chance(0.5) ? [0, 1, 1, 2][world.random.int(0...3)] : Int.max
+        disk.fault = { [unowned disk] target in
+            guard disk.process == 0 else { return false }
             switch target {
             case .directory: return directoryFails
-            case .database: return databaseFails && self.world.random.chance(0.5)
+            case .database:
+                guard databaseSyncsLeft > 0 else { return true }
+                databaseSyncsLeft -= 1
+                return false
             case .journal: return false
             }
         }
@@ -28,6 +35,7 @@ extension SimNode {
         disk.now = { [weak self] in self.map { $0.world.wallClockBase + Double($0.world.now) / 1000 } ?? 0 }
         disk.trace = { [weak self] line in self?.world.trace("\(self?.role.name ?? "") disk: \(line)") }
         let sqlite = SimSQLiteStore(path: "/state/" + (role == .phone ? "phone.db" : "watch.db"), disk: disk, mirror: store)
+        sqlite.diskFails = directoryFails || databaseSyncsLeft != Int.max
         sqlite.commitHook = store.commitHook
         sqlite.diesInTheCommitsSync = { [weak self] in
             guard let self else { return false }
@@ -79,11 +87,14 @@ extension SimNode {
 }
 
 extension SimWorld {
-    /// Each node already made its first start (which created its database); one world in 2
-    /// cuts a node's power within the next 2 s.
+    /// Each node's first start (which creates its database) comes at time 0; three worlds in
+    /// 4 cut a node's power at one of the workload steps 2 to 8, the power of a node whose disk
+    /// fails in its first process when there is one.
     func startOnSQLite() {
         coverage.count(.onSQLite)
-        guard random.chance(0.5) else { return }
-        schedule(.powerCut(random.chance(0.5) ? .phone : .watch), at: random.int64(1...2_000))
+        guard random.chance(0.75) else { return }
+        let failing = [Role.phone, .watch].filter { node($0).sqlite?.diskFails == true }
+        let role = failing.isEmpty || random.chance(0.25) ? (random.chance(0.5) ? .phone : .watch) : failing[random.int(0...(failing.count - 1))]
+        earlyPowerCut = (random.int(min(2, options.steps)...min(8, options.steps)), role)
     }
 }

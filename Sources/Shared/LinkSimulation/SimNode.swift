@@ -94,8 +94,14 @@ final class SimNode {
             }
             return outcome
         }
-        if world.options.onSQLite { sqlite = makeSQLiteStore() }
-        start()
+        if world.options.onSQLite {
+            // The first start, which creates the database, is an event of the world's (traced).
+            sqlite = makeSQLiteStore()
+            isUp = false
+            world.schedule(.restart(role), at: 0)
+        } else {
+            start()
+        }
     }
 
     private func makeSession() -> LinkSession {

@@ -75,10 +75,10 @@ package struct SimOptions: CustomStringConvertible {
         flagsWeight = random.chance(0.3) ? 1 : 0
     }
 
-    /// One world in 8 runs on SQLite, always with power cuts among its faults and without
+    /// One world in 24 runs on SQLite, always with power cuts among its faults and without
     /// the store faults (which ``ModelStore`` makes).
     package mutating func drawStore(from random: inout SimRandom) {
-        guard random.int(0...7) == 0 else { return }
+        guard random.int(0...23) == 0 else { return }
         onSQLite = true
         faultRate = max(faultRate, 0.05)
         powerCutWeight = max(powerCutWeight, 1)

@@ -21,6 +21,9 @@ final class SimSQLiteStore: DurableStore {
     /// Then SQLite writes the commit and the process dies in its `fsync` (the frames are in
     /// the WAL, not on the disk); otherwise it dies before writing.
     var diesInTheCommitsSync: () -> Bool = { false }
+    /// Whether the disk fails `fsync`s in the first process (for the world's choice of a
+    /// power cut).
+    var diskFails = false
     /// Whether this process created the database file.
     private(set) var createdInThisProcess = false
 

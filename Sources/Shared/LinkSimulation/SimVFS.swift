@@ -199,6 +199,7 @@ private final class SimVFSFile {
             let id = ObjectIdentifier(inode)
             memory = disk.sharedMemory[id] ?? SimDisk.SharedMemory()
             disk.sharedMemory[id] = memory
+            memory.mappers += 1
             self.memory = memory
         }
         if memory.regionSize == 0 { memory.regionSize = size }
@@ -253,11 +254,15 @@ private final class SimVFSFile {
         return SQLITE_OK
     }
 
+    /// The last connection to unmap the WAL index drops it, as the unix VFS does: the next
+    /// one to map it starts from an empty index and rebuilds it from the WAL (the unix VFS
+    /// truncates the `-shm` file when it is the first to open it).
     func unmapShared(delete: Bool) -> Int32 {
         guard let memory else { return SQLITE_OK }
         _ = lockShared(offset: 0, count: 8, flags: SQLITE_SHM_UNLOCK)
         self.memory = nil
-        if delete, !isDead, disk.sharedMemory[ObjectIdentifier(inode)] === memory {
+        memory.mappers -= 1
+        if memory.mappers == 0, !isDead, disk.sharedMemory[ObjectIdentifier(inode)] === memory {
             disk.sharedMemory[ObjectIdentifier(inode)] = nil
         }
         return SQLITE_OK

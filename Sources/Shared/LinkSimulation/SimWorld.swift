@@ -14,8 +14,6 @@ package final class SimWorld {
         case fileWake(Role)
         case timer(Role, Int, SessionTimer, Int64)
         case restart(Role)
-        /// A power cut of a node's device (worlds on SQLite draw one soon after the start).
-        case powerCut(Role)
         case connect
         case appAcknowledges(Role, Int)
         case appReplies(Role, Int, UInt64)
@@ -38,6 +36,8 @@ package final class SimWorld {
     let history: SimHistory
     package let coverage: SimCoverage
     private var step = 0
+    /// A world on SQLite may cut a node's power at an early workload step.
+    var earlyPowerCut: (step: Int, role: Role)?
     private var faultsOn = true
     private var partitionedUntil: Int64 = 0
     private var reconnectNotBefore: Int64 = 0
@@ -128,9 +128,6 @@ package final class SimWorld {
             guard node(role).start() else { return }
             history.nodeStarted(role)
             scheduleConnect(after: 0)
-        case .powerCut(let role):
-            mix(14, role)
-            if node(role).isUp { nodeDied(node(role), powerCut: true) }
         case .connect:
             connectScheduled = false
             connect()
@@ -262,6 +259,7 @@ package final class SimWorld {
         step += 1
         guard step <= options.steps else { return enterFinalPhase() }
         if random.chance(options.faultRate) { injectFault() }
+        if let cut = earlyPowerCut, cut.step == step, node(cut.role).isUp { nodeDied(node(cut.role), powerCut: true) }
         history.submitRandomOperation()
         schedule(.workload, at: now + random.int64(0...options.stepGapMilliseconds))
     }

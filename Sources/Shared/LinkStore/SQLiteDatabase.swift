@@ -17,7 +17,8 @@ public final class SQLiteDatabase {
     private let statementCacheCapacity: Int
 
     /// Opens (or, with ``Options/Access/readWriteCreate``, creates) the database at `path`,
-    /// through the VFS of ``StoreStorage/current``, and applies the journal mode, `synchronous`, foreign keys and busy timeout of `options`.
+    /// through the VFS of ``StoreStorage/current``, and applies the journal mode,
+    /// `synchronous`, foreign keys and busy timeout of `options`.
     public init(path: String, options: Options = Options()) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX
         switch options.access {
