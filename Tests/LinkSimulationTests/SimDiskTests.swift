@@ -55,9 +55,8 @@ final class SimDiskTests: XCTestCase {
     }
 
     func testWithSynchronousNormalAPowerCutLosesACommit() throws {
-        // SQLite: "WAL mode with synchronous=NORMAL ... a transaction committed in WAL mode
-        // with synchronous=NORMAL might roll back following a power loss"
-        // (sqlite.org/pragma.html#pragma_synchronous).
+        // "A transaction committed in WAL mode with synchronous=NORMAL might roll back
+        // following a power loss or system crash" (sqlite.org/pragma.html#pragma_synchronous).
         let disk = SimDisk(directory: "/state")
         func open() throws -> DeliveryStore {
             try StoreStorage.$current.withValue(disk.storage) { try DeliveryStore(path: "/state/phone.db", synchronous: .normal) }

@@ -60,10 +60,12 @@ extension SimNode {
                 // SQLITE_IOERR: a failed fsync while creating the file.
                 retryStart(after: error)
             } else {
-                // A power cut keeps what was synced, and what was synced opens (SQLite: "a
-                // COMMIT ... in WAL mode with synchronous=FULL ... is durable", sqlite.org/
-                // pragma.html#pragma_synchronous; docs/durability.md "A power cut": the daemon
-                // starts on what is on the disk without repair).
+                // A power cut keeps what was synced (docs/durability.md, "A power cut": the
+                // daemon starts on what is on the disk without repair), and a commit is
+                // synced: "With synchronous=FULL in WAL mode, an additional sync operation of
+                // the WAL file happens after each transaction commit. The extra WAL sync
+                // following each transaction helps ensure that transactions are durable
+                // across a power loss" (sqlite.org/pragma.html#pragma_synchronous).
                 world.history.fail("the \(role.name)'s store did not open after its last death: \(error)")
             }
             return false
