@@ -77,7 +77,7 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
                 if newSize % Self.pageSize != 0 {
                     let within = newSize % Self.pageSize
                     pages[kept - 1].withUnsafeMutableBytes { page in
-                        (page.baseAddress! + within).initializeMemory(as: UInt8.self, repeating: 0, count: Self.pageSize - within)
+                        _ = (page.baseAddress! + within).initializeMemory(as: UInt8.self, repeating: 0, count: Self.pageSize - within)
                     }
                 }
                 size = newSize
