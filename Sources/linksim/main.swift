@@ -83,6 +83,9 @@ var frames = 0
 var twice = 0
 var seed = start
 var failed: [UInt64] = []
+/// Worlds on SQLite and the time they took (their own rate is printed).
+var sqliteSchedules = 0
+var sqliteNanoseconds: UInt64 = 0
 print("linksim: seeds from \(start)")
 while true {
     if let count = arguments.seeds, schedules >= count { break }
@@ -91,8 +94,13 @@ while true {
         let text = Array("\(seed)\n".utf8)
         _ = text.withUnsafeBytes { try? Syscall.pwrite(progress, $0.baseAddress!, $0.count, 0) }
     }
+    let worldBegan = Syscall.monotonicNanoseconds()
     let world = SimWorld(seed: seed, coverage: coverage)
     let failures = world.run()
+    if world.options.onSQLite {
+        sqliteSchedules += 1
+        sqliteNanoseconds += Syscall.monotonicNanoseconds() - worldBegan
+    }
     schedules += 1
     steps += world.steps
     frames += world.frames
@@ -121,6 +129,12 @@ let perSecond: String = String(Int(rate.rounded()))
 print("linksim: seeds \(start)...\(seed &- 1): \(schedules) schedules in \(seconds) s, \(perSecond) schedules/s")
 let stepsEach: String = String(Int((Double(steps) / per).rounded()))
 let framesEach: String = String(Int((Double(frames) / per).rounded()))
+let sqliteSeconds = Double(sqliteNanoseconds) / 1e9
+let otherRate = Double(schedules - sqliteSchedules) / max(elapsed - sqliteSeconds, 1e-9)
+let sqliteRate = Double(sqliteSchedules) / max(sqliteSeconds, 1e-9)
+print(
+    "linksim: \(sqliteSchedules) schedules on SQLite, \(Int(sqliteRate.rounded())) schedules/s; "
+        + "the others \(Int(otherRate.rounded())) schedules/s")
 print("linksim: per schedule \(stepsEach) steps, \(framesEach) frames; \(twice) seeds run twice with equal event hashes")
 print("linksim: rare states reached:")
 for mark in SimCoverage.Mark.allCases {

@@ -111,6 +111,14 @@ package final class ModelStore: DurableStore {
         isOpen = false
     }
 
+    /// Takes the committed state of another store (a world on SQLite keeps this one as the
+    /// copy of what its ``DeliveryStore`` committed, read back after each commit and open,
+    /// for the checks to read).
+    package func mirror(committed: DurableState, delivered: [InboxItem]) {
+        self.committed = committed
+        self.delivered = delivered
+    }
+
     /// SIGKILL or a power cut: the open turn is gone; the file opens again as committed.
     package func crash() {
         pending.removeAll()

@@ -45,6 +45,10 @@ package final class SimCoverage {
         case spellDuringAMessage = "spell while a message awaited its outcome"
         case workoutThroughASpell = "a workout kept the watch reachable through a spell"
         case watchMessageToAPhoneAppNotRunning = "watch message sent while the phone app was not running"
+        case onSQLite = "worlds on SQLite"
+        case powerCutLostWALFrames = "power cut with unsynced WAL frames"
+        case powerCutAfterCreation = "power cut in the process that created the database"
+        case storeDidNotOpen = "start failed: the store did not open (EIO)"
     }
 
     /// The first spell of each weather seed, across the worlds of a run.

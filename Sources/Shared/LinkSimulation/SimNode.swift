@@ -43,6 +43,13 @@ final class SimNode {
     private var turnRolledBack = false
     /// The watch's OS and its installed app, in worlds where the watch app is a program.
     private(set) var watchApp: SimWatchApp?
+    /// In a world on SQLite: the daemon's store on the node's disk (``store`` then holds what
+    /// it committed, for the checks).
+    var sqlite: SimSQLiteStore?
+    /// The store the session uses.
+    var durableStore: any DurableStore { sqlite ?? store }
+    /// Set when a commit decided how its process dies.
+    var dyingByPowerCut: Bool?
 
     struct AttachedApp {
         let number: Int
@@ -90,7 +97,14 @@ final class SimNode {
             return outcome
         }
         if role == .watch, world.options.watchAppInstalled { watchApp = SimWatchApp(node: self) }
-        start()
+        if world.options.onSQLite {
+            // The first start, which creates the database, is an event of the world's (traced).
+            sqlite = makeSQLiteStore()
+            isUp = false
+            world.schedule(.restart(role), at: 0)
+        } else {
+            start()
+        }
     }
 
     private func makeSession() -> LinkSession {
@@ -116,7 +130,9 @@ final class SimNode {
     }
 
     /// Starts the daemon: store loaded, files recovered, the session restored and activated.
-    func start() {
+    /// False when the store did not open (the process exited).
+    @discardableResult
+    func start() -> Bool {
         incarnation += 1
         app = nil
         isUp = true
@@ -126,8 +142,9 @@ final class SimNode {
         outgoing.removeAll()
         connection = nil
         store.crash()
+        if let sqlite, !open(sqlite) { return false }
         peer = PeerSession(deviceId: nil, session: makeSession())
-        peer.store = store
+        peer.store = durableStore
         world.reachability.sessionMade(self)
         let peer = self.peer
         committer = TurnCommitter(peers: { [peer] })
@@ -137,7 +154,7 @@ final class SimNode {
             self.performFile(action)
         }
         committer.storeFailed = { [unowned self] _, error in self.storeFailed(error) }
-        var state = (try? store.load()) ?? DurableState()
+        var state = (try? durableStore.load()) ?? DurableState()
         files.recover(&state, paths: peer.session.filePaths)
         peer.session.restore(state)
         watchApp?.started()
@@ -159,6 +176,7 @@ final class SimNode {
         if role == .phone, world.options.complicationEnabled {
             turn { self.peer.session.handle(.setDeviceFlags([.isComplicationEnabled: true]), token: self.world.history.internalToken(), now: self.world.now) }
         }
+        return true
     }
 
     /// The process dies (SIGKILL, or a power cut when `powerCut`).
@@ -167,6 +185,7 @@ final class SimNode {
         app = nil
         watchApp?.daemonDied()
         store.crash()
+        sqliteProcessDied(powerCut: powerCut)
         files.crash(powerCut: powerCut)
         timers.removeAll()
         outgoing.removeAll()
@@ -199,7 +218,9 @@ final class SimNode {
         if dying {
             world.coverage.count(diedAfterCommit ? .crashAfterCommitBeforeRelease : .crashBeforeCommit)
             dying = false
-            world.nodeDied(self, powerCut: world.random.chance(0.5))
+            let powerCut = dyingByPowerCut ?? world.random.chance(0.5)
+            dyingByPowerCut = nil
+            world.nodeDied(self, powerCut: powerCut)
             return
         }
         flush()
@@ -427,7 +448,7 @@ final class SimNode {
         try? StoreFailureRecovery.recoverTurn(
             of: peer, after: error, committer: committer,
             reload: {
-                var state = (try? store.load()) ?? DurableState()
+                var state = (try? durableStore.load()) ?? DurableState()
                 files.recover(&state, paths: peer.session.filePaths, removingOrphans: false)
                 peer.session.restore(state)
                 world.history.storeRestored(role)

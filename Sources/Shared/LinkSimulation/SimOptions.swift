@@ -59,6 +59,9 @@ package struct SimOptions: CustomStringConvertible {
     package var launchSeed: UInt64
     /// The weather and the apps' state changes (SimReachability.swift).
     package var reachability: SimReachabilityOptions
+    /// Whether each node runs the daemon's `DeliveryStore` on SQLite over an in-memory file
+    /// system (``SimDisk``) instead of ``ModelStore``.
+    package var onSQLite = false
 
     package init(drawingFrom random: inout SimRandom) {
         steps = random.int(10...60)
@@ -121,6 +124,16 @@ package struct SimOptions: CustomStringConvertible {
     /// Weight of a burst in the workload (worlds on the shipped limits).
     var burstWeight: Int { shippedLimits ? 3 : 0 }
 
+    /// One world in 24 runs on SQLite, always with power cuts among its faults and without
+    /// the store faults (which ``ModelStore`` makes).
+    package mutating func drawStore(from random: inout SimRandom) {
+        guard random.int(0...23) == 0, !shippedLimits else { return }
+        onSQLite = true
+        faultRate = max(faultRate, 0.05)
+        powerCutWeight = max(powerCutWeight, 1)
+        storeFaultRate = 0
+    }
+
     package var description: String {
         "steps \(steps), gap \(stepGapMilliseconds) ms, latency \(latencyMilliseconds) ms, faults \(faultRate) "
             + "(kill \(killWeight), power cut \(powerCutWeight), cut \(cutWeight), partition \(partitionWeight)), "
@@ -134,5 +147,6 @@ package struct SimOptions: CustomStringConvertible {
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight), \(reachability)"
             + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with bursts" : "")"
             + (watchAppInstalled ? ", watch app installed (launch seed \(launchSeed))" : "")
+            + (onSQLite ? ", on SQLite" : "")
     }
 }

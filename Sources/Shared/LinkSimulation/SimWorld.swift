@@ -44,6 +44,8 @@ package final class SimWorld {
     lazy var reachability = SimReachability(world: self, options: options.reachability)
     package let coverage: SimCoverage
     private var step = 0
+    /// A world on SQLite may cut a node's power at an early workload step.
+    var earlyPowerCut: (step: Int, role: Role)?
     private var faultsOn = true
     private var partitionedUntil: Int64 = 0
     private var reconnectNotBefore: Int64 = 0
@@ -66,7 +68,12 @@ package final class SimWorld {
     package init(seed: UInt64, coverage: SimCoverage = SimCoverage(), recorder: ((Role, ModelStore.Call) -> Void)? = nil) {
         self.seed = seed
         var random = SimRandom(seed: seed)
-        options = SimOptions(drawingFrom: &random)
+        var options = SimOptions(drawingFrom: &random)
+        // A draw of its own, so that the other worlds stay as they were; not with a recorder
+        // (it records calls on ModelStore).
+        var storeRandom = SimRandom(seed: seed ^ 0x5351_4C69_7465_4442)
+        if recorder == nil { options.drawStore(from: &storeRandom) }
+        self.options = options
         wallClockBase = random.chance(0.2) ? 1_800_057_600 - Double(random.int(0...600)) : 1_800_000_000
         self.random = random
         self.coverage = coverage
@@ -76,6 +83,7 @@ package final class SimWorld {
         switching = SimSwitching(world: self)
         nodes = [SimNode(role: .phone, world: self, recorder: recorder), SimNode(role: .watch, world: self, recorder: recorder)]
         for node in nodes { node.storeFaultRate = options.storeFaultRate }
+        if options.onSQLite { startOnSQLite() }
     }
 
     func node(_ role: Role) -> SimNode { role == .phone ? nodes[0] : nodes[1] }
@@ -129,7 +137,7 @@ package final class SimWorld {
         case .restart(let role):
             mix(5, role)
             trace("\(role.name) starts")
-            node(role).start()
+            guard node(role).start() else { return }
             history.nodeStarted(role)
             scheduleConnect(after: 0)
         case .connect:
@@ -269,6 +277,7 @@ package final class SimWorld {
         step += 1
         guard step <= options.steps else { return enterFinalPhase() }
         if random.chance(options.faultRate) { injectFault() }
+        if let cut = earlyPowerCut, cut.step == step, node(cut.role).isUp { nodeDied(node(cut.role), powerCut: true) }
         history.submitRandomOperation()
         schedule(.workload, at: now + random.int64(0...options.stepGapMilliseconds))
     }

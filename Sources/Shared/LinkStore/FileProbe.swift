@@ -5,8 +5,9 @@ import Darwin
 #endif
 import LinkSystem
 
-/// The file calls ``StoreFile`` makes on its own (through ``Syscall``), with failures named
-/// as ``StoreFileError``s.
+/// The file calls ``StoreFile`` makes on its own, on the file system of
+/// ``StoreStorage/current`` (``Syscall`` for the daemons), with failures named as
+/// ``StoreFileError``s.
 enum FileProbe {
     enum Kind: Equatable {
         case missing
@@ -18,7 +19,7 @@ enum FileProbe {
     static func kind(of path: String) throws(StoreFileError) -> Kind {
         let found: FileInfo?
         do {
-            found = try Syscall.lstat(path)
+            found = try StoreStorage.current.files.lstat(path)
         } catch {
             throw inaccessible(path, error)
         }
@@ -37,14 +38,15 @@ enum FileProbe {
 
     /// Up to `count` bytes from the start of the file at `path`.
     static func prefix(of path: String, count: Int) throws(StoreFileError) -> [UInt8] {
+        let files = StoreStorage.current.files
         do {
-            let fd = try Syscall.open(path, O_RDONLY | O_NOFOLLOW)
-            defer { Syscall.close(fd) }
+            let fd = try files.open(path, O_RDONLY | O_NOFOLLOW)
+            defer { files.close(fd) }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
             defer { buffer.deallocate() }
             var filled = 0
             while filled < count {
-                let got = try Syscall.readBlocking(fd, buffer.baseAddress! + filled, count - filled, path: path)
+                let got = try files.read(fd, buffer.baseAddress! + filled, count - filled, path: path)
                 if got == 0 { break }
                 filled += got
             }
@@ -59,7 +61,7 @@ enum FileProbe {
     }
 
     static func remove(_ path: String) {
-        try? Syscall.unlink(path)
+        try? StoreStorage.current.files.unlink(path)
     }
 
     /// Makes `scratch` private and durable, then renames it to `path` and syncs the directory.
@@ -67,19 +69,22 @@ enum FileProbe {
     /// before the rename, `scratch` is removed and `path` never appears.
     static func publish(
         _ scratch: String, as path: String,
-        sync: (Int32, String) throws(SystemError) -> Void = { fd, path throws(SystemError) in try Syscall.fsync(fd, path: path) }
+        sync: (Int32, String) throws(SystemError) -> Void = { fd, path throws(SystemError) in
+            try StoreStorage.current.files.fsync(fd, path: path)
+        }
     ) throws(StoreFileError) {
-        try? Syscall.chmod(scratch, 0o600)
+        let files = StoreStorage.current.files
+        try? files.chmod(scratch, 0o600)
         do {
-            let fd = try Syscall.open(scratch, O_RDONLY)
-            defer { Syscall.close(fd) }
+            let fd = try files.open(scratch, O_RDONLY)
+            defer { files.close(fd) }
             try sync(fd, scratch)
         } catch {
             remove(scratch)
             throw .inaccessible(path: scratch, operation: error.operation, errno: error.errno.rawValue)
         }
         do {
-            try Syscall.rename(scratch, path)
+            try files.rename(scratch, path)
         } catch {
             remove(scratch)
             throw .inaccessible(path: path, operation: "rename", errno: error.errno.rawValue)
@@ -88,8 +93,8 @@ enum FileProbe {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let directoryPath = directory.isEmpty ? "/" : directory
         do {
-            let directoryFD = try Syscall.open(directoryPath, O_RDONLY | O_DIRECTORY)
-            defer { Syscall.close(directoryFD) }
+            let directoryFD = try files.open(directoryPath, O_RDONLY | O_DIRECTORY)
+            defer { files.close(directoryFD) }
             try sync(directoryFD, directoryPath)
         } catch {
             throw .inaccessible(path: directoryPath, operation: error.operation, errno: error.errno.rawValue)

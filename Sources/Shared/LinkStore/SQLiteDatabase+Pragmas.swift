@@ -23,7 +23,11 @@ extension SQLiteDatabase {
         let statement = try prepare("PRAGMA \(name) = \(value)")
         guard try statement.step() else { return nil }
         let answer = statement.value(at: 0)
-        statement.reset()
+        // Run it to its end: a pragma that writes (`journal_mode = wal` writes the file's
+        // header) commits there, and a failed commit must not pass for the answer. (Reset
+        // early, SQLite rolls the write back and says so only to `sqlite3_reset`, whose result
+        // is lost; the connection then answers "wal" and journals in DELETE mode.)
+        while try statement.step() {}
         return answer
     }
 

@@ -16,8 +16,9 @@ public final class SQLiteDatabase {
     private var statementCache: [String: SQLiteStatement] = [:]
     private let statementCacheCapacity: Int
 
-    /// Opens (or, with ``Options/Access/readWriteCreate``, creates) the database at `path` and
-    /// applies the journal mode, `synchronous`, foreign keys and busy timeout of `options`.
+    /// Opens (or, with ``Options/Access/readWriteCreate``, creates) the database at `path`,
+    /// through the VFS of ``StoreStorage/current``, and applies the journal mode,
+    /// `synchronous`, foreign keys and busy timeout of `options`.
     public init(path: String, options: Options = Options()) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX
         switch options.access {
@@ -34,7 +35,9 @@ public final class SQLiteDatabase {
             filename = Self.immutableURI(path)
         }
         var handle: OpaquePointer?
-        let (result, openErrno) = SQLiteConnection.trackingErrno { sqlite3_open_v2(filename, &handle, flags, nil) }
+        // The VFS of ``StoreStorage/current``: SQLite's default, or the simulator's.
+        let vfsName = StoreStorage.current.vfsName
+        let (result, openErrno) = SQLiteConnection.trackingErrno { sqlite3_open_v2(filename, &handle, flags, vfsName) }
         guard result == SQLITE_OK, let handle else {
             let error = SQLiteError(
                 resultCode: handle.map { sqlite3_extended_errcode($0) } ?? result,
