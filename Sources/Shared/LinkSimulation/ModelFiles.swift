@@ -72,7 +72,8 @@ package struct ModelFiles {
             chunksRead.append((path, offset))
             return .fileChunk(seq: seq, offset: offset, data: Array(bytes[Int(offset)..<Int(offset) + length]))
         case .write(let path, let offset, let data):
-            var bytes = current[path] ?? []
+            // Taken out of the table, so that writing in place copies nothing.
+            var bytes = current.removeValue(forKey: path) ?? []
             let end = Int(offset) + data.count
             if bytes.count < end { bytes += [UInt8](repeating: 0, count: end - bytes.count) }
             bytes.replaceSubrange(Int(offset)..<end, with: data)

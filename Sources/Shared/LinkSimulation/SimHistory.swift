@@ -289,8 +289,9 @@ final class SimHistory {
         let linkUp = node.connection?.end(node.role).established == true
         // Each kind in turn, so that every world on the shipped limits reaches each limit; a
         // burst of items or messages waits for the link.
-        let kind = burstsDone % 4
-        if kind < 2, !linkUp { return submit(.receivedList(after: nil), .receivedList, on: node) }
+        // One burst a world, of the kind it drew: each costs thousands of turns or megabytes.
+        let kind = world.options.shippedBurst
+        if burstsDone > 0 || (kind < 2 && !linkUp) { return submit(.receivedList(after: nil), .receivedList, on: node) }
         burstsDone += 1
         switch kind {
         case 0:

@@ -48,6 +48,9 @@ package struct SimOptions: CustomStringConvertible {
     /// queue order plain (no complication items, cancels or store faults) so that what is in
     /// flight is what the limit counts.
     package var shippedLimits: Bool
+    /// Which limit such a world bursts past, once: 0 the userInfo in flight, 1 the messages
+    /// `received.list` keeps, 2 the file window (each costs thousands of turns or megabytes).
+    package var shippedBurst: Int
     /// Files whose every copy the receiver's disk corrupts (their SHA-256 check fails), in
     /// percent of files.
     package var corruptFilePercent: Int
@@ -91,7 +94,8 @@ package struct SimOptions: CustomStringConvertible {
         appWeight = random.chance(0.5) ? random.int(1...3) : 0
         flagsWeight = random.chance(0.3) ? 1 : 0
         corruptFilePercent = random.chance(0.3) ? 25 : 0
-        shippedLimits = random.chance(1.0 / 48)
+        shippedLimits = random.chance(1.0 / 128)
+        shippedBurst = random.int(0...2)
         switchWeight = random.chance(0.3) && !shippedLimits ? 1 : 0
         watchAppInstalled = random.chance(0.25)
         launchSeed = random.next()
@@ -145,7 +149,7 @@ package struct SimOptions: CustomStringConvertible {
                 : "in flight \(maximumItemsInFlight), chunk \(fileChunkLength), window \(fileWindowBytes), commit interval \(fileCommitInterval), ")
             + "files up to \(maximumFileBytes) bytes, "
             + "reply mode \(replyMode), limits \(limitWeight), complication \(complicationEnabled ? "enabled" : "disabled"), apps \(appWeight), flags \(flagsWeight), \(reachability)"
-            + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with bursts" : "")"
+            + ", corrupt files \(corruptFilePercent)%, switches \(switchWeight)\(shippedLimits ? ", shipped limits with burst \(shippedBurst)" : "")"
             + (watchAppInstalled ? ", watch app installed (launch seed \(launchSeed))" : "")
             + (onSQLite ? ", on SQLite" : "")
     }

@@ -82,6 +82,8 @@ final class SimReachability {
         /// An earlier precondition (activation, the pair's flags) may refuse it first.
         let otherPrecondition: Bool
         let peerAppNotRunning: Bool
+        /// The sending daemon's incarnation: one that died in the turn answered nothing.
+        let incarnation: Int
         var result: Result<CommandResult, SessionError>?
     }
 
@@ -369,7 +371,7 @@ final class SimReachability {
         submission = Submission(
             token: token.rawValue, role: node.role, fact: fact(of: node.role, session), reported: session.reportedReachability,
             otherPrecondition: pairing || session.activationState != .activated,
-            peerAppNotRunning: phone.isUp && phone.peer.session.appState == .notRunning)
+            peerAppNotRunning: phone.isUp && phone.peer.session.appState == .notRunning, incarnation: node.incarnation)
     }
 
     /// A request was answered.
@@ -383,6 +385,9 @@ final class SimReachability {
     func didSubmit(_ token: RequestToken) {
         guard let submitted = submission, submitted.token == token.rawValue else { return }
         submission = nil
+        let node = world.node(submitted.role)
+        // The daemon died in the turn (a power cut at its commit): the app heard nothing.
+        guard node.isUp, node.incarnation == submitted.incarnation else { return }
         var refusedAsUnreachable = false
         if case .failure(.wc(.notReachable, _))? = submitted.result { refusedAsUnreachable = true }
         let name = submitted.role.name
