@@ -155,17 +155,24 @@ final class WatchSwitchingTests: DaemonTestCase {
         _ = transferIds
     }
 
-    /// WCSession: "Moving to the inactive state gives the session a small amount of time to
-    /// deliver any data that has already been received." With the app not running nothing is
-    /// delivered: the session is inactive (7016) for that while, then deactivates anyway.
-    func testTheInactivePeriodIsShortAndRefusesNewSends() throws {
-        // The shipped 2 s, of the phone's clock: a manual clock moves through them.
+    /// Two watches on a phone with a manual clock (the shipped 2 s of the inactive period are
+    /// of the phone's clock: a test moves through them), both sessions with A activated, the
+    /// phone app not running and an item of A's held for it.
+    private func startWithAnItemHeldForTheApp() throws -> (phone: DaemonProcess, wa: ControlClient, p: ControlClient) {
         let (phone, a, _, p) = try startPhoneWithTwoWatches(phoneArguments: ["--clock", "manual"])
         let wa = try client(a)
         try activateAll(p, wa)
         _ = try p.call("app.setState", ["state": "notRunning"])
         _ = try wa.call("userInfo.transfer", ["userInfo": ["from": "a"]])
         eventually("the phone to hold A's item for its app") { try self.watchStatus(p, "watch-a")?["hasContentPending"] == true }
+        return (phone, wa, p)
+    }
+
+    /// WCSession: "Moving to the inactive state gives the session a small amount of time to
+    /// deliver any data that has already been received." With the app not running nothing is
+    /// delivered: the session is inactive (7016) for that while, then deactivates anyway.
+    func testTheInactivePeriodIsShortAndRefusesNewSends() throws {
+        let (phone, wa, p) = try startWithAnItemHeldForTheApp()
         let events = try subscribed(phone)
         let switched = try p.call("device.switchWatch", ["deviceId": "watch-b"])
         XCTAssertEqual(switched["activationState"], "inactive")
@@ -190,12 +197,7 @@ final class WatchSwitchingTests: DaemonTestCase {
     /// been received"), and once the app activates it again, that watch is the active one and
     /// its queue goes out.
     func testSwitchingBackBeforeTheSessionDeactivatedSendsItsQueue() throws {
-        let (phone, a, _, p) = try startPhoneWithTwoWatches(phoneArguments: ["--clock", "manual"])
-        let wa = try client(a)
-        try activateAll(p, wa)
-        _ = try p.call("app.setState", ["state": "notRunning"])
-        _ = try wa.call("userInfo.transfer", ["userInfo": ["from": "a"]])
-        eventually("the phone to hold A's item for its app") { try self.watchStatus(p, "watch-a")?["hasContentPending"] == true }
+        let (phone, wa, p) = try startWithAnItemHeldForTheApp()
         let events = try subscribed(phone)
         XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-b"])["activationState"], "inactive")
         XCTAssertEqual(try p.call("device.switchWatch", ["deviceId": "watch-a"])["activationState"], "inactive")

@@ -89,13 +89,12 @@ final class TurnCommitterTests: XCTestCase {
     }
 
     func testAFailedTurnFailsWhatPromisedDurabilityAndKeepsNothing() throws {
-        struct Broken: Error {}
         committer.perform(
             [
                 .persist(.setApplicationContext([9])), .respond(RequestToken(1), .success(.contextUpdated)),
                 .respond(RequestToken(2), .success(.empty)),
             ], from: peer)
-        committer.failTurn(Broken(), of: peer)
+        committer.failTurn(WriteFailed(), of: peer)
         committer.endOfTurn()
         XCTAssertEqual(answers.count, 2)
         guard case .failure(.wc(let code, _)) = answers[0] else { return XCTFail("\(answers)") }
@@ -105,48 +104,52 @@ final class TurnCommitterTests: XCTestCase {
         XCTAssertNil(try peer.store!.load().applicationContext, "rolled back")
     }
 
+    private struct WriteFailed: Error {}
+
+    /// A store's state with item 1, received and not yet delivered.
+    private func stateWithOneItemReceived() -> DurableState {
+        var state = DurableState()
+        state.undelivered = [InboxItem(seq: 1, channel: .userInfo, channelSeq: 1, payload: [1], flags: [], receivedAt: 0, delivered: false)]
+        return state
+    }
+
+    /// Whether `actions` tell the app of item 1.
+    private func toldItemOne(_ actions: [SessionAction]) -> Bool {
+        actions.contains { if case .notify(.userInfoReceived(seq: 1, _, _)) = $0 { true } else { false } }
+    }
+
     /// An item handed to the app in a turn whose commit failed was not told to it: it is
     /// handed again once the committed state is restored, so that the app's acknowledgement
     /// never covers an item it did not see.
     func testAnItemHandedInAFailedTurnIsHandedAgainAfterTheRestore() throws {
-        struct Broken: Error {}
         let session = peer.session
-        func told(_ actions: [SessionAction]) -> Bool {
-            actions.contains { if case .notify(.userInfoReceived(seq: 1, _, _)) = $0 { return true } else { return false } }
-        }
-        var state = DurableState()
-        state.undelivered = [InboxItem(seq: 1, channel: .userInfo, channelSeq: 1, payload: [1], flags: [], receivedAt: 0, delivered: false)]
+        let state = stateWithOneItemReceived()
         session.restore(state)
         // An installed app: the item waits for its process rather than go to the daemon.
         committer.perform(session.handle(.setAppInstalled(true), token: RequestToken(1), now: 0), from: peer)
         committer.perform(session.handle(.activate, token: RequestToken(1), now: 0), from: peer)
         committer.endOfTurn()
-        XCTAssertFalse(told(executed))
+        XCTAssertFalse(toldItemOne(executed))
         committer.perform([.persist(.setApplicationContext([9]))], from: peer)
         committer.perform(session.handle(.attachApp(.foreground, .all), token: RequestToken(2), now: 0), from: peer)
-        committer.failTurn(Broken(), of: peer)
+        committer.failTurn(WriteFailed(), of: peer)
         committer.endOfTurn()
-        XCTAssertFalse(told(executed), "what only holds once the store commits is not told after a failed commit")
+        XCTAssertFalse(toldItemOne(executed), "what only holds once the store commits is not told after a failed commit")
         session.restore(state)
-        XCTAssertTrue(told(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "handed again after the restore")
+        XCTAssertTrue(toldItemOne(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "handed again after the restore")
     }
 
     /// The same where the daemon plays the app: the delivery it committed in the failed turn
     /// is rolled back with it, and the item is delivered again after the restore.
     func testAnItemTheDaemonDeliveredInAFailedTurnIsDeliveredAgainAfterTheRestore() throws {
-        struct Broken: Error {}
         let session = peer.session
-        func told(_ actions: [SessionAction]) -> Bool {
-            actions.contains { if case .notify(.userInfoReceived(seq: 1, _, _)) = $0 { return true } else { return false } }
-        }
-        var state = DurableState()
-        state.undelivered = [InboxItem(seq: 1, channel: .userInfo, channelSeq: 1, payload: [1], flags: [], receivedAt: 0, delivered: false)]
+        let state = stateWithOneItemReceived()
         session.restore(state)
         committer.perform(session.handle(.activate, token: RequestToken(1), now: 0), from: peer)
-        committer.failTurn(Broken(), of: peer)
+        committer.failTurn(WriteFailed(), of: peer)
         committer.endOfTurn()
-        XCTAssertFalse(told(executed), "what only holds once the store commits is not told after a failed commit")
+        XCTAssertFalse(toldItemOne(executed), "what only holds once the store commits is not told after a failed commit")
         session.restore(state)
-        XCTAssertTrue(told(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "delivered again after the restore")
+        XCTAssertTrue(toldItemOne(session.handle(.outstandingTransfers, token: RequestToken(3), now: 0)), "delivered again after the restore")
     }
 }
