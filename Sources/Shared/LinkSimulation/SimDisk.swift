@@ -37,18 +37,25 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
         private(set) var pages: [[UInt8]] = []
         private(set) var size = 0
 
+        /// Calls `body` with each page's part of `count` bytes from `offset`: the page, where
+        /// in it the part starts, the bytes before the part, and its length.
+        private static func forEachSpan(offset: Int, count: Int, _ body: (_ page: Int, _ within: Int, _ done: Int, _ length: Int) -> Void) {
+            var done = 0
+            while done < count {
+                let position = offset + done
+                let within = position % pageSize
+                let length = min(count - done, pageSize - within)
+                body(position / pageSize, within, done, length)
+                done += length
+            }
+        }
+
         func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Int {
             let available = max(0, min(count, size - offset))
-            var done = 0
-            while done < available {
-                let position = offset + done
-                let page = position / Self.pageSize
-                let within = position % Self.pageSize
-                let length = min(available - done, Self.pageSize - within)
+            Self.forEachSpan(offset: offset, count: available) { page, within, done, length in
                 pages[page].withUnsafeBytes { source in
                     (buffer + done).copyMemory(from: source.baseAddress! + within, byteCount: length)
                 }
-                done += length
             }
             return available
         }
@@ -56,16 +63,10 @@ final class SimDisk: StoreFileSystem, @unchecked Sendable {
         mutating func write(_ buffer: UnsafeRawPointer, count: Int, at offset: Int) {
             let end = offset + count
             while pages.count * Self.pageSize < end { pages.append([UInt8](repeating: 0, count: Self.pageSize)) }
-            var done = 0
-            while done < count {
-                let position = offset + done
-                let page = position / Self.pageSize
-                let within = position % Self.pageSize
-                let length = min(count - done, Self.pageSize - within)
+            Self.forEachSpan(offset: offset, count: count) { page, within, done, length in
                 pages[page].withUnsafeMutableBytes { target in
                     (target.baseAddress! + within).copyMemory(from: buffer + done, byteCount: length)
                 }
-                done += length
             }
             size = max(size, end)
         }
