@@ -1,13 +1,15 @@
 /// The reply deadlines of pending messages: one min-heap and one runtime timer for all of
 /// them, instead of a timer per message. Entries of messages that completed stay until they
-/// reach the top or the heap is compacted.
-struct DeadlineHeap {
+/// reach the top or the heap is compacted. (The simulator orders its events with it too.)
+package struct DeadlineHeap {
     private(set) var entries: [(deadline: Int64, id: UInt64)] = []
+
+    package init() {}
 
     var count: Int { entries.count }
     var top: (deadline: Int64, id: UInt64)? { entries.first }
 
-    mutating func push(deadline: Int64, id: UInt64) {
+    package mutating func push(deadline: Int64, id: UInt64) {
         entries.append((deadline, id))
         var child = entries.count - 1
         while child > 0 {
@@ -18,7 +20,7 @@ struct DeadlineHeap {
         }
     }
 
-    mutating func pop() -> (deadline: Int64, id: UInt64)? {
+    package mutating func pop() -> (deadline: Int64, id: UInt64)? {
         guard !entries.isEmpty else { return nil }
         let top = entries[0]
         let last = entries.removeLast()
