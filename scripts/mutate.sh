@@ -1083,29 +1083,27 @@ for index in "${selected[@]}"; do
         "$bin_dir/linksim" --seeds "$simulator_seeds" --seed 1 --check-determinism 0 >>"$log" 2>&1 || status=$?
         restore
         first=$(grep -m1 -oE "^FAILED seed [0-9]+" "$log" | grep -oE "[0-9]+$" || true)
-        if [ "$status" -ne 0 ]; then
-            results+=("caught    $name ($((SECONDS - mutation_started)) s): by the simulator, first at seed ${first:-? (exit $status)}")
-        else
-            results+=("SURVIVED  $name ($((SECONDS - mutation_started)) s): $simulator_seeds seeds of the simulator passed")
-            survivors+=("$name")
-        fi
-        echo "${results[-1]}" >&2
-        continue
-    fi
-    swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
-    restore
-    failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
-    skipped=$(grep -cE "^Test Case '.*' skipped" "$log" || true)
-    # A test that crashed (a trap, a signal) has started and never ended: it is named so.
-    crashed=$(grep -oE "^Test Case '[^']+' (started|passed|failed|skipped)" "$log" | tail -1 | sed -nE "s/^Test Case '(.*)' started$/\1/p" || true)
-    [ -z "$crashed" ] || failed="${failed}${crashed} (crashed) "
-    if grep -q "No matching test cases were run" "$log"; then
-        results+=("SURVIVED  $name: no test matches '$filter'")
-        survivors+=("$name")
-    elif [ "$status" -ne 0 ]; then
-        results+=("caught    $name ($((SECONDS - mutation_started)) s): ${failed:-the test run failed (exit $status)}")
+        caught="by the simulator, first at seed ${first:-? (exit $status)}"
+        survived="$simulator_seeds seeds of the simulator passed"
     else
-        results+=("SURVIVED  $name ($((SECONDS - mutation_started)) s): every test of '$filter' passed ($skipped skipped)")
+        swift test --skip-build --filter "$filter" >>"$log" 2>&1 || status=$?
+        restore
+        failed=$(grep -oE "Test Case '[^']+' failed" "$log" | sed -E "s/Test Case '(.*)' failed/\1/" | sort -u | tr '\n' ' ' || true)
+        skipped=$(grep -cE "^Test Case '.*' skipped" "$log" || true)
+        # A test that crashed (a trap, a signal) has started and never ended: it is named so.
+        crashed=$(grep -oE "^Test Case '[^']+' (started|passed|failed|skipped)" "$log" | tail -1 | sed -nE "s/^Test Case '(.*)' started$/\1/p" || true)
+        [ -z "$crashed" ] || failed="${failed}${crashed} (crashed) "
+        caught=${failed:-the test run failed (exit $status)}
+        survived="every test of '$filter' passed ($skipped skipped)"
+        if grep -q "No matching test cases were run" "$log"; then
+            status=0
+            survived="no test matches '$filter'"
+        fi
+    fi
+    if [ "$status" -ne 0 ]; then
+        results+=("caught    $name ($((SECONDS - mutation_started)) s): $caught")
+    else
+        results+=("SURVIVED  $name ($((SECONDS - mutation_started)) s): $survived")
         survivors+=("$name")
     fi
     echo "${results[-1]}" >&2
