@@ -33,14 +33,17 @@ let package = Package(
         // secure random bytes, constant-time comparison, P-256 keys and ECDSA signatures,
         // base64url, the OpenSSL error queue.
         .target(name: "LinkCrypto", dependencies: ["CCrypto"], path: "Sources/Shared/LinkCrypto"),
+        // Scans of long byte runs (ASCII, a JSON string's plain bytes) in the widest vectors the
+        // CPU has, AVX2 chosen at run time: C, where a function can be compiled for a CPU feature.
+        .target(name: "CByteScan", path: "Sources/Shared/CByteScan"),
         // JSON (RFC 8259): values, a strict parser, a serializer. The one JSON stack of the
         // daemons: control lines, PowerAuth and push state files.
-        .target(name: "LinkJSON", path: "Sources/Shared/LinkJSON"),
+        .target(name: "LinkJSON", dependencies: ["CByteScan"], path: "Sources/Shared/LinkJSON"),
         // Containers the hot paths share: a map keyed by the sequence numbers the program
         // hands out itself.
         .target(name: "LinkCollections", path: "Sources/Shared/LinkCollections"),
         // Frames, codec, handshake messages, payload encoding: pure values.
-        .target(name: "WireProtocol", dependencies: ["LinkCrypto", "LinkCollections"], path: "Sources/WireProtocol"),
+        .target(name: "WireProtocol", dependencies: ["LinkCrypto", "LinkCollections", "CByteScan"], path: "Sources/WireProtocol"),
         // The WCSession rules as a state machine: no sockets, no clock.
         .target(name: "LinkSession", dependencies: ["WireProtocol", "LinkStore", "LinkCrypto", "LinkJSON", "LinkCollections"], path: "Sources/Shared/LinkSession"),
         // Durable queues and state in SQLite.
@@ -153,7 +156,7 @@ let package = Package(
 
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", dependencies: ["LinkSystem"], path: "Tests/TestSupport"),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport"], path: "Tests/WireProtocolTests"),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport", "CByteScan"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "LinkSimulation", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),
         // The process LinkStoreTests' crash test kills: writes through DeliveryStore.
@@ -161,7 +164,7 @@ let package = Package(
         .testTarget(name: "LinkSystemTests", dependencies: ["LinkSystem", "TestSupport"], path: "Tests/LinkSystemTests"),
         .testTarget(name: "LinkRuntimeTests", dependencies: ["LinkRuntime", "LinkSystem", "TestSupport"], path: "Tests/LinkRuntimeTests"),
         .testTarget(name: "LinkCollectionsTests", dependencies: ["LinkCollections", "TestSupport"], path: "Tests/LinkCollectionsTests"),
-        .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON"], path: "Tests/LinkJSONTests"),
+        .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON", "CByteScan"], path: "Tests/LinkJSONTests"),
         .testTarget(name: "LinkTraceTests", dependencies: ["LinkTrace", "LinkJSON"], path: "Tests/LinkTraceTests"),
         .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol", "LinkTrace"],
                     path: "Tests/LinkDaemonTests"),

@@ -1,3 +1,4 @@
+import CByteScan
 import LinkJSON
 import XCTest
 
@@ -35,6 +36,42 @@ final class JSONStringBytesTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 100_000)
+    }
+
+    /// The same for the whole scan, words and blocks, with the blocks in AVX2 and in SSE2
+    /// vectors (CByteScan picks AVX2 where the CPU has it): lengths around one and several
+    /// blocks of 32 and 64 bytes, each stopper in each place, from several starts.
+    func testTheBlocksStopWhereAByteByByteScanStopsInEitherVectorWidth() {
+        let stoppers: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x00, 0x1F, 0x80, 0xFF]
+        let plain: [UInt8] = [0x20, 0x7F, 0x5D]
+        let hadAVX2 = wl_byte_scan_use_avx2(1)
+        defer { wl_byte_scan_use_avx2(hadAVX2) }
+        var checked = 0
+        for useAVX2: Int32 in [1, 0] {
+            wl_byte_scan_use_avx2(useAVX2)
+            for length in [64, 95, 96, 97, 127, 128, 129, 160, 191, 192, 200, 300] {
+                for start in [0, 1, 5, 33] {
+                    for place in Array(start..<length).filter({ $0 % 3 == 0 || $0 >= length - 40 }) + [length] {
+                        for special in stoppers + plain {
+                            var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                            if place < length { bytes[place] = special }
+                            for nonASCIIIsPlain in [true, false] {
+                                bytes.withUnsafeBufferPointer { buffer in
+                                    let expected = Self.firstStop(buffer, from: start, nonASCIIIsPlain: nonASCIIIsPlain)
+                                    let skipped = JSONStringBytes.skipPlain(buffer, from: start, nonASCIIIsPlain: nonASCIIIsPlain)
+                                    XCTAssertLessThanOrEqual(skipped, expected, "avx2 \(useAVX2)")
+                                    XCTAssertTrue(
+                                        skipped == expected || length - skipped < 8,
+                                        "avx2 \(useAVX2): \(special) at \(place) of \(length) from \(start): \(skipped), not \(expected)")
+                                    checked += 1
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 50_000)
     }
 
     private static func firstStop(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool) -> Int {

@@ -1,10 +1,22 @@
+import CByteScan
 @testable import WireProtocol
 import XCTest
 
 final class ASCIITests: XCTestCase {
+    /// In AVX2 and in SSE2 vectors (CByteScan picks AVX2 where the CPU has it).
     func testFindsTheFirstNonASCIIByteAtEveryPositionAndAlignment() {
-        // Short lengths through the 8-byte and byte steps; around one and two 128-byte steps.
-        for length in Array(0...40) + [127, 128, 129, 135, 136, 255, 256, 263, 300] {
+        let hadAVX2 = wl_byte_scan_use_avx2(1)
+        defer { wl_byte_scan_use_avx2(hadAVX2) }
+        for useAVX2: Int32 in [1, 0] {
+            wl_byte_scan_use_avx2(useAVX2)
+            findsTheFirstNonASCIIByteAtEveryPositionAndAlignment()
+        }
+    }
+
+    private func findsTheFirstNonASCIIByteAtEveryPositionAndAlignment() {
+        // Short lengths through the 8-byte and byte steps; around the vectors' steps (16, 32,
+        // 64 and 128 bytes) and the switch to vectors at 64.
+        for length in Array(0...40) + [47, 48, 63, 64, 65, 95, 96, 127, 128, 129, 135, 136, 159, 160, 255, 256, 263, 300] {
             for offset in 0..<8 {
                 let ascii = [UInt8](repeating: 0x61, count: offset + length)
                 ascii.withUnsafeBytes { raw in
