@@ -16,6 +16,16 @@ static size_t first_non_ascii_words(const uint8_t *bytes, size_t index, size_t c
     return count;
 }
 
+/// Whether a JSON string holds `byte` as it is.
+static inline int is_plain(uint8_t byte, int non_ascii_is_plain) {
+    return byte >= 0x20 && byte != '"' && byte != '\\' && (non_ascii_is_plain || byte < 0x80);
+}
+
+static size_t skip_plain_bytes(const uint8_t *base, size_t index, size_t count, int non_ascii_is_plain) {
+    while (index < count && is_plain(base[index], non_ascii_is_plain)) index++;
+    return index;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -93,10 +103,12 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i attention_a
     return non_ascii_is_plain ? flagged : _mm256_or_si256(flagged, v);
 }
 
-/// 128 bytes a step (four vectors, one test), then the block of 32 that holds the byte; the
-/// choice of what is plain is a constant in each of the two copies of the loop.
+/// 128 bytes a step (four vectors, one test), then 32, then the vector that ends at `count`
+/// (its bytes before `index` were read already, and are plain); the choice of what is plain is
+/// a constant in each of the two copies of the loop.
 __attribute__((target("avx2"), always_inline)) static inline size_t skip_plain_avx2(const uint8_t *base, size_t start,
                                                                                     size_t count, const int non_ascii_is_plain) {
+    if (count - start < 32) return skip_plain_bytes(base, start, count, non_ascii_is_plain);
     size_t index = start;
     while (count - index >= 128) {
         __m256i a = attention_avx2(_mm256_loadu_si256((const __m256i *)(base + index)), non_ascii_is_plain);
@@ -107,15 +119,19 @@ __attribute__((target("avx2"), always_inline)) static inline size_t skip_plain_a
         index += 128;
     }
     while (count - index >= 32) {
-        __m256i a = attention_avx2(_mm256_loadu_si256((const __m256i *)(base + index)), non_ascii_is_plain);
-        if (_mm256_movemask_epi8(a) != 0) break;
+        int flagged = _mm256_movemask_epi8(
+            attention_avx2(_mm256_loadu_si256((const __m256i *)(base + index)), non_ascii_is_plain));
+        if (flagged != 0) return index + (size_t)__builtin_ctz((unsigned)flagged);
         index += 32;
     }
-    return index;
+    if (index == count) return count;
+    int flagged = _mm256_movemask_epi8(
+        attention_avx2(_mm256_loadu_si256((const __m256i *)(base + count - 32)), non_ascii_is_plain));
+    return flagged != 0 ? count - 32 + (size_t)__builtin_ctz((unsigned)flagged) : count;
 }
 
-__attribute__((target("avx2"))) static size_t skip_plain_blocks_avx2(const uint8_t *base, size_t start, size_t count,
-                                                                     int non_ascii_is_plain) {
+__attribute__((target("avx2"))) static size_t skip_plain_any_avx2(const uint8_t *base, size_t start, size_t count,
+                                                                  int non_ascii_is_plain) {
     return non_ascii_is_plain ? skip_plain_avx2(base, start, count, 1) : skip_plain_avx2(base, start, count, 0);
 }
 
@@ -128,6 +144,7 @@ __attribute__((always_inline)) static inline __m128i attention_sse2(__m128i v, c
 
 __attribute__((always_inline)) static inline size_t skip_plain_sse2(const uint8_t *base, size_t start, size_t count,
                                                                     const int non_ascii_is_plain) {
+    if (count - start < 16) return skip_plain_bytes(base, start, count, non_ascii_is_plain);
     size_t index = start;
     while (count - index >= 32) {
         __m128i a = attention_sse2(_mm_loadu_si128((const __m128i *)(base + index)), non_ascii_is_plain);
@@ -135,10 +152,17 @@ __attribute__((always_inline)) static inline size_t skip_plain_sse2(const uint8_
         if (_mm_movemask_epi8(_mm_or_si128(a, b)) != 0) break;
         index += 32;
     }
-    return index;
+    while (count - index >= 16) {
+        int flagged = _mm_movemask_epi8(attention_sse2(_mm_loadu_si128((const __m128i *)(base + index)), non_ascii_is_plain));
+        if (flagged != 0) return index + (size_t)__builtin_ctz((unsigned)flagged);
+        index += 16;
+    }
+    if (index == count) return count;
+    int flagged = _mm_movemask_epi8(attention_sse2(_mm_loadu_si128((const __m128i *)(base + count - 16)), non_ascii_is_plain));
+    return flagged != 0 ? count - 16 + (size_t)__builtin_ctz((unsigned)flagged) : count;
 }
 
-static size_t skip_plain_blocks_sse2(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
+static size_t skip_plain_any_sse2(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
     return non_ascii_is_plain ? skip_plain_sse2(base, start, count, 1) : skip_plain_sse2(base, start, count, 0);
 }
 
@@ -146,40 +170,17 @@ size_t wl_first_non_ascii(const uint8_t *bytes, size_t count) {
     return __atomic_load_n(&use_avx2, __ATOMIC_RELAXED) ? first_non_ascii_avx2(bytes, count) : first_non_ascii_sse2(bytes, count);
 }
 
-size_t wl_skip_plain_blocks(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
-    return __atomic_load_n(&use_avx2, __ATOMIC_RELAXED) ? skip_plain_blocks_avx2(base, start, count, non_ascii_is_plain)
-                    : skip_plain_blocks_sse2(base, start, count, non_ascii_is_plain);
+size_t wl_skip_plain(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
+    return __atomic_load_n(&use_avx2, __ATOMIC_RELAXED) ? skip_plain_any_avx2(base, start, count, non_ascii_is_plain)
+                                                         : skip_plain_any_sse2(base, start, count, non_ascii_is_plain);
 }
 
 #else
 
-// Eight bytes a word: the high bit of each byte that needs attention.
-static inline uint64_t load_word(const uint8_t *p) {
-    uint64_t word;
-    memcpy(&word, p, 8);
-    return word;
-}
-
-static const uint64_t ones = 0x0101010101010101ULL, high_bits = 0x8080808080808080ULL;
-
-static inline uint64_t has_zero_byte(uint64_t word) { return (word - ones) & ~word & high_bits; }
-
 size_t wl_first_non_ascii(const uint8_t *bytes, size_t count) { return first_non_ascii_words(bytes, 0, count); }
 
-size_t wl_skip_plain_blocks(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
-    size_t index = start;
-    while (count - index >= 32) {
-        uint64_t flagged = 0;
-        for (size_t offset = 0; offset < 32; offset += 8) {
-            uint64_t word = load_word(base + index + offset);
-            flagged |= has_zero_byte(word ^ (ones * '"')) | has_zero_byte(word ^ (ones * '\\'))
-                | ((word - ones * 0x20) & ~word & high_bits);
-            if (!non_ascii_is_plain) flagged |= word & high_bits;
-        }
-        if (flagged != 0) break;
-        index += 32;
-    }
-    return index;
+size_t wl_skip_plain(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain) {
+    return skip_plain_bytes(base, start, count, non_ascii_is_plain);
 }
 
 int wl_byte_scan_use_avx2(int use) {

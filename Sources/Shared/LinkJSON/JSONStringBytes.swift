@@ -6,7 +6,7 @@ import Darwin
 
 import CByteScan
 
-/// Finds, eight and then 32 (or 64) bytes at a time, where a JSON string's bytes stop being plain: a
+/// Finds, eight bytes and then a vector at a time, where a JSON string's bytes stop being plain: a
 /// quote, a backslash or a control character (and, for the parser, which validates UTF-8, a
 /// byte of 0x80 or more). Strings are mostly plain, and a byte at a time cost several
 /// instructions a byte, the largest part of parsing and writing a 16 KiB message.
@@ -15,21 +15,22 @@ public enum JSONStringBytes {
     @inlinable static var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The first byte at or after `start` that is not plain, when a word of eight bytes holds
-    /// it; else the start of the last bytes (fewer than eight): the caller looks at the bytes
-    /// one by one from there. Inlined into its callers: most strings are a few words long, and
-    /// end in the first four words; a string still plain after them is scanned in blocks.
+    /// it or the string is long; else the start of the last bytes (fewer than eight): the
+    /// caller looks at the bytes one by one from there. Inlined into its callers: most strings
+    /// are a few words long, and end in the first four words; the rest of a string still plain
+    /// after them is scanned in vectors, to the exact byte.
     @inlinable
     public static func skipPlain(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, nonASCIIIsPlain: Bool) -> Int {
         guard let base = bytes.baseAddress else { return start }
         var index = start
-        var wordsBeforeBlocks = 4
+        var wordsBeforeVectors = 4
         while index + 8 <= bytes.count {
             let flags = attention(base + index, nonASCIIIsPlain: nonASCIIIsPlain)
             if flags != 0 { return index + flags.trailingZeroBitCount / 8 }
             index += 8
-            wordsBeforeBlocks &-= 1
-            if wordsBeforeBlocks == 0, bytes.count - index >= 32 {
-                index = skipPlainBlocks(base, from: index, count: bytes.count, nonASCIIIsPlain: nonASCIIIsPlain)
+            wordsBeforeVectors &-= 1
+            if wordsBeforeVectors == 0, bytes.count - index >= 32 {
+                return skipPlainRest(base, from: index, count: bytes.count, nonASCIIIsPlain: nonASCIIIsPlain)
             }
         }
         return index
@@ -63,14 +64,13 @@ public enum JSONStringBytes {
         return flags
     }
 
-    /// The start of the first block of 32 bytes at or after `start` that holds a byte that is
-    /// not plain, or of the bytes after the last whole block: AVX2 vectors where the CPU has
-    /// them, SSE2 otherwise (CByteScan; a 16 KiB string in about a third of the instructions of
-    /// two 16-byte vectors a step). Not inlined: long strings are few, and the words find the
-    /// byte in the block.
+    /// The first byte at or after `start` that is not plain, or `count`: AVX2 vectors where the
+    /// CPU has them, SSE2 otherwise, and the last bytes as the vector that ends at `count`
+    /// (CByteScan; a 16 KiB string in about a third of the instructions of two 16-byte vectors
+    /// a step, and no bytes left to look at one by one). Not inlined: long strings are few.
     @usableFromInline @inline(never)
-    static func skipPlainBlocks(_ base: UnsafePointer<UInt8>, from start: Int, count: Int, nonASCIIIsPlain: Bool) -> Int {
-        Int(wl_skip_plain_blocks(base, start, count, nonASCIIIsPlain ? 1 : 0))
+    static func skipPlainRest(_ base: UnsafePointer<UInt8>, from start: Int, count: Int, nonASCIIIsPlain: Bool) -> Int {
+        Int(wl_skip_plain(base, start, count, nonASCIIIsPlain ? 1 : 0))
     }
 
     /// The index of the first quote at or after `start`, if any: where a string ends that the

@@ -12,11 +12,10 @@
 /// The index of the first byte of 0x80 or more in `bytes[0..<count]`, or `count`.
 size_t wl_first_non_ascii(const uint8_t *bytes, size_t count);
 
-/// The start of the first block of 32 bytes at or after `start` (blocks counted from `start`)
-/// that holds a byte a JSON string cannot hold as it is: a quote, a backslash, a control
-/// character below 0x20 and, unless `non_ascii_is_plain`, a byte of 0x80 or more; or, if no
-/// whole block holds one, the start of the bytes after the last whole block (fewer than 32).
-size_t wl_skip_plain_blocks(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain);
+/// The index of the first byte at or after `start` that a JSON string cannot hold as it is (a
+/// quote, a backslash, a control character below 0x20 and, unless `non_ascii_is_plain`, a
+/// byte of 0x80 or more), or `count`.
+size_t wl_skip_plain(const uint8_t *base, size_t start, size_t count, int non_ascii_is_plain);
 
 /// For tests of both paths: uses AVX2 if `use` and the CPU has it, else SSE2; returns whether
 /// AVX2 was in use before. (x86-64 only; elsewhere it does nothing and returns 0.)
