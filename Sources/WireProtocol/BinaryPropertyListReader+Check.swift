@@ -20,8 +20,8 @@ extension BinaryPropertyListReader {
     /// not the reading's own (ask ``readTopObject()`` for those).
     mutating func checkTopObject() throws -> Bool {
         // A dictionary of the common form is checked fastest by walking it: the walk makes
-        // every check of the reading. A small flat one (most messages) is read in a loop of its
-        // own; anything else is checked the check's own way.
+        // every check of the reading. A flat one (most messages) is read in a loop of its own;
+        // anything else is checked the check's own way.
         if readFlatTopDictionary(into: nil, capacity: .max) != nil { return true }
         let budget = remainingValueBudget
         var nothing = NoWalker()

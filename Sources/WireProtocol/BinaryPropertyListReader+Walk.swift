@@ -87,25 +87,36 @@ extension BinaryPropertyListReader {
 
     /// The members of the top dictionary when it is flat: every key an ASCII string, in
     /// ascending byte order, every value an ASCII string, an integer or a boolean (the form of
-    /// most messages and replies), in a file of one-byte offsets and references (under 256
-    /// bytes and objects). They are written to `entries` (borrowing the bytes), or only
-    /// counted when it is nil; nil for anything else, valid or not, or for more than
-    /// `capacity` members: the walk takes those.
+    /// most messages and replies), in a file of one- or two-byte offsets (under 64 KiB; a
+    /// 16 KiB message's are two bytes) and one-byte references (under 256 objects). They are
+    /// written to `entries` (borrowing the bytes), or only counted when it is nil; nil for
+    /// anything else, valid or not, or for more than `capacity` members: the walk takes those.
     ///
     /// A dictionary it reads passes every check of the walk, and so of the reading: with
     /// nothing nested, the value budget and the container checks cannot fail. It is the walk
     /// for that form in one loop over the bytes, with no recursion and no walker; the check
-    /// and the JSON rendering of a dictionary both run it (one copy: not inlined into either).
-    @inline(never)
+    /// and the JSON rendering of a dictionary both run it (one copy for each offset size: not
+    /// inlined into either).
     func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
-        guard offsetSize == 1, referenceSize == 1 else { return nil }
+        guard referenceSize == 1 else { return nil }
+        switch offsetSize {
+        case 1: return readFlatTopDictionary(into: entries, capacity: capacity, offsets: OneByteOffsets.self)
+        case 2: return readFlatTopDictionary(into: entries, capacity: capacity, offsets: TwoByteOffsets.self)
+        default: return nil
+        }
+    }
+
+    @inline(never)
+    private func readFlatTopDictionary<Offsets: OffsetTableWidth>(
+        into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int, offsets: Offsets.Type
+    ) -> Int? {
         let base = bytes.baseAddress!
         let objectsEnd = offsetTableOffset
-        // The offset table's `objectCount` bytes lie inside the file (the initialiser checked).
+        // The offset table's `objectCount` entries lie inside the file (the initialiser checked).
         let table = base + offsetTableOffset
         @inline(__always)
         func start(_ object: Int) -> Int? {
-            let offset = Int(table[object])
+            let offset = Offsets.offset(of: object, in: table)
             return offset >= BinaryPropertyList.headerLength && offset < objectsEnd ? offset : nil
         }
         guard let top = start(topObject), base[top] >> 4 == 0xD,
@@ -142,6 +153,24 @@ extension BinaryPropertyListReader {
             entries?.advanced(by: entry).initialize(to: FlatDictionaryEntry(key: key, value: value))
         }
         return count
+    }
+
+    /// How an object's offset is read from the offset table: the flat loop has a copy for each
+    /// width, with no test of the width for each object.
+    private protocol OffsetTableWidth {
+        static func offset(of object: Int, in table: UnsafePointer<UInt8>) -> Int
+    }
+
+    private enum OneByteOffsets: OffsetTableWidth {
+        @inline(__always)
+        static func offset(of object: Int, in table: UnsafePointer<UInt8>) -> Int { Int(table[object]) }
+    }
+
+    private enum TwoByteOffsets: OffsetTableWidth {
+        @inline(__always)
+        static func offset(of object: Int, in table: UnsafePointer<UInt8>) -> Int {
+            Int(table[2 &* object]) << 8 | Int(table[2 &* object &+ 1])
+        }
     }
 
     /// The bytes of the ASCII string object at `start` (marker 0x5), or nil when it runs past

@@ -86,9 +86,9 @@ public enum PropertyListCodec {
         (try? BinaryPropertyListReader.withReader(bytes) { reader in reader.walkTopDictionary(&walker) }) ?? false
     }
 
-    /// The members of the dictionary in `bytes` when it is flat and small: ASCII keys, each
-    /// value an ASCII string, an integer or a boolean, at most `entries.count` of them, in a
-    /// file of under 256 bytes. They are written to `entries` in the order
+    /// The members of the dictionary in `bytes` when it is flat: ASCII keys, each value an
+    /// ASCII string, an integer or a boolean, at most `entries.count` of them, in a file of
+    /// under 64 KiB and 256 objects. They are written to `entries` in the order
     /// ``decodeEntries(_:)`` gives (keys by their bytes) and borrow `bytes`. Their count, or
     /// nil for any other dictionary and anything that is not one: the caller then walks or
     /// decodes the bytes.

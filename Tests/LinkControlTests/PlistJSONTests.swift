@@ -167,6 +167,25 @@ final class PlistJSONTests: XCTestCase {
             #"{"reply":{"action":"ping","big":1099511627776,"count":300,"neg":-5,"off":false,"on":true,"s":"a string longer than fifteen bytes"}}"#)
     }
 
+    /// A flat dictionary of more than 256 bytes (two-byte offsets; the benchmark's 16 KiB
+    /// message is one) is read by the same loop as a small one, and written as its entries give.
+    func testLargeFlatDictionaryIsReadByTheLoop() throws {
+        let dictionary: [String: PropertyListValue] = Dictionary(
+            uniqueKeysWithValues: (0..<10).map { key in
+                ("k\(key)", PropertyListValue.string(String(repeating: String(UnicodeScalar(UInt8(ascii: "a") + UInt8(key))), count: 1_638)))
+            })
+        let bytes = try PropertyListCodec.encode(dictionary)
+        XCTAssertGreaterThan(bytes.count, 16_000)
+        let read = bytes.withUnsafeBufferPointer { buffer in
+            withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: 16) { PropertyListCodec.readFlatDictionary(buffer, into: $0) }
+        }
+        XCTAssertEqual(read, 10, "read by the loop")
+        XCTAssertNoThrow(try PropertyListCodec.checkDictionary(bytes))
+        XCTAssertEqual(
+            PlistJSON.json(fromEncodedDictionary: bytes).map { JSON.serialize($0) },
+            JSON.serialize(PlistJSON.json(fromEntries: try PropertyListCodec.decodeEntries(bytes))))
+    }
+
     /// The JSON of an encoded dictionary, written from its bytes or decoded first, is what its
     /// decoded entries give, on valid lists of every kind and on each of their damaged copies
     /// (nil exactly where the entries do not decode).
@@ -184,6 +203,9 @@ final class PlistJSONTests: XCTestCase {
                 "on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
                 "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"), "t": .string("on"),
             ],
+            // Flat and past 256 bytes: two-byte offsets, still read in the check's loop.
+            Dictionary(uniqueKeysWithValues: (0..<5).map { ("k\($0)", PropertyListValue.string(String(repeating: "abcdefgh", count: 9 * ($0 + 1)))) })
+                .merging(["n": .integer(300), "t": .boolean(false)]) { $1 },
         ]
         var walked = 0
         for dictionary in valid {

@@ -42,6 +42,9 @@ final class PropertyListCodecTests: XCTestCase {
                 "on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
                 "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"),
             ],
+            // Flat and past 256 bytes: two-byte offsets, still the loop's.
+            Dictionary(uniqueKeysWithValues: (0..<5).map { ("k\($0)", PropertyListValue.string(String(repeating: "abcdefgh", count: 9 * ($0 + 1)))) })
+                .merging(["n": .integer(300), "t": .boolean(true)]) { $1 },
         ]
         var checked = 0
         for dictionary in valid {
