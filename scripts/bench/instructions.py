@@ -6,12 +6,14 @@ times of scripts/bench.sh do. One daemon runs under callgrind (valgrind) while t
 as usual; for each op the daemon's counters are dumped before, between and after two runs of
 different lengths (N and 2N messages), and the difference of the two runs, divided by N, is
 what one message costs, start-up and the op's own set-up left out. From the same dumps:
-calls of malloc (and calloc, realloc, posix_memalign) and of the libc wrappers of system
-calls, a message; and, for the APNs endpoint, phoned's instructions a push by shared object
+calls of malloc (and calloc, realloc, posix_memalign), of the Swift runtime's retain and
+release (each an atomic instruction) and of the libc wrappers of system calls, a message; and, for the APNs endpoint, phoned's instructions a push by shared object
 (libnghttp2's own parse and answer apart from the rest).
 
-Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json]
+Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json] [--keep DIR]
   (BIN_DIR: a release build, scripts/build-release.sh; the C control client is compiled here)
+  --keep DIR keeps each daemon's dump of the run of 2N messages as DIR/OP-DAEMON.callgrind, to
+  read by function: callgrind_annotate --inclusive=no DIR/rtt-data-64-phoned.callgrind
 Ops: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
 oneway-data-16k, oneway-dict-16k, apns-h2c (the last needs h2load).
 """
@@ -41,6 +43,9 @@ ONE_WAY = {
 CONTROL = {"control-132": 64, "control-16k": 16384}
 ALL = [*ROUND_TRIPS, *CONTROL, *ONE_WAY, "apns-h2c"]
 ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"}
+# The Swift runtime's reference counting entry points (atomic: a locked instruction each).
+REFERENCE_COUNTING = {"swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease",
+                      "swift_unownedRetainStrong", "swift_retain_n", "swift_release_n"}
 # The libc entry points of the system calls on the daemons' message path.
 SYSCALLS = {"epoll_wait", "epoll_pwait", "recvmsg", "sendmsg", "read", "write", "recv", "send", "recvfrom",
             "sendto", "readv", "writev", "timerfd_settime", "epoll_ctl", "accept4", "fdatasync", "pwrite64", "pread64"}
@@ -94,7 +99,7 @@ def parse_callgrind(path):
                 after_calls = True
                 n = int(value.split()[0])
                 short = re.sub(r"^(__GI_|__libc_|__)+", "", cfn or "")
-                if short in ALLOCATORS or short in SYSCALLS:
+                if short in ALLOCATORS or short in SYSCALLS or short in REFERENCE_COUNTING:
                     calls[short] = calls.get(short, 0) + n
     return total, by_object, calls
 
@@ -138,6 +143,7 @@ class Profiled:
             if new:
                 path = os.path.join(self.home, new[0])
                 time.sleep(0.2)
+                self.last = path
                 return parse_callgrind(path)
             time.sleep(0.05)
         raise RuntimeError("callgrind_control: no dump appeared")
@@ -155,7 +161,7 @@ def per_message(first, second, n):
     return {"instructions": total, "objects": objects, "calls": calls}
 
 
-def measure(bin_dir, ref_dir, daemon, op, n):
+def measure(bin_dir, ref_dir, daemon, op, n, keep=None):
     p = Profiled(bin_dir, daemon)
     try:
         if op in ROUND_TRIPS or op in CONTROL:
@@ -178,12 +184,14 @@ def measure(bin_dir, ref_dir, daemon, op, n):
         first = p.dump()
         run(2 * n)
         second = p.dump()
+        if keep:
+            shutil.copy(p.last, os.path.join(keep, f"{op}-{daemon}.callgrind"))
         return per_message(first, second, n)
     finally:
         p.stop()
 
 
-def measure_apns(bin_dir, n):
+def measure_apns(bin_dir, n, keep=None):
     """phoned's instructions a push under h2load (h2c, the production endpoint, as the bench)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import apns
@@ -224,16 +232,20 @@ def measure_apns(bin_dir, n):
                 new = [x for x in set(os.listdir(home)) - before if x.startswith("callgrind.out")]
                 if new:
                     time.sleep(0.2)
-                    return parse_callgrind(os.path.join(home, new[0]))
+                    dumps.append(os.path.join(home, new[0]))
+                    return parse_callgrind(dumps[-1])
                 time.sleep(0.05)
             raise RuntimeError("no dump")
 
+        dumps = []
         load(max(100, n // 10))
         dump()
         load(n)
         first = dump()
         load(2 * n)
         second = dump()
+        if keep:
+            shutil.copy(dumps[-1], os.path.join(keep, "apns-h2c-phoned.callgrind"))
         return per_message(first, second, n)
     finally:
         proc.terminate()
@@ -255,7 +267,10 @@ def main():
     parser.add_argument("--ops", default=",".join(ALL))
     parser.add_argument("--count", type=int, default=2000, help="N: runs of N and 2N messages (pushes: 10 N)")
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
+    parser.add_argument("--keep", metavar="DIR", help="keep the dumps of the runs of 2N messages in DIR")
     a = parser.parse_args()
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
     ops = a.ops.split(",")
     unknown = [o for o in ops if o not in ALL]
     if unknown:
@@ -268,20 +283,21 @@ def main():
                                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "control_client.c")])
         for op in ops:
             if op == "apns-h2c":
-                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count)}
+                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count, a.keep)}
                 continue
-            results[op] = {d: measure(a.bin, ref, d, op, a.count) for d in ("phoned", "watchd")}
+            results[op] = {d: measure(a.bin, ref, d, op, a.count, a.keep) for d in ("phoned", "watchd")}
     finally:
         shutil.rmtree(ref, ignore_errors=True)
 
-    print(f"{'op':16} {'daemon':7} {'instr/msg':>10} {'malloc/msg':>10} {'syscalls/msg':>12}  system calls a message")
+    print(f"{'op':16} {'daemon':7} {'instr/msg':>10} {'malloc/msg':>10} {'rc/msg':>7} {'syscalls/msg':>12}  system calls a message")
     print("-" * 100)
     for op, by_daemon in results.items():
         for daemon, r in by_daemon.items():
             allocs = sum(v for k, v in r["calls"].items() if k in ALLOCATORS)
+            counting = sum(v for k, v in r["calls"].items() if k in REFERENCE_COUNTING)
             sys_calls = {k: v for k, v in r["calls"].items() if k in SYSCALLS and v >= 0.005}
             detail = " ".join(f"{k} {v:.2f}" for k, v in sorted(sys_calls.items()))
-            print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {sum(sys_calls.values()):12.2f}  {detail}")
+            print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {counting:7.1f} {sum(sys_calls.values()):12.2f}  {detail}")
             if op == "apns-h2c":
                 objs = sorted(((v, short_object(k)) for k, v in r["objects"].items() if v >= 50), reverse=True)
                 print("    by object: " + ", ".join(f"{name} {v:.0f}" for v, name in objs))
