@@ -95,8 +95,10 @@ extension BinaryPropertyListReader {
     /// A dictionary it reads passes every check of the walk, and so of the reading: with
     /// nothing nested, the value budget and the container checks cannot fail. It is the walk
     /// for that form in one loop over the bytes, with no recursion and no walker; the check
-    /// and the JSON rendering of a dictionary both run it (one copy for each offset size: not
-    /// inlined into either).
+    /// and the JSON rendering of a dictionary both run it (one function, not inlined into
+    /// either, with a copy of the loop for each offset width inlined into it: as two functions
+    /// the one-byte copy spilled ten more registers an entry).
+    @inline(never)
     func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
         guard referenceSize == 1 else { return nil }
         switch offsetSize {
@@ -106,7 +108,7 @@ extension BinaryPropertyListReader {
         }
     }
 
-    @inline(never)
+    @inline(__always)
     private func readFlatTopDictionary<Offsets: OffsetTableWidth>(
         into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int, offsets: Offsets.Type
     ) -> Int? {
