@@ -99,7 +99,9 @@ def parse_callgrind(path):
                 after_calls = True
                 n = int(value.split()[0])
                 short = re.sub(r"^(__GI_|__libc_|__)+", "", cfn or "")
-                if short in ALLOCATORS or short in SYSCALLS or short in REFERENCE_COUNTING:
+                # A bridge object's retain or release calls the plain one: counted once.
+                nested = short in REFERENCE_COUNTING and (fn or "").startswith("swift_bridgeObject")
+                if short in ALLOCATORS or short in SYSCALLS or (short in REFERENCE_COUNTING and not nested):
                     calls[short] = calls.get(short, 0) + n
     return total, by_object, calls
 
