@@ -3,8 +3,9 @@ import CByteScan
 /// ASCII checks: property-list strings are mostly ASCII and can be long.
 enum ASCII {
     /// The index (from the start of `bytes`) of the first byte of 0x80 or more, or nil. Eight
-    /// bytes a word for a short run; from 32 bytes on, CByteScan's vectors (AVX2 where the CPU
-    /// has it).
+    /// bytes a word for a short run, inlined here (most keys and values are short, and the call
+    /// into CByteScan costs more than their words: 60-150 instructions a 132 B dictionary
+    /// message); from 32 bytes on, CByteScan's vectors (AVX2 where the CPU has it).
     static func firstNonASCII(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }

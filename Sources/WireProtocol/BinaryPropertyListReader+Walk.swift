@@ -96,8 +96,8 @@ extension BinaryPropertyListReader {
     /// nothing nested, the value budget and the container checks cannot fail. It is the walk
     /// for that form in one loop over the bytes, with no recursion and no walker; the check
     /// and the JSON rendering of a dictionary both run it (one function, not inlined into
-    /// either, with a copy of the loop for each offset width inlined into it: as two functions
-    /// the one-byte copy spilled ten more registers an entry).
+    /// either, with the loop inlined into it once for each offset width: as functions of their
+    /// own the one-byte copy keeps more of its values on the stack).
     @inline(never)
     func readFlatTopDictionary(into entries: UnsafeMutablePointer<FlatDictionaryEntry>?, capacity: Int) -> Int? {
         guard referenceSize == 1 else { return nil }

@@ -66,8 +66,8 @@ public enum JSONStringBytes {
 
     /// The first byte at or after `start` that is not plain, or `count`: AVX2 vectors where the
     /// CPU has them, SSE2 otherwise, and the last bytes as the vector that ends at `count`
-    /// (CByteScan; a 16 KiB string in about a third of the instructions of two 16-byte vectors
-    /// a step, and no bytes left to look at one by one). Not inlined: long strings are few.
+    /// (CByteScan: about 0.3 instructions a byte with AVX2, none looked at one by one). Not
+    /// inlined: long strings are few.
     @usableFromInline @inline(never)
     static func skipPlainRest(_ base: UnsafePointer<UInt8>, from start: Int, count: Int, nonASCIIIsPlain: Bool) -> Int {
         Int(wl_skip_plain(base, start, count, nonASCIIIsPlain ? 1 : 0))
