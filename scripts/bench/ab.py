@@ -13,7 +13,7 @@ Usage: python3 scripts/bench/ab.py A_BIN_DIR B_BIN_DIR [--rounds N] [--rows ROW,
   (release builds: scripts/build-release.sh, with WATCHLINK_RELEASE_WITHOUT and its own
   WATCHLINK_RELEASE_BUILD_PATH for a build without a flag)
 Rows: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
-oneway-dict-132, oneway-data-16k, userinfo. B/A above 1.00 means B is slower for times and faster for rates.
+oneway-dict-132, oneway-data-16k, userinfo, apns-h2c (h2load's pushes/s, as the bench's APNs row). B/A above 1.00 means B is slower for times and faster for rates.
 """
 import argparse
 import os
@@ -24,6 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import apns  # noqa: E402
 from run import Pair, call, pin_process, run_json  # noqa: E402
 
 ROUND_TRIPS = {
@@ -39,14 +40,15 @@ RATES = {
 }
 CONTROL = {"control-132": ("control message.send round trip p50, 132 B", "64"),
            "control-16k": ("control message.send round trip p50, 16 KiB", "16384")}
-ALL = [*ROUND_TRIPS, *CONTROL, *RATES]
+APNS = {"apns-h2c": "APNs pushes/s, h2c, h2load 10 conn x 10 streams"}
+ALL = [*ROUND_TRIPS, *CONTROL, *RATES, *APNS]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("a")
     parser.add_argument("b")
-    parser.add_argument("--rounds", type=int, default=20, help="rounds of the round-trip rows (rates take 8, userInfo 6)")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds of the round-trip rows (rates take 8, userInfo and APNs 6)")
     parser.add_argument("--rows", default=",".join(ALL))
     args = parser.parse_args()
     rows = args.rows.split(",")
@@ -103,6 +105,16 @@ def main():
                 for label in order(round):
                     value = call(pairs[label].phone, op, op_args)[field]
                     results.setdefault(key, (name, "higher", {"A": [], "B": []}))[2][label].append(value)
+        if "apns-h2c" in rows:
+            loads = {label: apns.prepare(lambda op, args=None, pair=pair: call(pair.phone, op, args), pair.home)
+                     for label, pair in pairs.items()}
+            for round in range(6):
+                for label in order(round):
+                    url, _, headers, payload = loads[label]
+                    rate, ok, _ = apns.h2load(url, 50000, headers, payload)
+                    if ok != 50000:
+                        raise RuntimeError(f"{label}: {ok} of 50000 pushes succeeded")
+                    results.setdefault("apns-h2c", (APNS["apns-h2c"], "higher", {"A": [], "B": []}))[2][label].append(rate)
     finally:
         for pair in pairs.values():
             pair.stop()

@@ -30,6 +30,28 @@ def provider_token(key_id, team_id, private_key_pem, directory):
     return signing_input + "." + b64url(signature)
 
 
+def prepare(call, home):
+    """Configures the endpoint of the phoned whose control ops `call` runs for the load: the
+    h2c and TLS URLs, the request's headers and the path of its payload (written in `home`)."""
+    # h2load opens its ten streams a connection at once and does not retry the ones APNs'
+    # one-stream rule refuses (real clients send one request first, or retry): the rule is
+    # turned off for the load, the per-connection token checks and the store stay in the path.
+    # The load goes to the production endpoint, where providers send it: the development one
+    # adds apns-unique-id to every answer, as APNs does (about 14% more work a push).
+    call("push.config", {"bundleId": "com.example.files", "teamId": "TEAM123456", "oneStreamUntilAuthenticated": False,
+                         "environment": "production"})
+    token = call("push.register", {"types": ["fileProvider"]})["token"]
+    key = call("push.keys.create")
+    port = call("push.endpoint")["environments"]["production"]["port"]
+    jwt = provider_token(key["keyId"], "TEAM123456", key["privateKeyPEM"], home)
+    payload = os.path.join(home, "payload.json")
+    with open(payload, "w") as f:
+        json.dump({"container-identifier": "NSFileProviderRootContainerItemIdentifier", "domain": "main"}, f)
+    headers = [f"authorization: bearer {jwt}", "apns-topic: com.example.files.pushkit.fileprovider",
+               "apns-push-type: fileprovider"]
+    return f"http://127.0.0.1:{port}/3/device/{token}", f"https://127.0.0.1:{port}/3/device/{token}", headers, payload
+
+
 def h2load(url, n, headers=(), data=None, extra=()):
     """Requests/s, how many succeeded, and the p50 and p99 request times in ms (from
     h2load's per-request log)."""
@@ -68,22 +90,7 @@ def run(bin_dir, call, wait_ready, row, n):
     try:
         ctl = os.path.join(home, "phone.ctl")
         wait_ready(ctl, time.monotonic() + 10)
-        # h2load opens its ten streams a connection at once and does not retry the ones APNs'
-        # one-stream rule refuses (real clients send one request first, or retry): the rule is
-        # turned off for the load, the per-connection token checks and the store stay in the path.
-        # The load goes to the production endpoint, where providers send it: the development one
-        # adds apns-unique-id to every answer, as APNs does (about 14% more work a push).
-        call(ctl, "push.config", {"bundleId": "com.example.files", "teamId": "TEAM123456", "oneStreamUntilAuthenticated": False,
-                                  "environment": "production"})
-        token = call(ctl, "push.register", {"types": ["fileProvider"]})["token"]
-        key = call(ctl, "push.keys.create")
-        endpoint = call(ctl, "push.endpoint")
-        jwt = provider_token(key["keyId"], "TEAM123456", key["privateKeyPEM"], home)
-        payload = os.path.join(home, "payload.json")
-        with open(payload, "w") as f:
-            json.dump({"container-identifier": "NSFileProviderRootContainerItemIdentifier", "domain": "main"}, f)
-        headers = [f"authorization: bearer {jwt}", "apns-topic: com.example.files.pushkit.fileprovider",
-                   "apns-push-type: fileprovider"]
+        h2c, tls, headers, payload = prepare(lambda op, args=None: call(ctl, op, args), home)
         with open(os.path.join(ng_dir, "f"), "w") as f:
             f.write("{}")
         with socket.socket() as s:
@@ -99,9 +106,6 @@ def run(bin_dir, call, wait_ready, row, n):
             except OSError:
                 time.sleep(0.02)
 
-        port = endpoint["environments"]["production"]["port"]
-        h2c = f"http://127.0.0.1:{port}/3/device/{token}"
-        tls = f"https://127.0.0.1:{port}/3/device/{token}"
         best = {"h2c": (0, ""), "tls": (0, ""), "ref": (0, "")}
         status_samples = []
         for _ in range(3):

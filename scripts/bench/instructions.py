@@ -206,18 +206,7 @@ def measure_apns(bin_dir, n, keep=None):
         from run import wait_ready
         ctl = os.path.join(home, "phone.ctl")
         wait_ready(ctl, time.monotonic() + 120)
-        call(ctl, "push.config", {"bundleId": "com.example.files", "teamId": "TEAM123456",
-                                  "oneStreamUntilAuthenticated": False, "environment": "production"})
-        token = call(ctl, "push.register", {"types": ["fileProvider"]})["token"]
-        key = call(ctl, "push.keys.create")
-        port = call(ctl, "push.endpoint")["environments"]["production"]["port"]
-        jwt = apns.provider_token(key["keyId"], "TEAM123456", key["privateKeyPEM"], home)
-        payload = os.path.join(home, "payload.json")
-        with open(payload, "w") as f:
-            json.dump({"container-identifier": "NSFileProviderRootContainerItemIdentifier", "domain": "main"}, f)
-        headers = [f"authorization: bearer {jwt}", "apns-topic: com.example.files.pushkit.fileprovider",
-                   "apns-push-type: fileprovider"]
-        url = f"http://127.0.0.1:{port}/3/device/{token}"
+        url, _, headers, payload = apns.prepare(lambda op, args=None: call(ctl, op, args), home)
 
         def load(count):
             cmd = ["h2load", "-n", str(count), "-c", "10", "-m", "10", "-d", payload]

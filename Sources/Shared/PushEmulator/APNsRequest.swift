@@ -7,8 +7,10 @@
 /// tools.
 public struct APNsRequest: Sendable {
     /// Each field: its name's length and its value's length (two bytes each, little endian),
-    /// then the name and the value. Pseudo-headers are fields too.
+    /// then the name and the value. Pseudo-headers are fields too. The fields take the first
+    /// ``fieldLength`` bytes; the rest is room for the next ones, written in place.
     private(set) var fieldBytes: [UInt8] = []
+    private(set) var fieldLength = 0
     /// Where the value of `:method` and of `:path` is in ``fieldBytes`` (the first of each).
     private(set) var methodValue: Range<Int>?
     private(set) var pathValue: Range<Int>?
@@ -38,7 +40,7 @@ public struct APNsRequest: Sendable {
     init(reservingHeaderCapacity capacity: Int) {
         body = []
         bodyLength = 0
-        fieldBytes.reserveCapacity(capacity)
+        fieldBytes = [UInt8](repeating: 0, count: capacity)
     }
 
     // MARK: Receiving
@@ -53,18 +55,27 @@ public struct APNsRequest: Sendable {
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         let nameLength = min(name.count, Self.maximumFieldPartLength)
         let valueLength = min(value.count, Self.maximumFieldPartLength)
-        fieldBytes.append(UInt8(truncatingIfNeeded: nameLength))
-        fieldBytes.append(UInt8(truncatingIfNeeded: nameLength >> 8))
-        fieldBytes.append(UInt8(truncatingIfNeeded: valueLength))
-        fieldBytes.append(UInt8(truncatingIfNeeded: valueLength >> 8))
-        if nameLength == name.count { fieldBytes.append(contentsOf: name) } else { fieldBytes.append(contentsOf: name.prefix(nameLength)) }
-        let valueStart = fieldBytes.count
-        if valueLength == value.count { fieldBytes.append(contentsOf: value) } else { fieldBytes.append(contentsOf: value.prefix(valueLength)) }
+        let valueStart = fieldLength + 4 + nameLength
+        let end = valueStart + valueLength
+        if end > fieldBytes.count {
+            fieldBytes.append(contentsOf: repeatElement(0, count: max(end, 2 * fieldBytes.count) - fieldBytes.count))
+        }
+        let start = fieldLength
+        fieldBytes.withUnsafeMutableBufferPointer { bytes in
+            let field = bytes.baseAddress.unsafelyUnwrapped + start
+            field[0] = UInt8(truncatingIfNeeded: nameLength)
+            field[1] = UInt8(truncatingIfNeeded: nameLength >> 8)
+            field[2] = UInt8(truncatingIfNeeded: valueLength)
+            field[3] = UInt8(truncatingIfNeeded: valueLength >> 8)
+            if let source = name.baseAddress { (field + 4).update(from: source, count: nameLength) }
+            if let source = value.baseAddress { (field + 4 + nameLength).update(from: source, count: valueLength) }
+        }
+        fieldLength = end
         guard name.first == UInt8(ascii: ":") else { return }
         if methodValue == nil, Bytes.equal(name, ":method") {
-            methodValue = valueStart..<fieldBytes.count
+            methodValue = valueStart..<end
         } else if pathValue == nil, Bytes.equal(name, ":path") {
-            pathValue = valueStart..<fieldBytes.count
+            pathValue = valueStart..<end
         }
     }
 
@@ -80,7 +91,7 @@ public struct APNsRequest: Sendable {
     /// Calls `body` with the name and value of each field, pseudo-headers included, in the
     /// order received; the buffers are valid during the call only.
     func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        try fieldBytes.withUnsafeBufferPointer { try Self.forEachField(in: $0, body) }
+        try fieldBytes.withUnsafeBufferPointer { try Self.forEachField(in: UnsafeBufferPointer(rebasing: $0[..<fieldLength]), body) }
     }
 
     /// As ``forEachField(_:)``, over ``fieldBytes`` held already.

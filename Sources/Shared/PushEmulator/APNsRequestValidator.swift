@@ -6,7 +6,7 @@ import Foundation
 
 /// The checks APNs makes on a `POST /3/device/<token>`, in order; the first that fails gives
 /// the response. `docs/push.md` lists them as a table.
-public struct APNsRequestValidator {
+public final class APNsRequestValidator {
     /// The app's bundle id; topics are `<bundleId>` plus the push type's suffix.
     public let bundleId: String
     public let device: DeviceRegistration
@@ -21,11 +21,14 @@ public struct APNsRequestValidator {
     private let currentTokenInvalidatedAt: Int64?
     /// ... and each push type's topic (`<bundleId><suffix>`), with the String a push carries.
     private let topics: [(type: APNsPushType, bytes: [UInt8], text: String)]
+    /// The device's push types, looked through without hashing (there are three at most).
+    private let registeredKinds: [PushKitType]
 
     public init(bundleId: String, device: DeviceRegistration, newApnsId: @escaping () -> String = APNsResponse.newApnsId) {
         self.bundleId = bundleId
         self.device = device
         self.newApnsId = newApnsId
+        registeredKinds = device.types.sorted()
         if let token = device.token, token == token.lowercased() {
             devicePath = Self.pathPrefix + Array(token.utf8)
             currentTokenInvalidatedAt = device.invalidated[token]
@@ -120,7 +123,9 @@ public struct APNsRequestValidator {
         environment: APNsEnvironment = .development, now: Int64
     ) -> Result<APNsPush, APNsResponse> {
         request.fieldBytes.withUnsafeBufferPointer { fields in
-            validate(request, fields: fields, authenticator: authenticator, credentials: &credentials, environment: environment, now: now)
+            validate(
+                request, fields: UnsafeBufferPointer(rebasing: fields[..<request.fieldLength]), authenticator: authenticator, credentials: &credentials,
+                environment: environment, now: now)
         }
     }
 
@@ -256,7 +261,7 @@ public struct APNsRequestValidator {
         }
         // "Verify ... that the token matches the environment."
         guard environment == device.environment else { return refuse(.badDeviceToken) }
-        guard let kind = pushType.pushKitType, device.types.contains(kind) else { return refuse(.deviceTokenNotForTopic) }
+        guard let kind = pushType.pushKitType, registeredKinds.contains(kind) else { return refuse(.deviceTokenNotForTopic) }
 
         return .success(
             APNsPush(

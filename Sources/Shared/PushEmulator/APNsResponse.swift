@@ -36,25 +36,28 @@ public struct APNsResponse: Error, Sendable, Equatable {
     static func uuidText(_ random: UnsafeBufferPointer<UInt8>) -> String {
         precondition(random.count == 16, "a UUID is made of 16 bytes")
         return String(unsafeUninitializedCapacity: 36) { text in
-            var position = 0
-            for index in 0..<16 {
-                var byte = random[index]
-                if index == 6 { byte = (byte & 0x0F) | 0x40 }
-                if index == 8 { byte = (byte & 0x3F) | 0x80 }
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    text[position] = UInt8(ascii: "-")
-                    position += 1
+            hexPairs.withUnsafeBufferPointer { pairs in
+                var out = UnsafeMutableRawPointer(text.baseAddress.unsafelyUnwrapped)
+                for index in 0..<16 {
+                    var byte = random[index]
+                    if index == 6 { byte = (byte & 0x0F) | 0x40 }
+                    if index == 8 { byte = (byte & 0x3F) | 0x80 }
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out.storeBytes(of: UInt8(ascii: "-"), as: UInt8.self)
+                        out += 1
+                    }
+                    out.storeBytes(of: pairs[Int(byte)], as: UInt16.self)
+                    out += 2
                 }
-                text[position] = hexDigit(byte >> 4)
-                text[position + 1] = hexDigit(byte & 0x0F)
-                position += 2
             }
             return 36
         }
     }
 
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    /// Each byte's two lower-case hex digits, as the two bytes of a `UInt16` in memory.
+    private static let hexPairs: [UInt16] = (0..<256).map { byte in
+        let digits = Array("0123456789abcdef".utf8)
+        return UInt16(littleEndian: UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0x0F]) << 8)
     }
 
     /// The JSON body: `{"reason": ...}` (plus `"timestamp"`), empty for 200.

@@ -61,19 +61,23 @@ final class HTTP2ServerSession {
     /// together, so they go straight here rather than through a lookup each), and its stream.
     private var receiving = Stream()
     private var receivingId: Int32 = 0
-    /// Requests whose header block is complete, until answered or closed.
+    /// The request whose header block is complete and whose body is arriving: a client sends
+    /// a request's DATA right after its HEADERS, so the body goes straight here too.
+    private var open = Stream()
+    private var openId: Int32 = 0
+    /// The other requests, until answered or closed: those whose body is still to come after
+    /// another request's header block, and those answered later than their arrival (a delay).
     private var streams: [Int32: Stream] = [:]
+    /// The stream whose request ``onRequest`` is handling now, and whether it was answered
+    /// during the call: an answer given at once costs no lookup.
+    private var answeringId: Int32 = 0
+    private var answeredNow = false
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     private(set) var requestCount = 0
-    /// Scratch space of ``respond(streamId:status:headers:body:)``.
+    /// Scratch space of ``respond(streamId:status:headers:body:)``: the fields' bytes one after
+    /// another, and the fields pointing into them.
     private var responseBytes: [UInt8] = []
-    private var responseFieldLengths: [(Int, Int)] = []
     private var responseFields: [nghttp2_nv] = []
-    private var responseFieldIndexing: [UInt32] = []
-    /// `apns-id` and `apns-unique-id` differ in every response: they are sent as literals
-    /// that neither side's HPACK table keeps (nghttp2's `NO_INDEX`), instead of evicting useful
-    /// entries from both tables on every response.
-    static let uniqueValueHeaders: Set<String> = ["apns-id", "apns-unique-id"]
 
     /// - Parameter authenticated: the client is known already (a provider certificate): it may
     ///   open every stream from the start; otherwise one until ``allowAllStreams()``.
@@ -88,37 +92,39 @@ final class HTTP2ServerSession {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
-            HTTP2ServerSession.from(user).beginHeaders(frame)
+            HTTP2ServerSession.with(user) { $0.beginHeaders(frame) }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            HTTP2ServerSession.from(user).header(
-                frame.pointee.hd.stream_id,
-                UnsafeBufferPointer(start: name, count: nameLength),
-                UnsafeBufferPointer(start: value, count: valueLength))
+            HTTP2ServerSession.with(user) {
+                $0.header(
+                    frame.pointee.hd.stream_id,
+                    UnsafeBufferPointer(start: name, count: nameLength),
+                    UnsafeBufferPointer(start: value, count: valueLength))
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamId, data, length, user in
             guard let user, let data else { return 0 }
-            HTTP2ServerSession.from(user).data(streamId, UnsafeRawBufferPointer(start: data, count: length))
+            HTTP2ServerSession.with(user) { $0.data(streamId, UnsafeRawBufferPointer(start: data, count: length)) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
             guard let frame, let user, frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue),
                 frame.pointee.goaway.error_code != NGHTTP2_NO_ERROR.rawValue
             else { return 0 }
-            HTTP2ServerSession.from(user).errorGoAwaySent(frame.pointee.goaway.error_code)
+            HTTP2ServerSession.with(user) { $0.errorGoAwaySent(frame.pointee.goaway.error_code) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
-            HTTP2ServerSession.from(user).frameReceived(frame)
+            HTTP2ServerSession.with(user) { $0.frameReceived(frame) }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamId, _, user in
             guard let user else { return 0 }
-            HTTP2ServerSession.from(user).streamClosed(streamId)
+            HTTP2ServerSession.with(user) { $0.streamClosed(streamId) }
             return 0
         }
         var options: OpaquePointer?
@@ -147,8 +153,10 @@ final class HTTP2ServerSession {
         if let session { nghttp2_session_del(session) }
     }
 
-    private static func from(_ user: UnsafeMutableRawPointer) -> HTTP2ServerSession {
-        Unmanaged<HTTP2ServerSession>.fromOpaque(user).takeUnretainedValue()
+    /// Calls `body` with the session a callback's user data points to, without a reference
+    /// taken: nghttp2 calls back only from within the session's own calls, while it lives.
+    private static func with<Result>(_ user: UnsafeMutableRawPointer, _ body: (HTTP2ServerSession) -> Result) -> Result {
+        Unmanaged<HTTP2ServerSession>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Input and output
@@ -189,40 +197,26 @@ final class HTTP2ServerSession {
     }
 
     /// Streams opened and not yet closed.
-    var openStreamCount: Int { streams.count + bodies.count + (receivingId != 0 ? 1 : 0) }
+    var openStreamCount: Int { streams.count + bodies.count + (receivingId != 0 ? 1 : 0) + (openId != 0 ? 1 : 0) }
 
     // MARK: Responding
 
     func respond(streamId: Int32, status: Int, headers: some Collection<(String, String)>, body: [UInt8]) {
         guard let session else { return }
-        streams[streamId] = nil
-        // The fields are laid out in buffers kept from one response to the next (nghttp2
+        forget(streamId)
+        // The fields are written into a buffer kept from one response to the next (nghttp2
         // copies them): a response costs no allocation of its own.
-        responseBytes.removeAll(keepingCapacity: true)
-        responseFieldLengths.removeAll(keepingCapacity: true)
-        responseFieldIndexing.removeAll(keepingCapacity: true)
-        func add(_ name: String, _ value: String) {
-            responseBytes.append(contentsOf: name.utf8)
-            responseBytes.append(contentsOf: value.utf8)
-            responseFieldLengths.append((name.utf8.count, value.utf8.count))
-            responseFieldIndexing.append(
-                name.utf8.first == UInt8(ascii: "a") && HTTP2ServerSession.uniqueValueHeaders.contains(name)
-                    ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
-        }
-        add(":status", String(status))
-        for (name, value) in headers { add(name, value) }
-        if !body.isEmpty { add("content-length", String(body.count)) }
+        var length = 20 + (body.isEmpty ? 0 : 20)
+        for (name, value) in headers { length += name.utf8.count + value.utf8.count }
+        length += FieldWriter.fixedNamesLength
+        if responseBytes.count < length { responseBytes = [UInt8](repeating: 0, count: max(length, 256)) }
         responseFields.removeAll(keepingCapacity: true)
         var submitted: Int32 = 0
         responseBytes.withUnsafeMutableBufferPointer { bytes in
-            var offset = 0
-            for (nameLength, valueLength) in responseFieldLengths {
-                responseFields.append(
-                    nghttp2_nv(
-                        name: bytes.baseAddress! + offset, value: bytes.baseAddress! + offset + nameLength,
-                        namelen: nameLength, valuelen: valueLength, flags: UInt8(responseFieldIndexing[responseFields.count])))
-                offset += nameLength + valueLength
-            }
+            var writer = FieldWriter(base: bytes.baseAddress!)
+            responseFields.append(writer.field(":status", digitsOf: status))
+            for (name, value) in headers { responseFields.append(writer.field(name, value)) }
+            if !body.isEmpty { responseFields.append(writer.field("content-length", digitsOf: body.count)) }
             if body.isEmpty {
                 submitted = nghttp2_submit_response(session, streamId, responseFields, responseFields.count, nil)
                 return
@@ -231,7 +225,7 @@ final class HTTP2ServerSession {
             var provider = nghttp2_data_provider()
             provider.read_callback = { _, streamId, buffer, length, flags, _, user in
                 guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-                return HTTP2ServerSession.from(user).readBody(streamId, buffer, length, flags)
+                return HTTP2ServerSession.with(user) { $0.readBody(streamId, buffer, length, flags) }
             }
             submitted = nghttp2_submit_response(session, streamId, responseFields, responseFields.count, &provider)
         }
@@ -241,7 +235,7 @@ final class HTTP2ServerSession {
     /// Refuses a stream with RST_STREAM.
     func reset(streamId: Int32, errorCode: UInt32) {
         guard let session else { return }
-        streams[streamId] = nil
+        forget(streamId)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, errorCode)
     }
 
@@ -303,14 +297,20 @@ final class HTTP2ServerSession {
     private func header(_ streamId: Int32, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
         if streamId == receivingId {
             receiving.add(name, value)
-        } else {
+        } else if streamId == openId {
             // Trailers: a header block after the body.
+            open.add(name, value)
+        } else {
             streams[streamId]?.add(name, value)
         }
     }
 
     private func data(_ streamId: Int32, _ bytes: UnsafeRawBufferPointer) {
-        streams[streamId]?.appendBody(bytes)
+        if streamId == openId {
+            open.appendBody(bytes)
+        } else {
+            streams[streamId]?.appendBody(bytes)
+        }
     }
 
     private func errorGoAwaySent(_ code: UInt32) {
@@ -324,20 +324,52 @@ final class HTTP2ServerSession {
         let streamId = frame.pointee.hd.stream_id
         if type == UInt8(NGHTTP2_HEADERS.rawValue), streamId == receivingId {
             // The header block is complete: the request waits for its body, or for its answer.
+            // The one before it whose body has not ended waits in `streams`.
             receivingId = 0
-            streams[streamId] = receiving
-            receiving = Stream()
+            if openId != 0 { streams[openId] = take(&open) }
+            open = take(&receiving)
+            openId = streamId
         }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
             frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         else { return }
-        guard let stream = streams[streamId] else { return }
+        let stream: Stream
+        if streamId == openId {
+            openId = 0
+            stream = take(&open)
+        } else {
+            guard let parked = streams.removeValue(forKey: streamId) else { return }
+            stream = parked
+        }
         requestCount += 1
+        answeringId = streamId
+        answeredNow = false
         if stream.oversized {
             onOversizedHeaders?(streamId)
         } else {
             onRequest?(streamId, stream.request)
         }
+        answeringId = 0
+        // Answered later: the stream stays open (``openStreamCount``) until then.
+        if !answeredNow { streams[streamId] = Stream() }
+    }
+
+    /// The stream is answered, reset or closed: it holds nothing any more.
+    private func forget(_ streamId: Int32) {
+        if streamId == answeringId {
+            answeredNow = true
+        } else if streamId == openId {
+            openId = 0
+            open = Stream()
+        } else if !streams.isEmpty {
+            streams[streamId] = nil
+        }
+    }
+
+    private func take(_ stream: inout Stream) -> Stream {
+        var taken = Stream()
+        swap(&taken, &stream)
+        return taken
     }
 
     private func streamClosed(_ streamId: Int32) {
@@ -345,7 +377,60 @@ final class HTTP2ServerSession {
             receivingId = 0
             receiving = Stream()
         }
-        streams[streamId] = nil
+        forget(streamId)
         if !bodies.isEmpty { bodies[streamId] = nil }
+    }
+}
+
+/// Writes a response's fields one after another into scratch memory with room for them.
+private struct FieldWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    var offset = 0
+
+    /// The room the names the writer adds itself take.
+    static let fixedNamesLength = ":status".utf8.count + "content-length".utf8.count
+
+    mutating func field(_ name: String, _ value: String) -> nghttp2_nv {
+        // `apns-id` and `apns-unique-id` differ in every response: they are sent as literals
+        // that neither side's HPACK table keeps (nghttp2's `NO_INDEX`), instead of evicting
+        // useful entries from both tables on every response.
+        let unique = name == "apns-id" || name == "apns-unique-id"
+        return nv(write(name), write(value), flags: unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+    }
+
+    /// A field whose value is the decimal digits of `value` (at least 0).
+    mutating func field(_ name: String, digitsOf value: Int) -> nghttp2_nv {
+        let name = write(name)
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let start = base + offset
+        rest = value
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            start[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        offset += digits
+        return nv(name, (start, digits), flags: NGHTTP2_NV_FLAG_NONE.rawValue)
+    }
+
+    private mutating func write(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
+        var text = text
+        let start = base + offset
+        let count = text.withUTF8 { utf8 in
+            if let source = utf8.baseAddress { start.update(from: source, count: utf8.count) }
+            return utf8.count
+        }
+        offset += count
+        return (start, count)
+    }
+
+    private func nv(
+        _ name: (UnsafeMutablePointer<UInt8>, Int), _ value: (UnsafeMutablePointer<UInt8>, Int), flags: UInt32
+    ) -> nghttp2_nv {
+        nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1, flags: UInt8(flags))
     }
 }
