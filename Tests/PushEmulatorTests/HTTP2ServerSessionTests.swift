@@ -159,11 +159,12 @@ final class HTTP2ServerSessionTests: XCTestCase {
     /// Requests whose frames interleave, as a client with several streams sends them (nghttp2
     /// sends the HEADERS it has queued before any DATA): each body reaches its own request
     /// whatever the order, a trailer block ends its stream, a stream reset before its body
-    /// ends delivers nothing, and a request answered later keeps its stream open until then.
+    /// ends delivers nothing, and a request answered later (with a body or without) keeps its
+    /// stream open until then; one answered at once does not.
     func testInterleavedStreamsEachGetTheirOwnBody() throws {
         let session = try HTTP2ServerSession()
         var requests: [Int32: APNsRequest] = [:]
-        var answerLater: Set<Int32> = [9]
+        var answerLater: Set<Int32> = [9, 11]
         session.onRequest = { stream, request in
             requests[stream] = request
             if !answerLater.contains(stream) { session.respond(streamId: stream, status: 200, headers: [("apns-id", "id-\(stream)")], body: []) }
@@ -182,8 +183,11 @@ final class HTTP2ServerSessionTests: XCTestCase {
                 + H2.frame(H2.data, stream: 1, Array("one".utf8))
                 + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 1, H2.headerBlock([("x-trailer", "t")]))
                 + H2.frame(H2.rstStream, stream: 5, [0, 0, 0, 0x8])
-                + H2.frame(H2.data, flags: H2.endStream, stream: 9, Array("nine".utf8)))
-        XCTAssertEqual(requests.keys.sorted(), [1, 3, 7, 9])
+                + H2.frame(H2.data, flags: H2.endStream, stream: 9, Array("nine".utf8))
+                + H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: 11, H2.headerBlock(requestHeaders)))
+        XCTAssertEqual(session.openStreamCount, 2, "streams 9 and 11 wait for their answers")
+        XCTAssertEqual(requests.keys.sorted(), [1, 3, 7, 9, 11])
+        XCTAssertEqual(requests[11]?.body, [])
         XCTAssertEqual(requests[3]?.body, Array("{\"a\":3}".utf8))
         XCTAssertEqual(requests[7]?.body, Array("seven".utf8))
         XCTAssertEqual(requests[1]?.body, Array("one".utf8))
@@ -192,12 +196,13 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(requests[9]?.path, "/3/device/abcd")
         let answered = H2.frames(try session.takeOutput()).filter { $0.type == H2.headers }.map(\.stream)
         XCTAssertEqual(answered.sorted(), [1, 3, 7])
-        XCTAssertEqual(session.openStreamCount, 1, "stream 9 waits for its answer")
+        XCTAssertEqual(session.openStreamCount, 2)
         answerLater = []
         session.respond(streamId: 9, status: 200, headers: [("apns-id", "id-9")], body: [])
-        XCTAssertEqual(H2.frames(try session.takeOutput()).filter { $0.type == H2.headers }.map(\.stream), [9])
+        session.respond(streamId: 11, status: 200, headers: [("apns-id", "id-11")], body: [])
         XCTAssertEqual(session.openStreamCount, 0)
-        XCTAssertEqual(session.requestCount, 4)
+        XCTAssertEqual(H2.frames(try session.takeOutput()).filter { $0.type == H2.headers }.map(\.stream), [9, 11])
+        XCTAssertEqual(session.requestCount, 5)
     }
 
     /// A header list over 16,384 bytes (as RFC 9113 counts it: name + value + 32 each), in a

@@ -61,15 +61,13 @@ final class HTTP2ServerSession {
     /// together, so they go straight here rather than through a lookup each), and its stream.
     private var receiving = Stream()
     private var receivingId: Int32 = 0
-    /// The request whose header block is complete and whose body is arriving: a client sends
-    /// a request's DATA right after its HEADERS, so the body goes straight here too.
-    private var open = Stream()
-    private var openId: Int32 = 0
-    /// The other requests, until answered or closed: those whose body is still to come after
-    /// another request's header block, and those answered later than their arrival (a delay).
-    private var streams: [Int32: Stream] = [:]
+    /// Requests whose header block is complete, until answered or closed, in slots that
+    /// nghttp2 finds by stream (a stream's user data is its slot's index + 1): a body's frames
+    /// and the answer reach their request with nghttp2's own lookup, and a slot is used again.
+    private var slots: [Stream] = []
+    private var freeSlots: [Int] = []
     /// The stream whose request ``onRequest`` is handling now, and whether it was answered
-    /// during the call: an answer given at once costs no lookup.
+    /// during the call: an answer given at once needs no slot.
     private var answeringId: Int32 = 0
     private var answeredNow = false
     private var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
@@ -197,7 +195,7 @@ final class HTTP2ServerSession {
     }
 
     /// Streams opened and not yet closed.
-    var openStreamCount: Int { streams.count + bodies.count + (receivingId != 0 ? 1 : 0) + (openId != 0 ? 1 : 0) }
+    var openStreamCount: Int { slots.count - freeSlots.count + bodies.count + (receivingId != 0 ? 1 : 0) }
 
     // MARK: Responding
 
@@ -297,20 +295,14 @@ final class HTTP2ServerSession {
     private func header(_ streamId: Int32, _ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
         if streamId == receivingId {
             receiving.add(name, value)
-        } else if streamId == openId {
+        } else if let index = slot(of: streamId) {
             // Trailers: a header block after the body.
-            open.add(name, value)
-        } else {
-            streams[streamId]?.add(name, value)
+            slots[index].add(name, value)
         }
     }
 
     private func data(_ streamId: Int32, _ bytes: UnsafeRawBufferPointer) {
-        if streamId == openId {
-            open.appendBody(bytes)
-        } else {
-            streams[streamId]?.appendBody(bytes)
-        }
+        if let index = slot(of: streamId) { slots[index].appendBody(bytes) }
     }
 
     private func errorGoAwaySent(_ code: UInt32) {
@@ -322,25 +314,26 @@ final class HTTP2ServerSession {
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         let type = frame.pointee.hd.type
         let streamId = frame.pointee.hd.stream_id
+        let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         if type == UInt8(NGHTTP2_HEADERS.rawValue), streamId == receivingId {
-            // The header block is complete: the request waits for its body, or for its answer.
-            // The one before it whose body has not ended waits in `streams`.
+            // The header block is complete: the request is answered now, or waits for its body.
             receivingId = 0
-            if openId != 0 { streams[openId] = take(&open) }
-            open = take(&receiving)
-            openId = streamId
+            if endsStream {
+                deliver(take(&receiving), streamId: streamId, slot: nil)
+            } else {
+                park(take(&receiving), streamId: streamId)
+            }
+            return
         }
-        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-            frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue), endsStream,
+            let index = slot(of: streamId)
         else { return }
-        let stream: Stream
-        if streamId == openId {
-            openId = 0
-            stream = take(&open)
-        } else {
-            guard let parked = streams.removeValue(forKey: streamId) else { return }
-            stream = parked
-        }
+        deliver(take(&slots[index]), streamId: streamId, slot: index)
+    }
+
+    /// Hands a complete request on; its stream keeps a slot (`slot`, or a new one) while the
+    /// answer is still to come.
+    private func deliver(_ stream: Stream, streamId: Int32, slot index: Int?) {
         requestCount += 1
         answeringId = streamId
         answeredNow = false
@@ -350,20 +343,47 @@ final class HTTP2ServerSession {
             onRequest?(streamId, stream.request)
         }
         answeringId = 0
-        // Answered later: the stream stays open (``openStreamCount``) until then.
-        if !answeredNow { streams[streamId] = Stream() }
+        if answeredNow {
+            if let index { release(index, streamId: streamId) }
+        } else if index == nil {
+            park(Stream(), streamId: streamId)
+        }
     }
 
     /// The stream is answered, reset or closed: it holds nothing any more.
     private func forget(_ streamId: Int32) {
         if streamId == answeringId {
             answeredNow = true
-        } else if streamId == openId {
-            openId = 0
-            open = Stream()
-        } else if !streams.isEmpty {
-            streams[streamId] = nil
+        } else if let index = slot(of: streamId) {
+            release(index, streamId: streamId)
         }
+    }
+
+    private func slot(of streamId: Int32) -> Int? {
+        guard let session, let user = nghttp2_session_get_stream_user_data(session, streamId) else { return nil }
+        return Int(bitPattern: user) - 1
+    }
+
+    private func park(_ stream: Stream, streamId: Int32) {
+        guard let session else { return }
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            slots[index] = stream
+        } else {
+            index = slots.count
+            slots.append(stream)
+        }
+        if nghttp2_session_set_stream_user_data(session, streamId, UnsafeMutableRawPointer(bitPattern: index + 1)) != 0 {
+            slots[index] = Stream()
+            freeSlots.append(index)
+        }
+    }
+
+    private func release(_ index: Int, streamId: Int32) {
+        slots[index] = Stream()
+        freeSlots.append(index)
+        if let session { _ = nghttp2_session_set_stream_user_data(session, streamId, nil) }
     }
 
     private func take(_ stream: inout Stream) -> Stream {
