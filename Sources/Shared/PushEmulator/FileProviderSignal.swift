@@ -62,7 +62,8 @@ extension FileProviderSignal {
 
 extension FileProviderSignal {
     /// ``interpret(_:)`` for the payloads providers send, read where they lie: a flat JSON
-    /// object whose keys and values are strings of printable ASCII without escapes, e.g.
+    /// object whose keys and values are strings of ASCII without escapes or control
+    /// characters, e.g.
     /// `{"container-identifier": "NSFileProviderWorkingSetContainerItemIdentifier", "domain":
     /// "main"}`. Such text means what `JSON.parse` makes of it (a repeated key keeps its last
     /// value), without a dictionary or a String per member; `nil` for anything else, which
@@ -77,12 +78,13 @@ extension FileProviderSignal {
             index += 1
             return true
         }
-        /// A string of printable ASCII without escapes; its contents.
+        /// A string of ASCII without escapes or control characters; its contents.
         func plainString() -> UnsafeBufferPointer<UInt8>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = index
+            index = JSONStringBytes.skipPlain(text, from: index, nonASCIIIsPlain: false)
             while index < text.count, text[index] != UInt8(ascii: "\"") {
-                guard (0x20..<0x7F).contains(text[index]), text[index] != UInt8(ascii: "\\") else { return nil }
+                guard (0x20..<0x80).contains(text[index]), text[index] != UInt8(ascii: "\\") else { return nil }
                 index += 1
             }
             guard index < text.count else { return nil }
