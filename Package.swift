@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(name: "LinkCollectionsTests", dependencies: ["LinkCollections", "TestSupport"], path: "Tests/LinkCollectionsTests"),
         .testTarget(name: "LinkJSONTests", dependencies: ["LinkJSON", "CByteScan"], path: "Tests/LinkJSONTests"),
         .testTarget(name: "LinkTraceTests", dependencies: ["LinkTrace", "LinkJSON"], path: "Tests/LinkTraceTests"),
-        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol", "LinkTrace"],
+        .testTarget(name: "LinkDaemonTests", dependencies: ["LinkDaemon", "LinkSession", "LinkStore", "LinkControl", "LinkJSON", "WireProtocol", "LinkTrace", "TestSupport"],
                     path: "Tests/LinkDaemonTests"),
         .testTarget(name: "LinkControlTests", dependencies: ["LinkControl", "LinkClient", "LinkJSON", "WireProtocol", "TestSupport"], path: "Tests/LinkControlTests"),
         // PowerAuthServer: decrypting raw status answers with the vector-checked code.

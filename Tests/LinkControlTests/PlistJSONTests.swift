@@ -1,5 +1,6 @@
 import Foundation
 import LinkJSON
+import TestSupport
 import WireProtocol
 import XCTest
 @testable import LinkControl
@@ -295,7 +296,7 @@ final class PlistJSONTests: XCTestCase {
     /// shared with a key or an earlier value, counts and lengths from 15 on, 2-byte offsets,
     /// integers of every size. Every other object is left to the general path (nil).
     func testFlatDictionariesAgreeWithTheirEntries() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: testSeed(default: 53703))
         let alphabet = Array("abcAB0_-".utf8)
         func word(_ length: Int) -> String {
             String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
