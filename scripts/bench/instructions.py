@@ -7,8 +7,10 @@ as usual; for each op the daemon's counters are dumped before, between and after
 different lengths (N and 2N messages), and the difference of the two runs, divided by N, is
 what one message costs, start-up and the op's own set-up left out. From the same dumps:
 calls of malloc (and calloc, realloc, posix_memalign), of the Swift runtime's retain and
-release (each an atomic instruction) and of the libc wrappers of system calls, a message; and, for the APNs endpoint, phoned's instructions a push by shared object
-(libnghttp2's own parse and answer apart from the rest).
+release ("rc", and of those the atomic ones: the release build's own code counts references
+without a locked instruction, the statically linked standard library with one) and of the
+libc wrappers of system calls, a message; and, for the APNs endpoint, phoned's instructions a
+push by shared object (libnghttp2's own parse and answer apart from the rest).
 
 Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json] [--keep DIR]
   (BIN_DIR: a release build, scripts/build-release.sh; the C control client is compiled here)
@@ -43,9 +45,12 @@ ONE_WAY = {
 CONTROL = {"control-132": 64, "control-16k": 16384}
 ALL = [*ROUND_TRIPS, *CONTROL, *ONE_WAY, "apns-h2c"]
 ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"}
-# The Swift runtime's reference counting entry points (atomic: a locked instruction each).
-REFERENCE_COUNTING = {"swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease",
-                      "swift_unownedRetainStrong", "swift_retain_n", "swift_release_n"}
+# The Swift runtime's reference counting entry points (a locked instruction each).
+ATOMIC_REFERENCE_COUNTING = {"swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease",
+                             "swift_unownedRetainStrong", "swift_retain_n", "swift_release_n"}
+# What code compiled with -assume-single-threaded calls instead (the daemons' release build):
+# the same work without the locked instruction.
+REFERENCE_COUNTING = ATOMIC_REFERENCE_COUNTING | {name.replace("swift_", "swift_nonatomic_", 1) for name in ATOMIC_REFERENCE_COUNTING}
 # The libc entry points of the system calls on the daemons' message path.
 SYSCALLS = {"epoll_wait", "epoll_pwait", "recvmsg", "sendmsg", "read", "write", "recv", "send", "recvfrom",
             "sendto", "readv", "writev", "timerfd_settime", "epoll_ctl", "accept4", "fdatasync", "pwrite64", "pread64"}
@@ -100,7 +105,7 @@ def parse_callgrind(path):
                 n = int(value.split()[0])
                 short = re.sub(r"^(__GI_|__libc_|__)+", "", cfn or "")
                 # A bridge object's retain or release calls the plain one: counted once.
-                nested = short in REFERENCE_COUNTING and (fn or "").startswith("swift_bridgeObject")
+                nested = short in REFERENCE_COUNTING and (fn or "").startswith(("swift_bridgeObject", "swift_nonatomic_bridgeObject"))
                 if short in ALLOCATORS or short in SYSCALLS or (short in REFERENCE_COUNTING and not nested):
                     calls[short] = calls.get(short, 0) + n
     return total, by_object, calls
@@ -280,15 +285,16 @@ def main():
     finally:
         shutil.rmtree(ref, ignore_errors=True)
 
-    print(f"{'op':16} {'daemon':7} {'instr/msg':>10} {'malloc/msg':>10} {'rc/msg':>7} {'syscalls/msg':>12}  system calls a message")
+    print(f"{'op':16} {'daemon':7} {'instr/msg':>10} {'malloc/msg':>10} {'rc/msg':>7} {'atomic':>7} {'syscalls/msg':>12}  system calls a message")
     print("-" * 100)
     for op, by_daemon in results.items():
         for daemon, r in by_daemon.items():
             allocs = sum(v for k, v in r["calls"].items() if k in ALLOCATORS)
             counting = sum(v for k, v in r["calls"].items() if k in REFERENCE_COUNTING)
+            atomic = sum(v for k, v in r["calls"].items() if k in ATOMIC_REFERENCE_COUNTING)
             sys_calls = {k: v for k, v in r["calls"].items() if k in SYSCALLS and v >= 0.005}
             detail = " ".join(f"{k} {v:.2f}" for k, v in sorted(sys_calls.items()))
-            print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {counting:7.1f} {sum(sys_calls.values()):12.2f}  {detail}")
+            print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {counting:7.1f} {atomic:7.1f} {sum(sys_calls.values()):12.2f}  {detail}")
             if op == "apns-h2c":
                 objs = sorted(((v, short_object(k)) for k, v in r["objects"].items() if v >= 50), reverse=True)
                 print("    by object: " + ", ".join(f"{name} {v:.0f}" for v, name in objs))

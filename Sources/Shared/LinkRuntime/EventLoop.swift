@@ -629,6 +629,9 @@ public final class EventLoop {
     }
 
     /// A ``Remote`` for this loop. All remotes of a loop share one wake-up descriptor.
+    #if WATCHLINK_ONE_THREAD
+    @available(*, unavailable, message: "the daemons' release build counts references for one thread (scripts/build-release.sh)")
+    #endif
     public func makeRemote() throws -> Remote {
         if let wakeup {
             return Remote(channel: wakeup)
