@@ -1,4 +1,6 @@
+import TestSupport
 import XCTest
+
 @testable import PushEmulator
 
 /// HTTP/2 frames and HPACK written here from RFC 9113 and RFC 7541 (not with nghttp2, which
@@ -203,6 +205,105 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(session.openStreamCount, 0)
         XCTAssertEqual(H2.frames(try session.takeOutput()).filter { $0.type == H2.headers }.map(\.stream), [9, 11])
         XCTAssertEqual(session.requestCount, 5)
+    }
+
+    /// Random interleavings of many streams' frames, against what each stream sent: every
+    /// request that ends arrives once with its own body and trailer, none of a stream reset
+    /// first, answers given at once or later in any order, and no stream left open at the end.
+    func testRandomInterleavingsDeliverEachRequestOnce() throws {
+        var generator = SeededGenerator(seed: testSeed(default: 0x4832))
+        for round in 0..<300 {
+            let session = try HTTP2ServerSession()
+            var delivered: [Int32: APNsRequest] = [:]
+            var late: [Int32] = []
+            session.onRequest = { stream, request in
+                XCTAssertNil(delivered[stream], "round \(round): stream \(stream) delivered twice")
+                delivered[stream] = request
+                if Bool.random(using: &generator) {
+                    session.respond(streamId: stream, status: 200, headers: [("apns-id", "id")], body: [])
+                } else {
+                    late.append(stream)
+                }
+            }
+            // Each stream's frames in its own order; the streams' frames interleaved at random,
+            // a stream's HEADERS after those of the streams with lower ids (RFC 9113 5.1.1).
+            struct Plan {
+                var frames: [[UInt8]] = []
+                var body: [UInt8] = []
+                var trailer = false
+                var reset = false
+            }
+            let count = Int.random(in: 1...24, using: &generator)
+            var plans: [Int32: Plan] = [:]
+            for index in 0..<count {
+                let stream = Int32(2 * index + 1)
+                var plan = Plan()
+                let chunks = Int.random(in: 0...3, using: &generator)
+                plan.trailer = Int.random(in: 0..<4, using: &generator) == 0
+                plan.reset = Int.random(in: 0..<6, using: &generator) == 0
+                let endsAtHeaders = chunks == 0 && !plan.trailer
+                plan.frames.append(
+                    H2.frame(
+                        H2.headers, flags: H2.endHeaders | (endsAtHeaders ? H2.endStream : 0), stream: UInt32(stream),
+                        H2.headerBlock(requestHeaders)))
+                for chunk in 0..<chunks {
+                    let bytes = (0..<Int.random(in: 1...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    plan.body += bytes
+                    let last = chunk == chunks - 1 && !plan.trailer
+                    plan.frames.append(H2.frame(H2.data, flags: last ? H2.endStream : 0, stream: UInt32(stream), bytes))
+                }
+                if plan.trailer {
+                    plan.frames.append(
+                        H2.frame(H2.headers, flags: H2.endHeaders | H2.endStream, stream: UInt32(stream), H2.headerBlock([("x-trailer", "\(stream)")])))
+                }
+                if plan.reset, plan.frames.count > 1 {
+                    // Reset before its last frame, the one that ends it: the request never ends.
+                    plan.frames.removeLast(plan.frames.count - Int.random(in: 1..<plan.frames.count, using: &generator))
+                    plan.frames.append(H2.frame(H2.rstStream, stream: UInt32(stream), [0, 0, 0, 0x8]))
+                } else {
+                    plan.reset = false
+                }
+                plans[stream] = plan
+            }
+            var next: [Int32: Int] = [:]
+            var opened = 0
+            var bytes = H2.preface + H2.frame(H2.settings)
+            while true {
+                let ready = plans.keys.sorted().filter { stream in
+                    let position = next[stream, default: 0]
+                    return position < plans[stream]!.frames.count && (position > 0 || Int(stream) == 2 * opened + 1)
+                }
+                guard let stream = ready.randomElement(using: &generator) else { break }
+                let position = next[stream, default: 0]
+                if position == 0 { opened += 1 }
+                bytes += plans[stream]!.frames[position]
+                next[stream] = position + 1
+                if Int.random(in: 0..<5, using: &generator) == 0 {
+                    try feed(session, bytes)
+                    bytes = []
+                    if let stream = late.randomElement(using: &generator) {
+                        late.removeAll { $0 == stream }
+                        session.respond(streamId: stream, status: 200, headers: [("apns-id", "late")], body: [])
+                    }
+                    _ = try session.takeOutput()
+                }
+            }
+            try feed(session, bytes)
+            let expected = plans.filter { !$0.value.reset }
+            XCTAssertEqual(delivered.keys.sorted(), expected.keys.sorted(), "round \(round)")
+            for (stream, plan) in expected {
+                XCTAssertEqual(delivered[stream]?.body, plan.body, "round \(round), stream \(stream)")
+                XCTAssertEqual(delivered[stream]?.path, "/3/device/abcd")
+                XCTAssertEqual(delivered[stream]?.value("x-trailer"), plan.trailer ? "\(stream)" : nil, "round \(round), stream \(stream)")
+            }
+            XCTAssertEqual(session.openStreamCount, late.count, "round \(round): only the requests not answered yet are open")
+            for stream in late.shuffled(using: &generator) {
+                session.respond(streamId: stream, status: 200, headers: [("apns-id", "late")], body: [])
+            }
+            _ = try session.takeOutput()
+            XCTAssertEqual(session.openStreamCount, 0, "round \(round)")
+            XCTAssertEqual(session.requestCount, expected.count)
+        }
     }
 
     /// A header list over 16,384 bytes (as RFC 9113 counts it: name + value + 32 each), in a
