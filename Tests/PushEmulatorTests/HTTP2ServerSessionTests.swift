@@ -167,7 +167,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let session = try HTTP2ServerSession()
         var requests: [Int32: APNsRequest] = [:]
         var answerLater: Set<Int32> = [9, 11]
-        session.onRequest = { stream, request in
+        session.onRequest = { [unowned session] stream, request in
             requests[stream] = request
             if !answerLater.contains(stream) { session.respond(streamId: stream, status: 200, headers: [("apns-id", "id-\(stream)")], body: []) }
         }
@@ -216,7 +216,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
             let session = try HTTP2ServerSession()
             var delivered: [Int32: APNsRequest] = [:]
             var late: [Int32] = []
-            session.onRequest = { stream, request in
+            session.onRequest = { [unowned session] stream, request in
                 XCTAssertNil(delivered[stream], "round \(round): stream \(stream) delivered twice")
                 delivered[stream] = request
                 if Bool.random(using: &generator) {
