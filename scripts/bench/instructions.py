@@ -17,7 +17,7 @@ Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--cou
   --keep DIR keeps each daemon's dump of the run of 2N messages as DIR/OP-DAEMON.callgrind, to
   read by function: callgrind_annotate --inclusive=no DIR/rtt-data-64-phoned.callgrind
 Ops: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
-oneway-data-16k, oneway-dict-16k, apns-h2c (the last needs h2load).
+oneway-data-16k, oneway-dict-16k, apns-h2c, apns-tls (the last two need h2load).
 """
 import argparse
 import json
@@ -43,7 +43,8 @@ ONE_WAY = {
     "oneway-dict-16k": {"size": 16384, "kind": "dictionary"},
 }
 CONTROL = {"control-132": 64, "control-16k": 16384}
-ALL = [*ROUND_TRIPS, *CONTROL, *ONE_WAY, "apns-h2c"]
+APNS = ("apns-h2c", "apns-tls")
+ALL = [*ROUND_TRIPS, *CONTROL, *ONE_WAY, *APNS]
 ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"}
 # The Swift runtime's reference counting entry points (a locked instruction each).
 ATOMIC_REFERENCE_COUNTING = {"swift_retain", "swift_release", "swift_bridgeObjectRetain", "swift_bridgeObjectRelease",
@@ -198,8 +199,8 @@ def measure(bin_dir, ref_dir, daemon, op, n, keep=None):
         p.stop()
 
 
-def measure_apns(bin_dir, n, keep=None):
-    """phoned's instructions a push under h2load (h2c, the production endpoint, as the bench)."""
+def measure_apns(bin_dir, n, op, keep=None):
+    """phoned's instructions a push under h2load (h2c or TLS, the production endpoint, as the bench)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import apns
     home = tempfile.mkdtemp(prefix="wlia-", dir="/tmp")
@@ -211,7 +212,8 @@ def measure_apns(bin_dir, n, keep=None):
         from run import wait_ready
         ctl = os.path.join(home, "phone.ctl")
         wait_ready(ctl, time.monotonic() + 120)
-        url, _, headers, payload = apns.prepare(lambda op, args=None: call(ctl, op, args), home)
+        h2c, tls, headers, payload = apns.prepare(lambda name, args=None: call(ctl, name, args), home)
+        url = tls if op == "apns-tls" else h2c
 
         def load(count):
             cmd = ["h2load", "-n", str(count), "-c", "10", "-m", "10", "-d", payload]
@@ -241,7 +243,7 @@ def measure_apns(bin_dir, n, keep=None):
         load(2 * n)
         second = dump()
         if keep:
-            shutil.copy(dumps[-1], os.path.join(keep, "apns-h2c-phoned.callgrind"))
+            shutil.copy(dumps[-1], os.path.join(keep, f"{op}-phoned.callgrind"))
         return per_message(first, second, n)
     finally:
         proc.terminate()
@@ -278,8 +280,8 @@ def main():
             subprocess.check_call(["cc", "-O2", "-o", os.path.join(ref, "control_client"),
                                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "control_client.c")])
         for op in ops:
-            if op == "apns-h2c":
-                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count, a.keep)}
+            if op in APNS:
+                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count, op, a.keep)}
                 continue
             results[op] = {d: measure(a.bin, ref, d, op, a.count, a.keep) for d in ("phoned", "watchd")}
     finally:
@@ -295,7 +297,7 @@ def main():
             sys_calls = {k: v for k, v in r["calls"].items() if k in SYSCALLS and v >= 0.005}
             detail = " ".join(f"{k} {v:.2f}" for k, v in sorted(sys_calls.items()))
             print(f"{op:16} {daemon:7} {r['instructions']:10.0f} {allocs:10.2f} {counting:7.1f} {atomic:7.1f} {sum(sys_calls.values()):12.2f}  {detail}")
-            if op == "apns-h2c":
+            if op in APNS:
                 objs = sorted(((v, short_object(k)) for k, v in r["objects"].items() if v >= 50), reverse=True)
                 print("    by object: " + ", ".join(f"{name} {v:.0f}" for v, name in objs))
     if a.json:
