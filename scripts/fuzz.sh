@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Sources/Fuzz) with --sanitize=fuzzer in .build/fuzz and runs
-# each for SECONDS (default 60), seeded from Fuzz/corpus/<name>. Exits non-zero when a target
-# crashes; the reproducer is left in .build/fuzz/artifacts/<name>/.
+# each for SECONDS (default 60), seeded from Fuzz/corpus/<target>. Exits non-zero when a target
+# crashes; the reproducer is left in .build/fuzz/artifacts/<target>/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,17 +10,18 @@ seconds=${1:-60}
 shift || true
 build_path=${WATCHLINK_FUZZ_BUILD_PATH:-.build/fuzz}
 
-declare -A corpus_of=(
-    [FuzzFrameDecoder]=frame-decoder
-    [FuzzPropertyList]=property-list
-    [FuzzControlLine]=control-line
-    [FuzzPowerAuthPacket]=powerauth-packet
-    [FuzzAPNsRequest]=apns-request
-)
+# A fuzz target is a directory of Sources/Fuzz with a ReplayMain.swift (its Package.swift
+# target of the same name), seeded from Fuzz/corpus/<target>.
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(FuzzFrameDecoder FuzzPropertyList FuzzControlLine FuzzPowerAuthPacket FuzzAPNsRequest)
+    for dir in Sources/Fuzz/*/; do
+        [ -f "$dir/ReplayMain.swift" ] && targets+=("$(basename "$dir")")
+    done
 fi
+for target in "${targets[@]}"; do
+    [ -f "Sources/Fuzz/$target/ReplayMain.swift" ] || { echo "fuzz.sh: no fuzz target $target in Sources/Fuzz" >&2; exit 2; }
+    [ -d "Fuzz/corpus/$target" ] || { echo "fuzz.sh: $target has no seed corpus, Fuzz/corpus/$target" >&2; exit 2; }
+done
 
 scripts/ensure-deps.sh >/dev/null
 
@@ -31,7 +32,7 @@ bin_dir=$(swift build --build-path "$build_path" --sanitize=fuzzer --show-bin-pa
 
 status=0
 for target in "${targets[@]}"; do
-    name=${corpus_of[$target]:?unknown fuzz target $target}
+    name=$target
     work="$build_path/corpus/$name"
     artifacts="$build_path/artifacts/$name/"
     mkdir -p "$work" "$artifacts"
