@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import LinkCollections
+import LinkCrypto
 import LinkStore
 import WireProtocol
 
@@ -197,7 +198,7 @@ public final class LinkSession {
     var durableContexts: (application: [UInt8]?, received: [UInt8]?) = (nil, nil)
     var complicationBudget: (day: Int64, used: Int) = (0, 0)
     var reservedSeq: UInt64 = 0
-    var transferIds = TransferIdGenerator()
+    var transferIds = RandomUUIDs(.upper)
     let files = FileTransferState()
 
     /// - Parameter receivedSequence: the `seq` counter; sessions of one daemon share one.
