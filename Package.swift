@@ -154,8 +154,8 @@ let package = Package(
         .testTarget(name: "AppSideTests", dependencies: ["WatchLinkTesting", "LinkClient", "LinkControl", "LinkJSON", "LinkTrace", "TestSupport"],
                     path: "Tests/AppSideTests"),
 
-        // What several test targets share (a seeded random generator).
-        .target(name: "TestSupport", dependencies: ["LinkSystem"], path: "Tests/TestSupport"),
+        // What several test targets share (a seeded random generator, child processes, a fake daemon).
+        .target(name: "TestSupport", dependencies: ["LinkSystem", "LinkControl", "LinkJSON"], path: "Tests/TestSupport"),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "LinkCrypto", "TestSupport", "CByteScan"], path: "Tests/WireProtocolTests"),
         .testTarget(name: "LinkSessionTests", dependencies: ["LinkSession", "LinkStore", "LinkSimulation", "WireProtocol", "LinkCrypto", "LinkJSON", "TestSupport"], path: "Tests/LinkSessionTests"),
         .testTarget(name: "LinkStoreTests", dependencies: ["LinkStore"], path: "Tests/LinkStoreTests"),

@@ -172,7 +172,7 @@ final class WatchSwitchingTests: DaemonTestCase {
     /// deliver any data that has already been received." With the app not running nothing is
     /// delivered: the session is inactive (7016) for that while, then deactivates anyway.
     func testTheInactivePeriodIsShortAndRefusesNewSends() throws {
-        let (phone, wa, p) = try startWithAnItemHeldForTheApp()
+        let (phone, _, p) = try startWithAnItemHeldForTheApp()
         let events = try subscribed(phone)
         let switched = try p.call("device.switchWatch", ["deviceId": "watch-b"])
         XCTAssertEqual(switched["activationState"], "inactive")

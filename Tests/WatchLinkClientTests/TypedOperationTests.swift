@@ -1,5 +1,6 @@
 import Foundation
 import LinkJSON
+import TestSupport
 @testable import WatchLinkClient
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import LinkJSON
+import TestSupport
 @_spi(Testing) @testable import WatchConnectivity
 import XCTest
 

@@ -57,6 +57,8 @@ extension WCSession {
             guard let self, let client else { return }
             connectionClosed(client, reason: reason)
         }
+        // From here WatchKit's tasks wait for what watchd wrote to this connection before them.
+        AppSessionConnection.attached(client)
         client.send("app.attach", Self.attachArguments) { [self] result in
             switch result {
             case .success:

@@ -42,13 +42,25 @@ enum WatchApp {
     static func run(_ delegate: some WKApplicationDelegate) -> Never {
         self.delegate = delegate
         let answer = WatchKitConnection.shared.attach { event in
-            DispatchQueue.main.async { MainActor.assumeIsolated { handle(event) } }
+            DispatchQueue.main.async { MainActor.assumeIsolated { receive(event) } }
         }
         reportedState = answer?["appState"]?.stringValue ?? "foreground"
         applicationState = reportedState == "background" ? .background : .active
         delegate.applicationDidFinishLaunching()
         if applicationState == .active { delegate.applicationDidBecomeActive() }
         dispatchMain()
+    }
+
+    /// The events that came while tasks wait to be handed over (`nil` while none do), taken in
+    /// order once they are.
+    private static var heldEvents: [WatchLinkEvent]?
+
+    private static func receive(_ event: WatchLinkEvent) {
+        if heldEvents != nil {
+            heldEvents?.append(event)
+        } else {
+            handle(event)
+        }
     }
 
     private static func handle(_ event: WatchLinkEvent) {
@@ -60,7 +72,13 @@ enum WatchApp {
                 return known
             }
             guard !handed.isEmpty else { return }
-            delegate?.handle(Set(handed))
+            // On a watch the data a task is for is the session's when `handle(_:)` runs
+            // (`hasContentPending` stays true until its delegate has it): watchd wrote it to the
+            // session's connection first, and the session takes it in before the task is handed.
+            heldEvents = []
+            AppSessionConnection.afterEventsWrittenSoFar {
+                DispatchQueue.main.async { MainActor.assumeIsolated { handOver(handed) } }
+            }
         case "backgroundTask.expiring":
             for id in taskIds(in: event.data) { tasks[id]?.expire() }
         case "backgroundTask.completed", "backgroundTask.expired":
@@ -72,6 +90,14 @@ enum WatchApp {
         default:
             break
         }
+    }
+
+    /// `handle(_:)` with `handed`, then the events held meanwhile.
+    private static func handOver(_ handed: [WKRefreshBackgroundTask]) {
+        let held = heldEvents ?? []
+        heldEvents = nil
+        delegate?.handle(Set(handed))
+        for event in held { receive(event) }
     }
 
     /// The delegate's life-cycle calls, in Apple's order, for the app's new state.

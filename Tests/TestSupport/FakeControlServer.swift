@@ -6,24 +6,28 @@ import LinkSystem
 /// A control socket that a test drives step by step from its own thread: accept, read the
 /// next request, answer it (in any order), push events, hang up. No thread of its own, so
 /// every step happens exactly when the test says.
-final class FakeControlServer {
-    let directory: String
-    let socketPath: String
+public final class FakeControlServer {
+    public let directory: String
+    public let socketPath: String
     private let listener: Int32
     private var connections: [FakeConnection] = []
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
-    init(socketName: String = "phone.ctl") throws {
+    public init(socketName: String = "phone.ctl") throws {
         directory = try FileSystem.makeTemporaryDirectory(prefix: "wlc-", in: "/tmp")
         socketPath = directory + "/" + socketName
         listener = try UnixSocket.listen(path: socketPath)
     }
 
     /// Accepts the next connection, waiting up to `timeout` seconds.
-    func accept(timeout: Double = 10) throws -> FakeConnection {
+    public func accept(timeout: Double = 10) throws -> FakeConnection {
         try waitReadable(listener, timeout: timeout, what: "a connection to \(socketPath)")
         guard let fd = try UnixSocket.accept(listener) else { throw Failure(description: "no connection pending") }
         let connection = FakeConnection(fd: fd)
@@ -32,7 +36,7 @@ final class FakeControlServer {
     }
 
     /// Closes every connection and the listener, and removes the directory.
-    func stop() {
+    public func stop() {
         connections.forEach { $0.close() }
         connections = []
         UnixSocket.close(listener)
@@ -41,16 +45,16 @@ final class FakeControlServer {
 }
 
 /// One request as the server read it.
-struct FakeRequest: CustomStringConvertible {
-    let id: JSONValue
-    let op: String
-    let args: JSONObject
+public struct FakeRequest: CustomStringConvertible {
+    public let id: JSONValue
+    public let op: String
+    public let args: JSONObject
 
-    var description: String { "\(op) \(args) (id \(id))" }
+    public var description: String { "\(op) \(args) (id \(id))" }
 }
 
 /// The server's end of one client connection.
-final class FakeConnection {
+public final class FakeConnection {
     private var fd: Int32
     private var framer = LineFramer(maximumLineLength: 64 << 20)
     private var lines: [[UInt8]] = []
@@ -60,7 +64,7 @@ final class FakeConnection {
     }
 
     /// The next request, waiting up to `timeout` seconds.
-    func nextRequest(timeout: Double = 10) throws -> FakeRequest {
+    public func nextRequest(timeout: Double = 10) throws -> FakeRequest {
         let line = try nextLine(timeout: timeout)
         switch ControlCodec.parseRequest(line: line) {
         case .success(let request):
@@ -71,7 +75,7 @@ final class FakeConnection {
     }
 
     /// The next request, which must be `op`.
-    func expect(_ op: String, timeout: Double = 10) throws -> FakeRequest {
+    public func expect(_ op: String, timeout: Double = 10) throws -> FakeRequest {
         let request = try nextRequest(timeout: timeout)
         guard request.op == op else {
             throw FakeControlServer.Failure(description: "expected '\(op)', got \(request)")
@@ -80,7 +84,7 @@ final class FakeConnection {
     }
 
     /// Whether the client closes the connection within `timeout` seconds, with no request first.
-    func waitForClose(timeout: Double = 10) throws -> Bool {
+    public func waitForClose(timeout: Double = 10) throws -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while lines.isEmpty {
             let remaining = deadline.timeIntervalSinceNow
@@ -91,19 +95,19 @@ final class FakeConnection {
         return false
     }
 
-    func respond(to request: FakeRequest, _ result: JSONObject = [:]) {
+    public func respond(to request: FakeRequest, _ result: JSONObject = [:]) {
         send(ControlCodec.success(id: request.id, result: result))
     }
 
-    func fail(_ request: FakeRequest, domain: String = "WCErrorDomain", code: Int, name: String, message: String) {
+    public func fail(_ request: FakeRequest, domain: String = "WCErrorDomain", code: Int, name: String, message: String) {
         send(ControlCodec.failure(id: request.id, error: ControlError(domain: domain, code: code, name: name, message: message)))
     }
 
-    func event(_ name: String, _ data: JSONObject = [:]) {
+    public func event(_ name: String, _ data: JSONObject = [:]) {
         send(ControlCodec.event(name: name, at: Date(), data: data))
     }
 
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         guard fd >= 0 else { return }
         bytes.withUnsafeBytes { buffer in
             do { try Syscall.sendAll(fd, buffer) } catch {}
@@ -111,11 +115,11 @@ final class FakeConnection {
     }
 
     /// Shuts the connection down: the client sees the daemon go away.
-    func hangUp() {
+    public func hangUp() {
         if fd >= 0 { Syscall.shutdown(fd, 2) }
     }
 
-    func close() {
+    public func close() {
         if fd >= 0 { UnixSocket.close(fd) }
         fd = -1
     }
