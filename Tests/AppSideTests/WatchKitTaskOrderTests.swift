@@ -5,8 +5,9 @@ import WatchLinkTesting
 import XCTest
 
 /// The watch app's two connections read in the worst order: the example watch app
-/// (`Examples/BackgroundWatchApp`, completing its tasks as Apple's sample QuickSwitch does: once
-/// the session is activated and `hasContentPending` is false) against a fake watchd that hands
+/// (`Examples/BackgroundWatchApp`, completing its tasks as Apple's sample "Transferring data with
+/// Watch Connectivity" does: once the session is activated and `hasContentPending` is false, at
+/// the end of `handle(_:)` too) against a fake watchd that hands
 /// the task on WatchKit's connection and writes the data it is for to the session's connection
 /// only later, as a session that reads its connection late would see it.
 final class WatchKitTaskOrderTests: XCTestCase {
@@ -45,11 +46,12 @@ final class WatchKitTaskOrderTests: XCTestCase {
         }
     }
 
-    /// QuickSwitch's `completeAllTasksIfReady` runs in `handle(_:)`: on a watch the data that
-    /// triggered a `WKWatchConnectivityRefreshBackgroundTask` is the session's by then
+    /// The sample completes its tasks at "the end of the handle method. This happens when
+    /// hasContentPending flips to false before the app retains the tasks": on a watch the data
+    /// that triggered a `WKWatchConnectivityRefreshBackgroundTask` is the session's by then
     /// (`hasContentPending`: "true if the session has received data in the background but has not
-    /// yet delivered that data to the session's delegate"), so the sample completes the task only
-    /// once the delegate has it. Events of WatchKit's connection that come meanwhile (here the
+    /// yet delivered that data to the session's delegate"), so the task is completed only once
+    /// the delegate has it. Events of WatchKit's connection that come meanwhile (here the
     /// user opening the app) reach the app after `handle(_:)`, in order.
     func testTheTaskIsHandedOnceTheSessionHasTheDataWrittenBeforeIt() throws {
         let app = children.make(
