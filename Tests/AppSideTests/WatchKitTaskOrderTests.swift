@@ -13,6 +13,7 @@ import XCTest
 final class WatchKitTaskOrderTests: XCTestCase {
     private var server: FakeControlServer!
     private let children = ChildProcesses()
+    private var app: ChildProcess?
 
     private static let watchStatus: JSONObject = [
         "role": "watch", "activationState": "activated", "isReachable": false, "appState": "background",
@@ -24,6 +25,12 @@ final class WatchKitTaskOrderTests: XCTestCase {
     }
 
     override func tearDown() {
+        // Under scripts/test.sh --sanitize the example's threads (WatchKit's, the session's) are
+        // checked too.
+        let reports = app?.standardError.split(separator: "\n").filter {
+            $0.contains("WARNING: ThreadSanitizer") || $0.contains("ERROR: AddressSanitizer")
+        }
+        if let reports, !reports.isEmpty { XCTFail("the example had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
         children.killAll()
         server.stop()
     }
@@ -57,6 +64,7 @@ final class WatchKitTaskOrderTests: XCTestCase {
         let app = children.make(
             DaemonBinaries.path("WatchLinkExampleBackgroundWatch"), [],
             environment: ["WATCHLINK_CONTROL": server.socketPath, "LSAN_OPTIONS": "detect_leaks=0"])
+        self.app = app
         try app.start()
 
         // The delegate's initializer activates the session, then WatchKit attaches.
