@@ -200,6 +200,8 @@ let package = Package(
                           path: "Sources/Fuzz/FuzzPowerAuthPacket", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         .executableTarget(name: "FuzzAPNsRequest", dependencies: ["FuzzSupport", "PushEmulator", "LinkCrypto"],
                           path: "Sources/Fuzz/FuzzAPNsRequest", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(name: "FuzzHTTP2Session", dependencies: ["FuzzSupport", "PushEmulator"],
+                          path: "Sources/Fuzz/FuzzHTTP2Session", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // The emulated PowerAuth server: activation records, status blob, counter, time.
         .target(name: "PowerAuthServer", dependencies: ["LinkCrypto", "LinkJSON", "WireProtocol", "LinkStore"],
                 path: "Sources/Shared/PowerAuthServer"),

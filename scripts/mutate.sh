@@ -561,8 +561,8 @@ mutation apns-header-list-limit \
 mutation apns-concurrent-streams \
     Sources/Shared/PushEmulator/HTTP2ServerSession.swift \
     'HTTP2ServerSessionTests|APNsServerTests' \
-    '    static let maximumConcurrentStreams: UInt32 = 1000' \
-    '    static let maximumConcurrentStreams: UInt32 = 1001'
+    '    package static let maximumConcurrentStreams: UInt32 = 1000' \
+    '    package static let maximumConcurrentStreams: UInt32 = 1001'
 
 mutation apns-unauthenticated-streams \
     Sources/Shared/PushEmulator/HTTP2ServerSession.swift \

@@ -3,35 +3,35 @@ import CNGHTTP2
 /// The server side of one HTTP/2 connection, framing and HPACK by nghttp2: bytes in through
 /// ``receive(_:)``, complete requests out through ``onRequest``, responses in through
 /// ``respond(streamId:status:headers:body:)``, bytes out through ``takeOutput()``.
-final class HTTP2ServerSession {
-    struct Failure: Error, CustomStringConvertible {
-        let code: Int32
-        var description: String { String(cString: nghttp2_strerror(code)) }
+package final class HTTP2ServerSession {
+    package struct Failure: Error, CustomStringConvertible {
+        package let code: Int32
+        package var description: String { String(cString: nghttp2_strerror(code)) }
 
         /// The peer flooded the session (unanswered SETTINGS or PING, too many CONTINUATION
         /// frames): RFC 9113 answers that with ENHANCE_YOUR_CALM.
-        var isFlood: Bool { code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue }
+        package var isFlood: Bool { code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue }
     }
 
     /// At most this much input goes to nghttp2 at once, so that the answers to a client that
     /// reads them (SETTINGS and PING acknowledgements) leave between pieces.
-    static let inputPieceLength = 4096
+    package static let inputPieceLength = 4096
 
     /// The largest header list of a request, counted as HTTP/2 does (name + value + 32 each).
-    static let maximumHeaderListSize = 16 * 1024
-    static let maximumConcurrentStreams: UInt32 = 1000
+    package static let maximumHeaderListSize = 16 * 1024
+    package static let maximumConcurrentStreams: UInt32 = 1000
     /// Before a client has authenticated: "APNs allows only one stream until you post a
     /// request with a valid authentication token."
     static let unauthenticatedConcurrentStreams: UInt32 = 1
 
     /// Called with each complete request; answer it with ``respond(streamId:status:headers:body:)``.
-    var onRequest: ((Int32, APNsRequest) -> Void)?
+    package var onRequest: ((Int32, APNsRequest) -> Void)?
     /// Called once when the session sends a GOAWAY with an error code (nghttp2's own, for a
     /// client that broke the protocol, or one of ``terminate(after:)``).
-    var onErrorGoAway: ((UInt32) -> Void)?
-    private(set) var sentErrorGoAway = false
+    package var onErrorGoAway: ((UInt32) -> Void)?
+    package private(set) var sentErrorGoAway = false
     /// Called for a request whose header list went over ``maximumHeaderListSize``.
-    var onOversizedHeaders: ((Int32) -> Void)?
+    package var onOversizedHeaders: ((Int32) -> Void)?
 
     private var session: OpaquePointer?
     private struct Stream {
@@ -79,7 +79,7 @@ final class HTTP2ServerSession {
 
     /// - Parameter authenticated: the client is known already (a provider certificate): it may
     ///   open every stream from the start; otherwise one until ``allowAllStreams()``.
-    init(authenticated: Bool = true) throws {
+    package init(authenticated: Bool = true) throws {
         allowsAllStreams = authenticated
         let concurrentStreams =
             authenticated
@@ -160,7 +160,7 @@ final class HTTP2ServerSession {
     // MARK: Input and output
 
     /// Feeds received bytes; throws when the peer broke the protocol (then `terminate`).
-    func receive(_ bytes: UnsafeRawBufferPointer) throws {
+    package func receive(_ bytes: UnsafeRawBufferPointer) throws {
         guard let session, let base = bytes.baseAddress, bytes.count > 0 else { return }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { throw Failure(code: Int32(result)) }
@@ -168,14 +168,14 @@ final class HTTP2ServerSession {
 
     /// Ends the session after `failure` with a GOAWAY naming it: ENHANCE_YOUR_CALM for a flood,
     /// PROTOCOL_ERROR otherwise (nghttp2 sends its own when it has queued one already).
-    func terminate(after failure: Failure) {
+    package func terminate(after failure: Failure) {
         guard let session else { return }
         let code = failure.isFlood ? NGHTTP2_ENHANCE_YOUR_CALM.rawValue : NGHTTP2_PROTOCOL_ERROR.rawValue
         _ = nghttp2_session_terminate_session(session, code)
     }
 
     /// Frames waiting to go out.
-    func takeOutput() throws -> [UInt8] {
+    package func takeOutput() throws -> [UInt8] {
         guard let session else { return [] }
         var output: [UInt8] = []
         while true {
@@ -189,17 +189,17 @@ final class HTTP2ServerSession {
     }
 
     /// Whether the session is still open in either direction (false after GOAWAY exchanges or errors).
-    var isAlive: Bool {
+    package var isAlive: Bool {
         guard let session else { return false }
         return nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
     }
 
     /// Streams opened and not yet closed.
-    var openStreamCount: Int { slots.count - freeSlots.count + bodies.count + (receivingId != 0 ? 1 : 0) }
+    package var openStreamCount: Int { slots.count - freeSlots.count + bodies.count + (receivingId != 0 ? 1 : 0) }
 
     // MARK: Responding
 
-    func respond(streamId: Int32, status: Int, headers: some Collection<(String, String)>, body: [UInt8]) {
+    package func respond(streamId: Int32, status: Int, headers: some Collection<(String, String)>, body: [UInt8]) {
         guard let session else { return }
         forget(streamId)
         // The fields are written into a buffer kept from one response to the next (nghttp2
@@ -231,7 +231,7 @@ final class HTTP2ServerSession {
     }
 
     /// Refuses a stream with RST_STREAM.
-    func reset(streamId: Int32, errorCode: UInt32) {
+    package func reset(streamId: Int32, errorCode: UInt32) {
         guard let session else { return }
         forget(streamId)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamId, errorCode)
@@ -239,7 +239,7 @@ final class HTTP2ServerSession {
 
     /// Lets the client open ``maximumConcurrentStreams`` streams (a new SETTINGS): it has
     /// authenticated.
-    func allowAllStreams() {
+    package func allowAllStreams() {
         guard let session, !allowsAllStreams else { return }
         allowsAllStreams = true
         var settings = [
@@ -253,7 +253,7 @@ final class HTTP2ServerSession {
     private(set) var allowsAllStreams = false
 
     /// Sends GOAWAY: no new streams; those already open are still answered.
-    func goAway(errorCode: UInt32, message: String) {
+    package func goAway(errorCode: UInt32, message: String) {
         guard let session else { return }
         let last = nghttp2_session_get_last_proc_stream_id(session)
         let bytes = Array(message.utf8.prefix(256))
