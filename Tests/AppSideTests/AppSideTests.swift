@@ -17,11 +17,8 @@ class AppSideTestCase: XCTestCase {
 
     override func tearDown() {
         for app in apps { app.stop() }
-        // Under scripts/test.sh --sanitize, the app processes (the library's threads) are checked too.
         for app in apps {
-            let reports = app.output.split(separator: "\n").filter {
-                $0.contains("WARNING: ThreadSanitizer") || $0.contains("ERROR: AddressSanitizer")
-            }
+            let reports = ProgramOutput.sanitizerReports(app.output)
             if !reports.isEmpty { XCTFail("\(app.name) had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
         }
         // `hasSucceeded` is false until the run is over: what counts is a failure recorded so far.

@@ -32,14 +32,9 @@ final class WatchAppBackgroundTests: LaunchedAppTestCase {
         _ = try phone.call("userInfo.transfer", ["userInfo": ["n": .int(n)]])
     }
 
-    /// The example's lines (`example <time> <text>`): their texts, in order.
+    /// The example's lines in its log (`example <time> <text>`), in order.
     private func exampleLines(_ log: String) -> [(time: Double, text: String)] {
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ", maxSplits: 2)
-            guard parts.count == 3, parts[0] == "example", let time = Double(parts[1]) else { return nil }
-            return (time, String(parts[2]))
-        }
+        ProgramOutput.exampleLines((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 
     /// Waits until the example has written `count` lines with `text`.

@@ -25,22 +25,15 @@ final class WatchKitTaskOrderTests: XCTestCase {
     }
 
     override func tearDown() {
-        // Under scripts/test.sh --sanitize the example's threads (WatchKit's, the session's) are
-        // checked too.
-        let reports = app?.standardError.split(separator: "\n").filter {
-            $0.contains("WARNING: ThreadSanitizer") || $0.contains("ERROR: AddressSanitizer")
-        }
-        if let reports, !reports.isEmpty { XCTFail("the example had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
+        let reports = app.map { ProgramOutput.sanitizerReports($0.standardError) } ?? []
+        if !reports.isEmpty { XCTFail("the example had sanitizer reports: \(reports.prefix(3).joined(separator: " | "))") }
         children.killAll()
         server.stop()
     }
 
-    /// The example's lines (`example <time> <text>`), their texts in order.
+    /// The texts of the example's lines, in order.
     private func lines(_ app: ChildProcess) -> [String] {
-        app.standardOutput.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ", maxSplits: 2)
-            return parts.count == 3 && parts[0] == "example" ? String(parts[2]) : nil
-        }
+        ProgramOutput.exampleLines(app.standardOutput).map(\.text)
     }
 
     private func waitForLine(_ app: ChildProcess, _ text: String, timeout: Double = 10) throws {

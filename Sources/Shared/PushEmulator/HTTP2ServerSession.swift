@@ -2,23 +2,24 @@ import CNGHTTP2
 
 /// The server side of one HTTP/2 connection, framing and HPACK by nghttp2: bytes in through
 /// ``receive(_:)``, complete requests out through ``onRequest``, responses in through
-/// ``respond(streamId:status:headers:body:)``, bytes out through ``takeOutput()``.
+/// ``respond(streamId:status:headers:body:)``, bytes out through ``takeOutput()``. What the
+/// fuzz target (`Sources/Fuzz/FuzzHTTP2Session`) drives is `package`.
 package final class HTTP2ServerSession {
     package struct Failure: Error, CustomStringConvertible {
-        package let code: Int32
+        let code: Int32
         package var description: String { String(cString: nghttp2_strerror(code)) }
 
         /// The peer flooded the session (unanswered SETTINGS or PING, too many CONTINUATION
         /// frames): RFC 9113 answers that with ENHANCE_YOUR_CALM.
-        package var isFlood: Bool { code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue }
+        var isFlood: Bool { code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue }
     }
 
     /// At most this much input goes to nghttp2 at once, so that the answers to a client that
     /// reads them (SETTINGS and PING acknowledgements) leave between pieces.
-    package static let inputPieceLength = 4096
+    static let inputPieceLength = 4096
 
     /// The largest header list of a request, counted as HTTP/2 does (name + value + 32 each).
-    package static let maximumHeaderListSize = 16 * 1024
+    static let maximumHeaderListSize = 16 * 1024
     package static let maximumConcurrentStreams: UInt32 = 1000
     /// Before a client has authenticated: "APNs allows only one stream until you post a
     /// request with a valid authentication token."
@@ -28,8 +29,8 @@ package final class HTTP2ServerSession {
     package var onRequest: ((Int32, APNsRequest) -> Void)?
     /// Called once when the session sends a GOAWAY with an error code (nghttp2's own, for a
     /// client that broke the protocol, or one of ``terminate(after:)``).
-    package var onErrorGoAway: ((UInt32) -> Void)?
-    package private(set) var sentErrorGoAway = false
+    var onErrorGoAway: ((UInt32) -> Void)?
+    private(set) var sentErrorGoAway = false
     /// Called for a request whose header list went over ``maximumHeaderListSize``.
     package var onOversizedHeaders: ((Int32) -> Void)?
 
@@ -253,7 +254,7 @@ package final class HTTP2ServerSession {
     private(set) var allowsAllStreams = false
 
     /// Sends GOAWAY: no new streams; those already open are still answered.
-    package func goAway(errorCode: UInt32, message: String) {
+    func goAway(errorCode: UInt32, message: String) {
         guard let session else { return }
         let last = nghttp2_session_get_last_proc_stream_id(session)
         let bytes = Array(message.utf8.prefix(256))
