@@ -13,11 +13,14 @@ libc wrappers of system calls, a message; and, for the APNs endpoint, phoned's i
 push by shared object (libnghttp2's own parse and answer apart from the rest).
 
 Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json] [--keep DIR]
+                                             [--daemon-args "ARGS"]
   (BIN_DIR: a release build, scripts/build-release.sh; the C control client is compiled here)
   --keep DIR keeps each daemon's dump of the run of 2N messages as DIR/OP-DAEMON.callgrind, to
   read by function: callgrind_annotate --inclusive=no DIR/rtt-data-64-phoned.callgrind
+  --daemon-args "ARGS" starts both daemons with these arguments as well: "--trace-entries 0"
+  counts the same ops with the trace off (what the trace costs is the difference).
 Ops: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
-oneway-data-16k, oneway-dict-16k, apns-h2c, apns-tls (the last two need h2load).
+oneway-dict-132, oneway-data-16k, oneway-dict-16k, apns-h2c, apns-tls (the last two need h2load).
 """
 import argparse
 import json
@@ -39,6 +42,7 @@ ROUND_TRIPS = {
     "rtt-dict-16k": {"size": 16384, "kind": "dictionary"},
 }
 ONE_WAY = {
+    "oneway-dict-132": {"size": 64, "kind": "dictionary"},
     "oneway-data-16k": {"size": 16384, "kind": "data"},
     "oneway-dict-16k": {"size": 16384, "kind": "dictionary"},
 }
@@ -169,8 +173,8 @@ def per_message(first, second, n):
     return {"instructions": total, "objects": objects, "calls": calls}
 
 
-def measure(bin_dir, ref_dir, daemon, op, n, keep=None):
-    p = Profiled(bin_dir, daemon)
+def measure(bin_dir, ref_dir, daemon, op, n, keep=None, extra=()):
+    p = Profiled(bin_dir, daemon, extra)
     try:
         if op in ROUND_TRIPS or op in CONTROL:
             call(p.pair.watch, "replies.set", {"mode": "echo"})
@@ -199,14 +203,14 @@ def measure(bin_dir, ref_dir, daemon, op, n, keep=None):
         p.stop()
 
 
-def measure_apns(bin_dir, n, op, keep=None):
+def measure_apns(bin_dir, n, op, keep=None, extra=()):
     """phoned's instructions a push under h2load (h2c or TLS, the production endpoint, as the bench)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import apns
     home = tempfile.mkdtemp(prefix="wlia-", dir="/tmp")
     out = os.path.join(home, "callgrind.out")
     proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}",
-                             os.path.join(bin_dir, "phoned"), "--home", home, "--log-level", "warning"],
+                             os.path.join(bin_dir, "phoned"), "--home", home, "--log-level", "warning", *extra],
                             stderr=open(os.path.join(home, "phoned.log"), "w"))
     try:
         from run import wait_ready
@@ -266,7 +270,10 @@ def main():
     parser.add_argument("--count", type=int, default=2000, help="N: runs of N and 2N messages (pushes: 10 N)")
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
     parser.add_argument("--keep", metavar="DIR", help="keep the dumps of the runs of 2N messages in DIR")
+    parser.add_argument("--daemon-args", default="", metavar="ARGS",
+                        help='more arguments for both daemons, e.g. "--trace-entries 0"')
     a = parser.parse_args()
+    extra = a.daemon_args.split()
     if a.keep:
         os.makedirs(a.keep, exist_ok=True)
     ops = a.ops.split(",")
@@ -281,9 +288,9 @@ def main():
                                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "control_client.c")])
         for op in ops:
             if op in APNS:
-                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count, op, a.keep)}
+                results[op] = {"phoned": measure_apns(a.bin, 10 * a.count, op, a.keep, extra)}
                 continue
-            results[op] = {d: measure(a.bin, ref, d, op, a.count, a.keep) for d in ("phoned", "watchd")}
+            results[op] = {d: measure(a.bin, ref, d, op, a.count, a.keep, extra) for d in ("phoned", "watchd")}
     finally:
         shutil.rmtree(ref, ignore_errors=True)
 
