@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (Sources/Fuzz) with --sanitize=fuzzer in .build/fuzz and runs
-# each for SECONDS (default 60), seeded from Fuzz/corpus/<target>. Exits non-zero when a target
-# crashes; the reproducer is left in .build/fuzz/artifacts/<target>/.
+# each for SECONDS (default 60), seeded from Fuzz/corpus/<target>, as many at once as there are
+# cores. Exits non-zero when a target crashes; the reproducer is left in
+# .build/fuzz/artifacts/<target>/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,24 +31,38 @@ for target in "${targets[@]}"; do
 done
 bin_dir=$(swift build --build-path "$build_path" --sanitize=fuzzer --show-bin-path)
 
-status=0
-for target in "${targets[@]}"; do
-    name=$target
-    work="$build_path/corpus/$name"
-    artifacts="$build_path/artifacts/$name/"
+# Runs one target and prints its outcome; 1 when it crashed.
+run() {
+    local target=$1
+    local work="$build_path/corpus/$target" artifacts="$build_path/artifacts/$target/" log="$build_path/$target.log"
     mkdir -p "$work" "$artifacts"
-    log="$build_path/$name.log"
-    echo "fuzz: $target for ${seconds}s (corpus Fuzz/corpus/$name, log $log)"
-    if SWIFT_BACKTRACE=enable=no "$bin_dir/$target" "$work" "Fuzz/corpus/$name" \
+    if SWIFT_BACKTRACE=enable=no "$bin_dir/$target" "$work" "Fuzz/corpus/$target" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1; then
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
         echo "fuzz: $target ok: ${execs:-?} runs, ${rate:-?}/s, corpus $(ls "$work" | wc -l) inputs"
     else
-        status=1
         echo "fuzz: $target FAILED; reproducer in $artifacts; last lines of $log:" >&2
         tail -n 40 "$log" >&2
+        return 1
     fi
+}
+
+# A target runs on one core: as many run at once as there are cores, each for SECONDS.
+jobs=$(nproc)
+status=0
+for ((first = 0; first < ${#targets[@]}; first += jobs)); do
+    batch=("${targets[@]:first:jobs}")
+    pids=()
+    for target in "${batch[@]}"; do
+        echo "fuzz: $target for ${seconds}s (corpus Fuzz/corpus/$target, log $build_path/$target.log)"
+        run "$target" >"$build_path/$target.outcome" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!batch[@]}"; do
+        wait "${pids[$i]}" || status=1
+        cat "$build_path/${batch[$i]}.outcome"
+    done
 done
 exit $status
