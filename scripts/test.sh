@@ -70,7 +70,24 @@ fi
 logs=$(mktemp -d "${TMPDIR:-/tmp}/watchlink-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 status=0
-swift test --build-path "$build_path" --skip-build "$@" 2>&1 | tee "$logs/swift.log" || status=$?
+if [ $# -eq 0 ]; then
+    # DiskFaultTests' sweep (some 320 scenario runs through the FUSE disk, three and a half
+    # minutes) waits far more than it computes (a fifth of a core): in the plain run it goes
+    # beside the rest of the suite, in a process of its own. The test bundle is run directly:
+    # a second `swift test` would wait for SwiftPM's lock on the build directory.
+    apart=DiskFaultTests
+    "$bin_dir/WatchLinkPackageTests.xctest" "IntegrationTests.$apart" >"$logs/apart.log" 2>&1 &
+    apart_pid=$!
+    swift test --build-path "$build_path" --skip-build --skip "$apart" 2>&1 | tee "$logs/swift.log" || status=$?
+    apart_status=0
+    wait "$apart_pid" || apart_status=$?
+    tee -a "$logs/swift.log" <"$logs/apart.log"
+    # A suite renamed away from this name would otherwise run nothing, unseen.
+    grep -q "^Test Case '$apart\." "$logs/apart.log" || { echo "test.sh: no test of $apart ran" >&2; apart_status=1; }
+    [ "$status" -ne 0 ] || status=$apart_status
+else
+    swift test --build-path "$build_path" --skip-build "$@" 2>&1 | tee "$logs/swift.log" || status=$?
+fi
 # XCTest: "Test Case 'Suite.test' skipped (0.001 seconds)."; Swift Testing: "Test name() skipped".
 swift_skipped=$(grep -cE "^Test Case '.*' skipped|^[^ ]* ?Test [^ ]+ skipped" "$logs/swift.log" || true)
 if [ "$status" -ne 0 ]; then
