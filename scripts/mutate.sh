@@ -205,14 +205,14 @@ mutation writer-shares-equal-strings \
 mutation walk-takes-keys-in-order-only \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PlistJSONTests' \
-    '                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }' \
-    '                if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }'
+    '                if let previousKey, Self.keyOrder(previousKey, key) >= 0 { throw Invalid() }' \
+    '                if false, let previousKey, Self.keyOrder(previousKey, key) >= 0 { throw Invalid() }'
 
 mutation flat-check-takes-keys-in-order-only \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests|PlistJSONTests' \
-    '            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }' \
-    '            if false, let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }'
+    '            if let previousKey, Self.keyOrder(previousKey, key) >= 0 { return nil }' \
+    '            if false, let previousKey, Self.keyOrder(previousKey, key) >= 0 { return nil }'
 
 mutation flat-read-references-below-object-count \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
@@ -229,8 +229,20 @@ mutation expected-frame-type-must-match \
 mutation short-ascii-second-word \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests' \
-    '        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
-    '        let secondMask: UInt64 = 0'
+    '            let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
+    '            let secondMask: UInt64 = 0'
+
+mutation flat-scan-only-when-top-is-first \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
+    'PropertyListCodecTests' \
+    '            top == BinaryPropertyList.headerLength' \
+    '            true'
+
+mutation key-order-masks-short-keys \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
+    'PropertyListCodecTests' \
+    '        return bytes.count >= 8 ? word : word & ~(UInt64.max >> (8 * UInt64(bytes.count)))' \
+    '        return word'
 
 mutation text-encoding-leaves-escapes \
     Sources/Shared/LinkControl/PlistJSONText.swift \

@@ -48,7 +48,7 @@ extension BinaryPropertyListReader {
             let (count, contentStart) = try readCount(object: object, at: start)
             walker.data(try readPayload(object: object, from: contentStart, count: count))
         case 0x5:
-            guard let string = asciiString(object, at: start) else { throw Invalid() }
+            guard let string = asciiString(object, at: start, known: false) else { throw Invalid() }
             walker.string(string)
         case 0xA:
             let (count, contentStart) = try readCount(object: object, at: start)
@@ -71,9 +71,9 @@ extension BinaryPropertyListReader {
                 let keyObject = reference(references, entry)
                 remainingValueBudget -= 1
                 guard remainingValueBudget >= 0, let keyStart = objectStart(keyObject),
-                    bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart)
+                    bytes[keyStart] >> 4 == 0x5, let key = asciiString(keyObject, at: keyStart, known: false)
                 else { throw Invalid() }
-                if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { throw Invalid() }
+                if let previousKey, Self.keyOrder(previousKey, key) >= 0 { throw Invalid() }
                 previousKey = key
                 walker.key(key)
                 try walk(reference(references, count + entry), walker: &walker)
@@ -127,22 +127,30 @@ extension BinaryPropertyListReader {
         else { return nil }
         let count = counted.count
         let references = base + counted.contentStart
+        // One scan of the object area after the top dictionary's marker byte (when it is the
+        // first object, as writers put it): every other object, and so every string's bytes,
+        // lies there, and with no byte of 0x80 or more in it every string is ASCII and none is
+        // checked on its own. (An integer's bytes, a large count or references past 127 can
+        // have the high bit: then each string is checked.)
+        let stringsAreASCII =
+            top == BinaryPropertyList.headerLength
+            && ASCII.firstNonASCII(UnsafeRawBufferPointer(start: base + top + 1, count: objectsEnd - top - 1)) == nil
         var previousKey: UnsafeBufferPointer<UInt8>?
         for entry in 0..<count {
             let keyObject = Int(references[entry])
             let valueObject = Int(references[count + entry])
             guard keyObject < objectCount, valueObject < objectCount,
                 let keyStart = start(keyObject), base[keyStart] >> 4 == 0x5,
-                let key = asciiString(keyObject, at: keyStart),
+                let key = asciiString(keyObject, at: keyStart, known: stringsAreASCII),
                 let valueStart = start(valueObject)
             else { return nil }
-            if let previousKey, UTF8Order.compare(previousKey, key) >= 0 { return nil }
+            if let previousKey, Self.keyOrder(previousKey, key) >= 0 { return nil }
             previousKey = key
             let marker = base[valueStart]
             let value: FlatDictionaryEntry.Value
             switch marker >> 4 {
             case 0x5:
-                guard let string = asciiString(valueObject, at: valueStart) else { return nil }
+                guard let string = asciiString(valueObject, at: valueStart, known: stringsAreASCII) else { return nil }
                 value = .asciiString(string)
             case 0x1:
                 guard let integer = try? readInteger(object: valueObject, at: valueStart) else { return nil }
@@ -176,32 +184,55 @@ extension BinaryPropertyListReader {
     }
 
     /// The bytes of the ASCII string object at `start` (marker 0x5), or nil when it runs past
-    /// the object area or holds a byte of 0x80 or more.
+    /// the object area or holds a byte of 0x80 or more; `known`: the bytes were found ASCII
+    /// already (the scan of the object area), only the bounds are checked.
     @inline(__always)
-    private func asciiString(_ object: Int, at start: Int) -> UnsafeBufferPointer<UInt8>? {
+    private func asciiString(_ object: Int, at start: Int, known: Bool) -> UnsafeBufferPointer<UInt8>? {
         let info = Int(bytes[start] & 0x0F)
         guard info < 0x0F else {
-            return try? asciiContent(object, at: start)
+            return try? asciiContent(object, at: start, known: known)
         }
-        // A short string: two loads of eight bytes, all inside the file (the offset table and
-        // the 32-byte trailer follow the object area), masked to the string's own.
         let contentStart = start + 1
         guard info <= offsetTableOffset - contentStart else { return nil }
-        let content = UnsafeRawPointer(bytes.baseAddress! + contentStart)
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let first = UInt64(littleEndian: content.loadUnaligned(as: UInt64.self))
-        let second = UInt64(littleEndian: content.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        let firstMask: UInt64 = info >= 8 ? .max : (1 << (8 * UInt64(info))) &- 1
-        let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1
-        guard (first & firstMask | second & secondMask) & high == 0 else { return nil }
+        if !known {
+            // A short string: two loads of eight bytes, all inside the file (the offset table
+            // and the 32-byte trailer follow the object area), masked to the string's own.
+            let content = UnsafeRawPointer(bytes.baseAddress! + contentStart)
+            let high: UInt64 = 0x8080_8080_8080_8080
+            let first = UInt64(littleEndian: content.loadUnaligned(as: UInt64.self))
+            let second = UInt64(littleEndian: content.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let firstMask: UInt64 = info >= 8 ? .max : (1 << (8 * UInt64(info))) &- 1
+            let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1
+            guard (first & firstMask | second & secondMask) & high == 0 else { return nil }
+        }
         return UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + info])
     }
 
-    /// The bytes of the ASCII string object at `start`.
-    private func asciiContent(_ object: Int, at start: Int) throws -> UnsafeBufferPointer<UInt8> {
+    /// The order of two keys of the file (``UTF8Order/compare(_:_:)``'s sign): their first
+    /// eight bytes as one big-endian word, masked to each key's length, decide unless they
+    /// are equal. The loads stay inside the file: the offset table and the 32-byte trailer
+    /// follow any string.
+    @inline(__always)
+    private static func keyOrder(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let x = prefixWord(a), y = prefixWord(b)
+        if x != y { return x < y ? -1 : 1 }
+        return UTF8Order.compare(a, b)
+    }
+
+    /// The first eight bytes of `bytes` (fewer: zeros after them) as a big-endian word, so
+    /// that words order as the bytes do.
+    @inline(__always)
+    private static func prefixWord(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard let base = bytes.baseAddress else { return 0 }
+        let word = UInt64(bigEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
+        return bytes.count >= 8 ? word : word & ~(UInt64.max >> (8 * UInt64(bytes.count)))
+    }
+
+    /// The bytes of the ASCII string object at `start` (`known`: found ASCII already).
+    private func asciiContent(_ object: Int, at start: Int, known: Bool) throws -> UnsafeBufferPointer<UInt8> {
         let (count, contentStart) = try readCount(object: object, at: start)
         let content = try readPayload(object: object, from: contentStart, count: count)
-        guard ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { throw Invalid() }
+        guard known || ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { throw Invalid() }
         return content
     }
 

@@ -42,6 +42,13 @@ final class PropertyListCodecTests: XCTestCase {
                 "on": .boolean(true), "off": .boolean(false), "small": .integer(7), "two": .integer(300), "four": .integer(70_000),
                 "negative": .integer(-5), "max": .integer(.max), "s": .string("a string longer than fifteen bytes"),
             ],
+            // Flat, with keys equal in their first eight bytes, a key that begins another and
+            // one with a NUL: the loop orders keys by a word of their first eight bytes, then
+            // byte by byte.
+            [
+                "ab": .integer(1), "ab\u{0}": .integer(2), "abcdefgh": .integer(3), "abcdefgh1": .integer(4),
+                "abcdefgh2": .string("x"), "abcdefgi": .boolean(true),
+            ],
             // Flat and past 256 bytes: two-byte offsets, still the loop's.
             Dictionary(uniqueKeysWithValues: (0..<5).map { ("k\($0)", PropertyListValue.string(String(repeating: "abcdefgh", count: 9 * ($0 + 1)))) })
                 .merging(["n": .integer(300), "t": .boolean(true)]) { $1 },
@@ -345,8 +352,35 @@ final class PropertyListCodecTests: XCTestCase {
         XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(outOfOrder))
     }
 
+    /// The flat read gives the keys in the order of their bytes, so it takes only a file that
+    /// lists them so: "ab" before "ab\0" (the first eight bytes of a shorter key are read as
+    /// a word with zeros after the key, not with the bytes that follow it in the file).
+    func testTheFlatReadTakesKeysInTheOrderOfTheirBytesOnly() {
+        func flatCount(_ bytes: [UInt8]) -> Int? {
+            bytes.withUnsafeBufferPointer { buffer in
+                withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: 4) { PropertyListCodec.readFlatDictionary(buffer, into: $0) }
+            }
+        }
+        let descending = handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x53, 0x61, 0x62, 0x00], [0x52, 0x61, 0x62], [0x09]])
+        XCTAssertNil(flatCount(descending))
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(descending), ["ab": .boolean(true), "ab\u{0}": .boolean(true)])
+        let ascending = handMadePropertyList([[0xD2, 1, 2, 3, 3], [0x52, 0x61, 0x62], [0x53, 0x61, 0x62, 0x00], [0x09]])
+        XCTAssertEqual(flatCount(ascending), 2)
+    }
+
     func testInvalidStringsAreRefused() {
         assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0xE9], [0x09]]), containing: "contains the non-ASCII byte 0xE9")
+        // The flat loop skips the check of each string when one scan of the objects after the
+        // top dictionary's marker found no byte of 0x80 or more; with the top dictionary last,
+        // or an integer's byte 0xFF among them, each string is checked on its own.
+        assertDecodingFails(handMadePropertyList([[0x51, 0xE9], [0x51, 0x6B], [0xD1, 1, 0]], top: 2), containing: "contains the non-ASCII byte 0xE9")
+        XCTAssertFalse(PropertyListCodec.isDictionaryByCheck(handMadePropertyList([[0x51, 0xE9], [0x51, 0x6B], [0xD1, 1, 0]], top: 2)))
+        let topLast = handMadePropertyList([[0x51, 0x76], [0x51, 0x6B], [0xD1, 1, 0]], top: 2)
+        XCTAssertTrue(PropertyListCodec.isDictionaryByCheck(topLast))
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(topLast), ["k": .string("v")])
+        let withHighByte = [[0xD2, 1, 2, 3, 4], [0x51, 0x61], [0x51, 0x62], [0x10, 0xFF], [0x51, 0xE9]] as [[UInt8]]
+        assertDecodingFails(handMadePropertyList(withHighByte), containing: "contains the non-ASCII byte 0xE9")
+        XCTAssertFalse(PropertyListCodec.isDictionaryByCheck(handMadePropertyList(withHighByte)))
         assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x61, 0xD8, 0x3D], [0x09]]), containing: "not valid UTF-16")
     }
 
