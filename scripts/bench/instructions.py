@@ -13,10 +13,15 @@ libc wrappers of system calls, a message; and, for the APNs endpoint, phoned's i
 push by shared object (libnghttp2's own parse and answer apart from the rest).
 
 Usage: python3 scripts/bench/instructions.py --bin BIN_DIR [--ops op,...] [--count N] [--json] [--keep DIR]
-                                             [--daemon-args "ARGS"]
+                                             [--top N] [--daemon-args "ARGS"]
   (BIN_DIR: a release build, scripts/build-release.sh; the C control client is compiled here)
+  --top N prints under each row the N functions with the most instructions of their own a
+  message (the same difference of the two runs; names demangled by `swift demangle` when it is
+  on the PATH).
   --keep DIR keeps each daemon's dump of the run of 2N messages as DIR/OP-DAEMON.callgrind, to
-  read by function: callgrind_annotate --inclusive=no DIR/rtt-data-64-phoned.callgrind
+  read line by line: callgrind_annotate DIR/rtt-data-64-phoned.callgrind SOURCE.swift ... (or
+  by function and its callees with --inclusive=yes; on these dumps valgrind 3.19's listing by
+  own cost puts every instruction under __libc_start_main, which --top does not).
   --daemon-args "ARGS" starts both daemons with these arguments as well: "--trace-entries 0"
   counts the same ops with the trace off (what the trace costs is the difference).
 Ops: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
@@ -62,9 +67,11 @@ SYSCALLS = {"epoll_wait", "epoll_pwait", "recvmsg", "sendmsg", "read", "write", 
 
 
 def parse_callgrind(path):
-    """Self instructions by shared object, and calls of the allocators and system calls by name."""
+    """Self instructions by shared object and by function, and calls of the allocators and
+    system calls by name."""
     names = {}
     by_object = {}
+    by_function = {}
     calls = {}
     total = 0
     obj = fn = cfn = None
@@ -92,6 +99,7 @@ def parse_callgrind(path):
                     after_calls = False
                     continue
                 by_object[obj] = by_object.get(obj, 0) + cost
+                by_function[fn] = by_function.get(fn, 0) + cost
                 total += cost
                 continue
             key, _, value = line.partition("=")
@@ -113,7 +121,7 @@ def parse_callgrind(path):
                 nested = short in REFERENCE_COUNTING and (fn or "").startswith(("swift_bridgeObject", "swift_nonatomic_bridgeObject"))
                 if short in ALLOCATORS or short in SYSCALLS or (short in REFERENCE_COUNTING and not nested):
                     calls[short] = calls.get(short, 0) + n
-    return total, by_object, calls
+    return total, by_object, calls, by_function
 
 
 def poke(ctl, status):
@@ -170,7 +178,21 @@ def per_message(first, second, n):
     total = (second[0] - first[0]) / n
     objects = {k: (second[1].get(k, 0) - first[1].get(k, 0)) / n for k in set(first[1]) | set(second[1])}
     calls = {k: (second[2].get(k, 0) - first[2].get(k, 0)) / n for k in set(first[2]) | set(second[2])}
-    return {"instructions": total, "objects": objects, "calls": calls}
+    functions = {k: (second[3].get(k, 0) - first[3].get(k, 0)) / n for k in set(first[3]) | set(second[3])}
+    return {"instructions": total, "objects": objects, "calls": calls, "functions": functions}
+
+
+def demangled(names):
+    """Swift's symbols as `swift demangle --simplified` reads them (others as they are); the
+    names themselves when it is not on the PATH."""
+    if not shutil.which("swift"):
+        return {name: name for name in names}
+    result = subprocess.run(["swift", "demangle", "--simplified"], input="\n".join(names) + "\n",
+                            capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    if result.returncode != 0 or len(lines) != len(names):
+        return {name: name for name in names}
+    return dict(zip(names, lines))
 
 
 def measure(bin_dir, ref_dir, daemon, op, n, keep=None, extra=()):
@@ -270,6 +292,8 @@ def main():
     parser.add_argument("--count", type=int, default=2000, help="N: runs of N and 2N messages (pushes: 10 N)")
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON too")
     parser.add_argument("--keep", metavar="DIR", help="keep the dumps of the runs of 2N messages in DIR")
+    parser.add_argument("--top", type=int, default=0, metavar="N",
+                        help="print the N functions with the most instructions of their own a message")
     parser.add_argument("--daemon-args", default="", metavar="ARGS",
                         help='more arguments for both daemons, e.g. "--trace-entries 0"')
     a = parser.parse_args()
@@ -307,7 +331,17 @@ def main():
             if op in APNS:
                 objs = sorted(((v, short_object(k)) for k, v in r["objects"].items() if v >= 50), reverse=True)
                 print("    by object: " + ", ".join(f"{name} {v:.0f}" for v, name in objs))
+            if a.top > 0:
+                top = sorted(((v, k or "?") for k, v in r["functions"].items()), reverse=True)[:a.top]
+                names = demangled([k for _, k in top])
+                for v, k in top:
+                    print(f"    {v:9.0f} {100 * v / r['instructions']:5.1f}%  {names[k][:150]}")
     if a.json:
+        for by_daemon in results.values():
+            for r in by_daemon.values():
+                functions = r.pop("functions")
+                if a.top > 0:
+                    r["functions"] = dict(sorted(functions.items(), key=lambda item: -item[1])[:a.top])
         print(json.dumps(results, indent=1))
 
 
