@@ -88,6 +88,41 @@ final class TracerTests: XCTestCase {
         XCTAssertEqual(MemoryLayout<Tracer.Slot>.stride, 48)
     }
 
+    /// Followers (as the trace file) get the same entries whether a ring keeps them or not
+    /// (`--trace-entries 0` with a trace file or `trace.get {"follow": true}`): every member but
+    /// the time agrees, the preview, the op written when it causes something, the cause and a
+    /// rare frame's detail among them.
+    func testFollowersGetTheSameEntriesWithAndWithoutARing() throws {
+        let payload = try PropertyListCodec.encode(["k": .string("v"), "n": .integer(2)])
+        func record(_ tracer: Tracer) -> [JSONObject] {
+            var followed: [JSONObject] = []
+            tracer.follow = { entry in
+                var object = entry.object
+                object["t"] = nil
+                followed.append(object)
+            }
+            tracer.withOp("message.send", client: 3) { _ in
+                _ = tracer.frame(.message(id: 7, wantsReply: true, payload: .dictionary(payload)), outgoing: true, peer: "watch-1")
+            }
+            let received = tracer.frame(.reply(id: 7, payload: .data([1, 2, 3])), outgoing: false, peer: "watch-1")
+            tracer.withCause(received) {
+                _ = tracer.note(.userInfoDidFinish, seq: 4, transferId: "T-1", peer: "watch-1")
+                _ = tracer.frame(
+                    .fileChunkAck(seq: 5, flags: [], receivedOffset: 10, committedOffset: 8), outgoing: true, peer: "watch-1")
+            }
+            return followed
+        }
+        let withRing = record(Tracer(capacity: 10, filePath: nil))
+        let withoutRing = record(Tracer(capacity: 0, filePath: nil))
+        XCTAssertEqual(withRing.count, 5)
+        XCTAssertEqual(withRing, withoutRing)
+        XCTAssertEqual(withRing[1]["preview"]?.stringValue, TracePreview.text(payload, isData: false))
+        XCTAssertEqual(withRing[1]["cause"]?.intValue, 1, "the op, written when its frame is")
+        XCTAssertEqual(withRing[3]["transferId"]?.stringValue, "T-1")
+        XCTAssertEqual(withRing[3]["cause"]?.intValue, 3)
+        XCTAssertEqual(withRing[4]["committedOffset"]?.intValue, 8)
+    }
+
     func testOffRecordsNothing() {
         let tracer = Tracer(capacity: 0, filePath: nil)
         XCTAssertFalse(tracer.isOn)
