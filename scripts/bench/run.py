@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import socket
 import subprocess
 import sys
@@ -115,7 +116,14 @@ def trace_cost(bin_dir, row, scale):
     default ring of 10,000 entries) and one with it off (--trace-entries 0), measured
     alternately, the best of each kept; printed side by side, the target is within 10%.
     The pair that goes first alternates from round to round: the second of two runs was
-    about 5% faster at durable transfers (two pairs both with the trace on read 0.92-1.00)."""
+    about 5% faster at durable transfers (two pairs both with the trace on read 0.92-1.00).
+    Under each row, the median of each round's own on/off ratio: the bests are each one run,
+    which one lucky run moves; where the two disagree by more than a few percent, the host
+    was too noisy for the row."""
+
+    def paired_row(ratios):
+        row("  paired: median of the rounds' own on/off, in %", 100 * statistics.median(ratios), "%")
+
     homes = {state: tempfile.mkdtemp(prefix=f"wlt{state}-", dir="/tmp") for state in ("on", "off")}
     pairs = {}
     try:
@@ -131,11 +139,16 @@ def trace_cost(bin_dir, row, scale):
         n_rtt = int(2000 * scale)
         for pair in pairs.values():
             call(pair.phone, "bench.roundTrip", {"size": 64, "count": 500, "kind": "dictionary"})  # warm-up
+        paired = []
         for round in range(10):
+            got = {}
             for state, pair in in_turn(pairs, round):
                 r = call(pair.phone, "bench.roundTrip", {"size": 64, "count": n_rtt, "kind": "dictionary"})
+                got[state] = r["p50Us"]
                 best[state] = min(best.get(state, r["p50Us"]), r["p50Us"])
+            paired.append(got["on"] / got["off"])
         row("trace on vs off: round trip p50, dictionary", best["on"], "us", best["off"], target="<= 1.10x")
+        paired_row(paired)
         for pair in pairs.values():
             for proc in pair.procs.values():
                 pin_process(proc.pid, os.sched_getaffinity(0))
@@ -143,19 +156,29 @@ def trace_cost(bin_dir, row, scale):
         best = {}
         # Both daemons busy on two cores: the figure moves by 5-10% from run to run, so the
         # best of twelve.
+        paired = []
         for round in range(12):
+            got = {}
             for state, pair in in_turn(pairs, round):
                 r = call(pair.phone, "bench.oneWay", {"size": 64, "count": int(200000 * scale), "kind": "dictionary"})
+                got[state] = r["messagesPerSecond"]
                 best[state] = max(best.get(state, 0), r["messagesPerSecond"])
+            paired.append(got["on"] / got["off"])
         row("trace on vs off: one-way messages/s, dictionary", best["on"], "msg/s", best["off"], better="higher", target=">= 0.90x")
+        paired_row(paired)
         # Durable transfers wait on the disk and move by about 10% from run to run, more than
         # the trace costs them (2-3% of the daemons' instructions): eight rounds each.
         best = {}
+        paired = []
         for round in range(8):
+            got = {}
             for state, pair in in_turn(pairs, round):
                 r = call(pair.phone, "bench.userInfo", {"count": int(100000 * scale), "size": 100})
+                got[state] = r["transfersPerSecond"]
                 best[state] = max(best.get(state, 0), r["transfersPerSecond"])
+            paired.append(got["on"] / got["off"])
         row("trace on vs off: userInfo transfers/s", best["on"], "xfer/s", best["off"], better="higher", target=">= 0.90x")
+        paired_row(paired)
     finally:
         for pair in pairs.values():
             pair.stop()
