@@ -58,6 +58,8 @@ bin_dir=$(swift build --build-path "$build_path" --show-bin-path "$@")
 export WATCHLINK_BIN_DIR="$bin_dir"
 # The version: one place, and the changelog, the docs and --version of the built programs agree.
 scripts/check-version.sh "$bin_dir"
+# Each LeakSanitizer suppression still names a function of the daemons or the Swift runtime.
+scripts/check-lsan-suppressions.sh "$bin_dir"
 if [ -z "$sanitizer" ]; then
     # The DocC site builds without a warning, every public symbol of WatchLinkTesting and
     # WatchLinkClient documented; from the symbol graphs of the build above.
