@@ -232,6 +232,18 @@ mutation short-ascii-second-word \
     '            let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
     '            let secondMask: UInt64 = 0'
 
+mutation long-string-count-big-endian \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
+    'PropertyListCodecTests' \
+    '            count = Int(base[start + 2]) << 8 | Int(base[start + 3])' \
+    '            count = Int(base[start + 3]) << 8 | Int(base[start + 2])'
+
+mutation long-string-inside-the-objects \
+    Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
+    'PropertyListCodecTests' \
+    '        guard count <= end - contentStart else { return nil }' \
+    '        guard count <= end - start else { return nil }'
+
 mutation flat-scan-only-when-top-is-first \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests' \

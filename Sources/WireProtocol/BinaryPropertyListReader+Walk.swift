@@ -189,9 +189,7 @@ extension BinaryPropertyListReader {
     @inline(__always)
     private func asciiString(_ object: Int, at start: Int, known: Bool) -> UnsafeBufferPointer<UInt8>? {
         let info = Int(bytes[start] & 0x0F)
-        guard info < 0x0F else {
-            return try? asciiContent(object, at: start, known: known)
-        }
+        guard info < 0x0F else { return longASCIIString(object, at: start, known: known) }
         let contentStart = start + 1
         guard info <= offsetTableOffset - contentStart else { return nil }
         if !known {
@@ -206,6 +204,32 @@ extension BinaryPropertyListReader {
             guard (first & firstMask | second & secondMask) & high == 0 else { return nil }
         }
         return UnsafeBufferPointer(rebasing: bytes[contentStart..<contentStart + info])
+    }
+
+    /// A string of 15 bytes or more (marker 0x5F): its count in the integer after the marker.
+    /// A count of one or two bytes (what writers use below 65,536) is read here, with the
+    /// bounds ``readCount(object:at:)`` and ``readPayload(object:from:count:)`` check; any
+    /// other form, or one they refuse, goes through them. (Out of line: inlined, it kept the
+    /// short strings' check from being inlined into the flat loop.)
+    @inline(never)
+    private func longASCIIString(_ object: Int, at start: Int, known: Bool) -> UnsafeBufferPointer<UInt8>? {
+        let base = bytes.baseAddress!
+        let end = offsetTableOffset
+        let count: Int
+        let contentStart: Int
+        if start + 3 <= end && base[start + 1] == 0x10 {
+            count = Int(base[start + 2])
+            contentStart = start + 3
+        } else if start + 4 <= end && base[start + 1] == 0x11 {
+            count = Int(base[start + 2]) << 8 | Int(base[start + 3])
+            contentStart = start + 4
+        } else {
+            return try? asciiContent(object, at: start, known: known)
+        }
+        guard count <= end - contentStart else { return nil }
+        let content = UnsafeBufferPointer(start: base + contentStart, count: count)
+        guard known || ASCII.firstNonASCII(UnsafeRawBufferPointer(content)) == nil else { return nil }
+        return content
     }
 
     /// The order of two keys of the file (``UTF8Order/compare(_:_:)``'s sign): their first

@@ -368,6 +368,44 @@ final class PropertyListCodecTests: XCTestCase {
         XCTAssertEqual(flatCount(ascending), 2)
     }
 
+    /// A string of 15 bytes or more carries its count in an integer object after its marker.
+    /// The flat read takes the counts writers use (one byte, two bytes big-endian) and any
+    /// other size of integer the format allows (a four-byte count here), and refuses a count
+    /// that runs past the objects, as the decoder does.
+    func testTheFlatReadTakesLongStringsByTheirCount() throws {
+        func flatStrings(_ bytes: [UInt8]) -> [String: String]? {
+            bytes.withUnsafeBufferPointer { buffer in
+                withUnsafeTemporaryAllocation(of: FlatDictionaryEntry.self, capacity: 4) { entries in
+                    guard let count = PropertyListCodec.readFlatDictionary(buffer, into: entries) else { return nil }
+                    var strings: [String: String] = [:]
+                    for entry in entries[..<count] {
+                        guard case .asciiString(let string) = entry.value else { return nil }
+                        strings[String(decoding: entry.key, as: UTF8.self)] = String(decoding: string, as: UTF8.self)
+                    }
+                    return strings
+                }
+            }
+        }
+        let oneByte = String(repeating: "x", count: 20)
+        let twoBytes = String(repeating: "y", count: 0x0102)
+        let written = try PropertyListCodec.encode(["a": .string(oneByte), "b": .string(twoBytes)])
+        XCTAssertEqual(flatStrings(written), ["a": oneByte, "b": twoBytes])
+
+        let fourByteCount: [UInt8] = [0x5F, 0x12, 0, 0, 0, 20] + Array(oneByte.utf8)
+        let fourBytes = handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], fourByteCount])
+        XCTAssertEqual(flatStrings(fourBytes), ["k": oneByte])
+        XCTAssertEqual(try PropertyListCodec.decodeDictionary(fourBytes), ["k": .string(oneByte)])
+
+        // Counts one past the string's bytes: the next object's marker (or the offset table)
+        // would be read as the string's.
+        for (countBytes, size) in [([0x10, 21], 1), ([0x11, 0, 21], 2)] as [([UInt8], Int)] {
+            let pastTheEnd = handMadePropertyList([[0xD1, 1, 2], [0x51, 0x6B], [0x5F] + countBytes + Array(oneByte.utf8)])
+            XCTAssertNil(flatStrings(pastTheEnd), "a \(size)-byte count")
+            XCTAssertThrowsError(try PropertyListCodec.decodeDictionary(pastTheEnd), "a \(size)-byte count")
+            XCTAssertFalse(PropertyListCodec.isDictionaryByCheck(pastTheEnd), "a \(size)-byte count")
+        }
+    }
+
     func testInvalidStringsAreRefused() {
         assertDecodingFails(handMadePropertyList([[0xD1, 1, 2], [0x51, 0xE9], [0x09]]), containing: "contains the non-ASCII byte 0xE9")
         // The flat loop skips the check of each string when one scan of the objects after the
