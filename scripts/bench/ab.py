@@ -13,7 +13,7 @@ Usage: python3 scripts/bench/ab.py A_BIN_DIR B_BIN_DIR [--rounds N] [--rows ROW,
   (release builds: scripts/build-release.sh, with WATCHLINK_RELEASE_WITHOUT and its own
   WATCHLINK_RELEASE_BUILD_PATH for a build without a flag)
 Rows: rtt-data-64, rtt-dict-132, rtt-data-16k, rtt-dict-16k, control-132, control-16k,
-oneway-dict-132, oneway-data-16k, userinfo, apns-h2c (h2load's pushes/s, as the bench's APNs row). B/A above 1.00 means B is slower for times and faster for rates.
+oneway-dict-132, oneway-data-16k, oneway-dict-16k, userinfo, apns-h2c (h2load's pushes/s, as the bench's APNs row). B/A above 1.00 means B is slower for times and faster for rates.
 """
 import argparse
 import os
@@ -36,6 +36,7 @@ ROUND_TRIPS = {
 RATES = {
     "oneway-dict-132": ("one-way messages/s, dictionary 132 B", "bench.oneWay", {"size": 64, "kind": "dictionary", "count": 200000}, "messagesPerSecond"),
     "oneway-data-16k": ("one-way messages/s, data 16384 B", "bench.oneWay", {"size": 16384, "kind": "data", "count": 50000}, "messagesPerSecond"),
+    "oneway-dict-16k": ("one-way messages/s, dictionary 16483 B", "bench.oneWay", {"size": 16384, "kind": "dictionary", "count": 50000}, "messagesPerSecond"),
     "userinfo": ("userInfo end to end, transfers/s", "bench.userInfo", {"size": 100, "count": 100000}, "transfersPerSecond"),
 }
 CONTROL = {"control-132": ("control message.send round trip p50, 132 B", "64"),
