@@ -121,8 +121,20 @@ def trace_cost(bin_dir, row, scale):
     which one lucky run moves; where the two disagree by more than a few percent, the host
     was too noisy for the row."""
 
-    def paired_row(ratios):
-        row("  paired: median of the rounds' own on/off, in %", 100 * statistics.median(ratios), "%")
+    def compare(rounds, op, args, key, label, unit, better, target):
+        """Runs `op` on both pairs in turn for `rounds` rounds and prints the row of the bests
+        and, under it, the paired median."""
+        best = {}
+        paired = []
+        pick = min if better == "lower" else max
+        for round in range(rounds):
+            got = {}
+            for state, pair in in_turn(pairs, round):
+                got[state] = call(pair.phone, op, args)[key]
+                best[state] = pick(best.get(state, got[state]), got[state])
+            paired.append(got["on"] / got["off"])
+        row(label, best["on"], unit, best["off"], better=better, target=target)
+        row("  paired: median of the rounds' own on/off, in %", 100 * statistics.median(paired), "%")
 
     homes = {state: tempfile.mkdtemp(prefix=f"wlt{state}-", dir="/tmp") for state in ("on", "off")}
     pairs = {}
@@ -135,50 +147,22 @@ def trace_cost(bin_dir, row, scale):
         for pair in pairs.values():
             for proc in pair.procs.values():
                 pin_process(proc.pid, cpus)
-        best = {}
-        n_rtt = int(2000 * scale)
         for pair in pairs.values():
             call(pair.phone, "bench.roundTrip", {"size": 64, "count": 500, "kind": "dictionary"})  # warm-up
-        paired = []
-        for round in range(10):
-            got = {}
-            for state, pair in in_turn(pairs, round):
-                r = call(pair.phone, "bench.roundTrip", {"size": 64, "count": n_rtt, "kind": "dictionary"})
-                got[state] = r["p50Us"]
-                best[state] = min(best.get(state, r["p50Us"]), r["p50Us"])
-            paired.append(got["on"] / got["off"])
-        row("trace on vs off: round trip p50, dictionary", best["on"], "us", best["off"], target="<= 1.10x")
-        paired_row(paired)
+        compare(10, "bench.roundTrip", {"size": 64, "count": int(2000 * scale), "kind": "dictionary"}, "p50Us",
+                "trace on vs off: round trip p50, dictionary", "us", "lower", "<= 1.10x")
         for pair in pairs.values():
             for proc in pair.procs.values():
                 pin_process(proc.pid, os.sched_getaffinity(0))
             call(pair.watch, "replies.set", {"mode": "empty"})
-        best = {}
         # Both daemons busy on two cores: the figure moves by 5-10% from run to run, so the
         # best of twelve.
-        paired = []
-        for round in range(12):
-            got = {}
-            for state, pair in in_turn(pairs, round):
-                r = call(pair.phone, "bench.oneWay", {"size": 64, "count": int(200000 * scale), "kind": "dictionary"})
-                got[state] = r["messagesPerSecond"]
-                best[state] = max(best.get(state, 0), r["messagesPerSecond"])
-            paired.append(got["on"] / got["off"])
-        row("trace on vs off: one-way messages/s, dictionary", best["on"], "msg/s", best["off"], better="higher", target=">= 0.90x")
-        paired_row(paired)
+        compare(12, "bench.oneWay", {"size": 64, "count": int(200000 * scale), "kind": "dictionary"}, "messagesPerSecond",
+                "trace on vs off: one-way messages/s, dictionary", "msg/s", "higher", ">= 0.90x")
         # Durable transfers wait on the disk and move by about 10% from run to run, more than
         # the trace costs them (2-3% of the daemons' instructions): eight rounds each.
-        best = {}
-        paired = []
-        for round in range(8):
-            got = {}
-            for state, pair in in_turn(pairs, round):
-                r = call(pair.phone, "bench.userInfo", {"count": int(100000 * scale), "size": 100})
-                got[state] = r["transfersPerSecond"]
-                best[state] = max(best.get(state, 0), r["transfersPerSecond"])
-            paired.append(got["on"] / got["off"])
-        row("trace on vs off: userInfo transfers/s", best["on"], "xfer/s", best["off"], better="higher", target=">= 0.90x")
-        paired_row(paired)
+        compare(8, "bench.userInfo", {"count": int(100000 * scale), "size": 100}, "transfersPerSecond",
+                "trace on vs off: userInfo transfers/s", "xfer/s", "higher", ">= 0.90x")
     finally:
         for pair in pairs.values():
             pair.stop()
