@@ -41,12 +41,15 @@ extension Daemon {
     }
 
     var featureContext: FeatureContext {
-        FeatureContext(
+        // The gateway is captured itself (it holds no feature), not reached through an
+        // unowned daemon: a feature submits at every message it sends.
+        let gateway = gateway
+        return FeatureContext(
             role: role, loop: loop, logger: logger, home: options.home, stateDirectory: options.stateDirectory,
             options: options.featureOptions,
             publish: { [unowned self] in self.control.publish($0, $1) },
             hasEventSubscribers: { [unowned self] in self.control.hasSubscribers },
-            submit: { [unowned self] in self.gateway.submit($0, completion: $1) },
+            submit: { gateway.submit($0, completion: $1) },
             status: { [unowned self] in self.directory.session.status() },
             apps: launcher,
             sendEvent: { [unowned self] in self.control.sendEvent($0, $1, toClient: $2) },

@@ -38,11 +38,22 @@ final class LinkChannel: ConnectionReader {
     private(set) var peer: Hello?
     /// The peer's index in the trace (``Tracer/peerIndex(_:)``), once the handshake named it.
     private(set) var tracePeer: UInt16 = 0
-    /// The counterpart whose session this link carries, once the handshake is done. Unowned,
-    /// not weak: a peer, once the directory lists it, lives as long as the daemon (peers are
-    /// never removed), and a weakly referenced object keeps a side table that makes every
-    /// retain and release of it take the slow path, a dozen times a message.
-    unowned var owner: PeerSession?
+    /// The counterpart whose session this link carries, once the handshake is done. Neither
+    /// weak nor counted: a peer, once the directory lists it, lives as long as the daemon
+    /// (peers are never removed); a weakly referenced object keeps a side table that makes
+    /// every retain and release of it take the slow path, a dozen times a message, and an
+    /// unowned one is retained and released at each read. The frame path reads it with
+    /// ``withOwner(_:)``, which takes no reference.
+    var owner: PeerSession? {
+        get { ownerReference?.takeUnretainedValue() }
+        set { ownerReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    private var ownerReference: Unmanaged<PeerSession>?
+    /// Runs `body` with the ``owner`` (nil when there is none), no reference taken.
+    @inline(__always)
+    func withOwner<T>(_ body: (PeerSession) -> T) -> T? {
+        ownerReference?._withUnsafeGuaranteedRef(body)
+    }
     private(set) var isEstablished = false
     private(set) var isClosing = false
     private var handshakeTimer: EventLoop.TimerID?
@@ -87,6 +98,7 @@ final class LinkChannel: ConnectionReader {
         // keeps a side table that sends every retain and release of it down a slow path, and
         // a channel is retained and released many times a message. Its `deinit` takes itself
         // out of the connection and cancels its timers instead.
+        super.init()
         connection.reader = self
         connection.onClose = { [unowned(unsafe) self] reason in self.connectionClosed(reason) }
         handshakeTimer = loop.schedule(afterMilliseconds: handshakeTimeoutMilliseconds) { [unowned(unsafe) self] in
@@ -162,7 +174,7 @@ final class LinkChannel: ConnectionReader {
     /// size, and in a stream of one-way messages): one `recvmsg` into their heads and payloads,
     /// then into `buffer` (a little of it after more than one frame: what follows a stream's
     /// frames is mostly the next of them, which the next read takes in place).
-    func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+    override func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
         guard isEstablished, !isClosing, decoder.expectsFrame else {
             guard let count = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return nil }
             if count > 0 { received(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }

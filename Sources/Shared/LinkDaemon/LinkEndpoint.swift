@@ -209,8 +209,11 @@ final class LinkEndpoint {
             loop: loop, connection: connection, serial: serial, handshake: handshake, role: role,
             logger: logger, tracer: tracer)
         channel.latencyMilliseconds = latencyMilliseconds
-        channel.onDirty = { [unowned self] channel in self.dirtyChannels.append(channel) }
-        channel.onEvent = { [unowned self] channel, event in self.channelEvent(channel, event) }
+        // No reference taken: the endpoint holds its channels and lives as long as the daemon,
+        // and these run at every frame (an unowned self is a retain and a release each time).
+        let endpoint = Unmanaged.passUnretained(self)
+        channel.onDirty = { channel in endpoint._withUnsafeGuaranteedRef { $0.dirtyChannels.append(channel) } }
+        channel.onEvent = { channel, event in endpoint._withUnsafeGuaranteedRef { $0.channelEvent(channel, event) } }
         channels[serial] = channel
         return channel
     }
@@ -228,8 +231,10 @@ final class LinkEndpoint {
         case .established(let hello, let version):
             established(channel, hello, version)
         case .frame(let frame):
-            guard let peer = channel.owner, peer.channel === channel else { return }
-            committer.perform(peer.session.receive(frame, now: loop.turnMilliseconds), from: peer)
+            channel.withOwner { peer in
+                guard peer.channel === channel else { return }
+                committer.perform(peer.session.receive(frame, now: loop.turnMilliseconds), from: peer)
+            }
         case .clock(let frame):
             guard let peer = channel.owner, peer.channel === channel else { return }
             clock?.received(frame, on: channel, peer: peer)

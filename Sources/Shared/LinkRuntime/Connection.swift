@@ -10,11 +10,21 @@ public typealias CloseReason = Connection.CloseReason
 
 /// Reads a ``Connection``'s bytes into memory of its choosing: a frame's payload straight into
 /// the array that will own it, say, with the loop's read buffer for what has no better place.
-public protocol ConnectionReader: AnyObject {
+/// A subclass overrides ``read(_:buffer:)``.
+///
+/// A class, not a protocol: the connection calls its reader at every read through a reference
+/// it does not count, and Swift calls a class instance held that way with no reference taken,
+/// where an existential held `unowned(unsafe)` is retained for each call, with a locked
+/// instruction even in code built to count references without one.
+open class ConnectionReader {
+    public init() {}
+
     /// Reads from `fd` once (non-blocking, as ``Syscall/receive(_:vectors:_:)``), with `buffer` as the
     /// last or only place for the bytes, and handles what arrived before returning: the byte
     /// count, 0 at end of file (nothing to handle), `nil` when nothing was there.
-    func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int?
+    open func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        preconditionFailure("\(type(of: self)) does not override ConnectionReader.read(_:buffer:)")
+    }
 }
 
 /// A buffered, non-blocking stream connection served by an ``EventLoop``.
@@ -54,10 +64,14 @@ public final class Connection {
     /// for a reader that knows where the next bytes belong (see ``ConnectionReader``).
     ///
     /// Neither retained nor weak (an object referenced weakly keeps a side table, through which
-    /// every retain and release of it then goes, and a reader is retained and released on each
-    /// message): a reader that may go away before the connection sets this to nil first, in
-    /// its `deinit` at the latest.
-    public unowned(unsafe) var reader: (any ConnectionReader)?
+    /// every retain and release of it then goes, and a reader would be retained and released
+    /// at each read): a reader that may go away before the connection sets this to nil first,
+    /// in its `deinit` at the latest.
+    public var reader: ConnectionReader? {
+        get { readerReference?.takeUnretainedValue() }
+        set { readerReference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    private var readerReference: Unmanaged<ConnectionReader>?
     /// Called once when the connection closes, for whatever reason.
     public var onClose: ((CloseReason) -> Void)?
     /// Called when the socket has taken everything that was queued (the peer reads again).
@@ -241,8 +255,8 @@ public final class Connection {
             reads += 1
             let count: Int
             do {
-                if !isClosing, let reader {
-                    guard let n = try reader.read(fd, buffer: buffer) else { return }
+                if !isClosing, let reader = readerReference {
+                    guard let n = try reader._withUnsafeGuaranteedRef({ try $0.read(fd, buffer: buffer) }) else { return }
                     count = n
                 } else {
                     guard let n = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return }
@@ -261,7 +275,7 @@ public final class Connection {
                 }
                 return
             }
-            if !isClosing && reader == nil {
+            if !isClosing && readerReference == nil {
                 onRead?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             }
             if count < buffer.count { return }
