@@ -232,6 +232,18 @@ mutation short-ascii-second-word \
     '            let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
     '            let secondMask: UInt64 = 0'
 
+mutation frame-head-without-channel \
+    Sources/WireProtocol/FrameEncoder.swift \
+    'FrameEncoderTests' \
+    '            if fields.hasChannel == 1 {' \
+    '            if fields.hasChannel == 2 {'
+
+mutation frame-head-length-without-payload \
+    Sources/WireProtocol/FrameEncoder.swift \
+    'FrameEncoderTests' \
+    '        let frameLength = 1 + fieldsLength + payload.count' \
+    '        let frameLength = 1 + fieldsLength + (includingPayload ? payload.count : 0)'
+
 mutation long-string-count-big-endian \
     Sources/WireProtocol/BinaryPropertyListReader+Walk.swift \
     'PropertyListCodecTests' \

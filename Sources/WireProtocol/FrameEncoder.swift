@@ -1,3 +1,5 @@
+import LinkCollections
+
 /// Writes frames as bytes: a big-endian `UInt32` length (type byte and body), the type byte, the body.
 ///
 /// Strings with a length limit (a device id, an error description, a GOAWAY reason) are cut at
@@ -35,6 +37,21 @@ public struct FrameEncoder: Sendable {
     }
 
     private static func encode(_ frame: Frame, into buffer: inout [UInt8], includingPayload: Bool) {
+        switch frame {
+        case .message(let id, let wantsReply, let payload):
+            let flags = (wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0)
+            return appendPayloadFrame(
+                .message, fields: (0, 0, id, flags), fieldsLength: 9, payload: payload.bytes, includingPayload, to: &buffer)
+        case .reply(let id, let payload):
+            return appendPayloadFrame(
+                .reply, fields: (0, 0, id, payload.isData ? MessageFlags.isData : 0), fieldsLength: 9, payload: payload.bytes,
+                includingPayload, to: &buffer)
+        case .item(let channel, let seq, let flags, let payload):
+            return appendPayloadFrame(
+                .item, fields: (1, channel, seq, flags), fieldsLength: 10, payload: payload, includingPayload, to: &buffer)
+        default:
+            break
+        }
         let frameLength = 1 + bodyLength(of: frame)
         precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
         reserveCapacity(includingPayload ? 4 + frameLength : 32, in: &buffer)
@@ -63,14 +80,8 @@ public struct FrameEncoder: Sendable {
             buffer.append(state.activationState.rawValue)
             buffer.append(state.appState.rawValue)
             buffer.append(state.flags.rawValue)
-        case .message(let id, let wantsReply, let payload):
-            buffer.appendBigEndian(id)
-            buffer.append((wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0))
-            if includingPayload { appendPayload(payload.bytes, to: &buffer) }
-        case .reply(let id, let payload):
-            buffer.appendBigEndian(id)
-            buffer.append(payload.isData ? MessageFlags.isData : 0)
-            if includingPayload { appendPayload(payload.bytes, to: &buffer) }
+        case .message, .reply, .item:
+            preconditionFailure("MESSAGE, REPLY and ITEM frames are written by appendPayloadFrame")
         case .messageError(let id, let code, let description):
             buffer.appendBigEndian(id)
             buffer.appendBigEndian(code)
@@ -82,11 +93,6 @@ public struct FrameEncoder: Sendable {
         case .goAway(let code, let reason):
             buffer.appendBigEndian(code)
             appendString(reason, maximum: Int(UInt16.max), to: &buffer)
-        case .item(let channel, let seq, let flags, let payload):
-            buffer.append(channel)
-            buffer.appendBigEndian(seq)
-            buffer.append(flags)
-            if includingPayload { appendPayload(payload, to: &buffer) }
         case .ack(let channel, let seq):
             buffer.append(channel)
             buffer.appendBigEndian(seq)
@@ -174,6 +180,39 @@ public struct FrameEncoder: Sendable {
         let needed = buffer.count + additional
         if buffer.capacity < needed {
             buffer.reserveCapacity(Swift.max(needed, 2 * buffer.capacity))
+        }
+    }
+
+    /// A MESSAGE, REPLY or ITEM frame, the frames of every message and transfer: its length,
+    /// type and fields (`fields`: a channel byte when its first member is 1, then the id or
+    /// seq and the flags byte; `fieldsLength` bytes in all) and its payload, unless
+    /// `includingPayload` is false, written with one append (``ByteArrays/append(count:to:_:)``)
+    /// rather than one for each field, each of which checked the array's room and uniqueness.
+    /// The layouts are docs/wire-protocol.md's (`WireProtocolDocumentTests` checks its examples).
+    @inline(__always)
+    private static func appendPayloadFrame(
+        _ type: FrameType, fields: (hasChannel: UInt8, channel: UInt8, number: UInt64, flags: UInt8), fieldsLength: Int,
+        payload: [UInt8], _ includingPayload: Bool, to buffer: inout [UInt8]
+    ) {
+        let frameLength = 1 + fieldsLength + payload.count
+        precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
+        let headLength = 5 + fieldsLength
+        let written = headLength + (includingPayload ? payload.count : 0)
+        reserveCapacity(written, in: &buffer)
+        ByteArrays.append(count: written, to: &buffer) { base in
+            let head = UnsafeMutableRawPointer(base)
+            head.storeBytes(of: UInt32(frameLength).bigEndian, as: UInt32.self)
+            head.storeBytes(of: type.rawValue, toByteOffset: 4, as: UInt8.self)
+            var offset = 5
+            if fields.hasChannel == 1 {
+                head.storeBytes(of: fields.channel, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            head.storeBytes(of: fields.number.bigEndian, toByteOffset: offset, as: UInt64.self)
+            head.storeBytes(of: fields.flags, toByteOffset: offset + 8, as: UInt8.self)
+            if includingPayload {
+                payload.withUnsafeBytes { PieceCopy.copy($0, to: head + headLength) }
+            }
         }
     }
 

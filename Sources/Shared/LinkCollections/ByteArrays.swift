@@ -22,6 +22,21 @@ public enum ByteArrays {
         }
         return bytes
     }
+
+    /// Appends `count` bytes to `bytes`, each written by `write` (given the first new byte's
+    /// address): one check of the array's room and of its uniqueness for all of them, where
+    /// each `append(contentsOf:)` makes its own (about 80 instructions an append, more than
+    /// a frame's head takes to write).
+    @inlinable @inline(__always)
+    public static func append(
+        count: Int, to bytes: inout [UInt8], _ write: (UnsafeMutablePointer<UInt8>) throws -> Void
+    ) rethrows {
+        let start = bytes.count
+        bytes.append(contentsOf: UnwrittenBytes(count: count))
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            if let base = buffer.baseAddress { try write(base + start) }
+        }
+    }
 }
 
 /// `count` bytes left as they are: appended to an array with room for them, it sets the
