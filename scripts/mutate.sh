@@ -232,11 +232,17 @@ mutation short-ascii-second-word \
     '            let secondMask: UInt64 = info <= 8 ? 0 : (1 << (8 * UInt64(info - 8))) &- 1' \
     '            let secondMask: UInt64 = 0'
 
-mutation frame-head-without-channel \
+mutation closed-channel-dropped-at-once \
+    Sources/Shared/LinkDaemon/LinkEndpoint.swift \
+    'HostilePeerTests' \
+    '            closedChannels.append(channel)' \
+    '            _ = channel'
+
+mutation frame-head-channel-overwritten \
     Sources/WireProtocol/FrameEncoder.swift \
     'FrameEncoderTests' \
-    '            if fields.hasChannel == 1 {' \
-    '            if fields.hasChannel == 2 {'
+    '                offset += 1' \
+    '                offset += 0'
 
 mutation frame-head-length-without-payload \
     Sources/WireProtocol/FrameEncoder.swift \

@@ -107,7 +107,17 @@ final class LinkChannel: ConnectionReader {
         }
     }
 
+    #if DEBUG
+    /// Reads of this channel running now. Nothing takes a reference to a channel for a call
+    /// (`Connection.reader`), so one freed while a read runs would be freed under its own
+    /// feet; debug builds, which run the tests, stop there (`LinkEndpoint.closedChannels`).
+    private var readsRunning = 0
+    #endif
+
     deinit {
+        #if DEBUG
+        precondition(readsRunning == 0, "a LinkChannel was freed while its own read ran")
+        #endif
         connection.reader = nil
         connection.onClose = nil
         cancelTimers()
@@ -175,6 +185,10 @@ final class LinkChannel: ConnectionReader {
     /// then into `buffer` (a little of it after more than one frame: what follows a stream's
     /// frames is mostly the next of them, which the next read takes in place).
     override func read(_ fd: Int32, buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
+        #if DEBUG
+        readsRunning += 1
+        defer { readsRunning -= 1 }
+        #endif
         guard isEstablished, !isClosing, decoder.expectsFrame else {
             guard let count = try Syscall.receive(fd, buffer.baseAddress!, buffer.count) else { return nil }
             if count > 0 { received(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }

@@ -24,6 +24,11 @@ final class LinkEndpoint {
     private var channels: [UInt64: LinkChannel] = [:]
     private var nextChannelSerial: UInt64 = 1
     private var dirtyChannels: [LinkChannel] = []
+    /// The channels closed this turn, held until its end. A channel closes from inside its own
+    /// calls (a read that finds garbage sends a GOAWAY and reports the link closed), and
+    /// neither its connection (`Connection.reader`) nor its callbacks here take a reference
+    /// to it for a call: dropped at once, it would be freed under its own feet.
+    private var closedChannels: [LinkChannel] = []
     private var reconnectTimer: EventLoop.TimerID?
     private var backoff = ReconnectBackoff()
     private var stopping = false
@@ -85,10 +90,13 @@ final class LinkEndpoint {
 
     /// Writes what the channels queued this turn.
     func flush() {
-        guard !dirtyChannels.isEmpty else { return }
-        // A flush never marks a channel dirty, so the list can be walked and then emptied in place.
-        for channel in dirtyChannels { channel.flush() }
-        dirtyChannels.removeAllKeepingStorage()
+        if !dirtyChannels.isEmpty {
+            // A flush never marks a channel dirty, so the list can be walked and then emptied in place.
+            for channel in dirtyChannels { channel.flush() }
+            dirtyChannels.removeAllKeepingStorage()
+        }
+        // The turn's calls have returned: the channels closed in it can go.
+        if !closedChannels.isEmpty { closedChannels.removeAll() }
     }
 
     /// A peer's turn was rolled back: its link restarts, after a pause, from committed state.
@@ -240,6 +248,7 @@ final class LinkEndpoint {
             clock?.received(frame, on: channel, peer: peer)
         case .closed(let reason):
             channels[channel.serial] = nil
+            closedChannels.append(channel)
             if let peer = channel.owner, peer.channel === channel {
                 peer.channel = nil
                 clock?.linkDown(channel)

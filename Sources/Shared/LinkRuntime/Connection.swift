@@ -66,7 +66,9 @@ public final class Connection {
     /// Neither retained nor weak (an object referenced weakly keeps a side table, through which
     /// every retain and release of it then goes, and a reader would be retained and released
     /// at each read): a reader that may go away before the connection sets this to nil first,
-    /// in its `deinit` at the latest.
+    /// in its `deinit` at the latest. Nor is a reference taken for a read: a reader that can
+    /// be released from inside its own `read` (its owner dropping it when it reports the
+    /// connection closed) is kept by its owner until the call has returned.
     public var reader: ConnectionReader? {
         get { readerReference?.takeUnretainedValue() }
         set { readerReference = newValue.map { Unmanaged.passUnretained($0) } }
