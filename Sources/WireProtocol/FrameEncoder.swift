@@ -40,15 +40,13 @@ public struct FrameEncoder: Sendable {
         switch frame {
         case .message(let id, let wantsReply, let payload):
             let flags = (wantsReply ? MessageFlags.wantsReply : 0) | (payload.isData ? MessageFlags.isData : 0)
-            return appendPayloadFrame(
-                .message, fields: (0, 0, id, flags), fieldsLength: 9, payload: payload.bytes, includingPayload, to: &buffer)
+            return appendPayloadFrame(.message, number: id, flags: flags, payload: payload.bytes, includingPayload, to: &buffer)
         case .reply(let id, let payload):
-            return appendPayloadFrame(
-                .reply, fields: (0, 0, id, payload.isData ? MessageFlags.isData : 0), fieldsLength: 9, payload: payload.bytes,
-                includingPayload, to: &buffer)
+            let flags = payload.isData ? MessageFlags.isData : 0
+            return appendPayloadFrame(.reply, number: id, flags: flags, payload: payload.bytes, includingPayload, to: &buffer)
         case .item(let channel, let seq, let flags, let payload):
             return appendPayloadFrame(
-                .item, fields: (1, channel, seq, flags), fieldsLength: 10, payload: payload, includingPayload, to: &buffer)
+                .item, channel: channel, number: seq, flags: flags, payload: payload, includingPayload, to: &buffer)
         default:
             break
         }
@@ -184,16 +182,17 @@ public struct FrameEncoder: Sendable {
     }
 
     /// A MESSAGE, REPLY or ITEM frame, the frames of every message and transfer: its length,
-    /// type and fields (`fields`: a channel byte when its first member is 1, then the id or
-    /// seq and the flags byte; `fieldsLength` bytes in all) and its payload, unless
-    /// `includingPayload` is false, written with one append (``ByteArrays/append(count:to:_:)``)
-    /// rather than one for each field, each of which checked the array's room and uniqueness.
-    /// The layouts are docs/wire-protocol.md's (`WireProtocolDocumentTests` checks its examples).
+    /// type and fields (ITEM's channel byte, the id or seq, the flags byte) and its payload,
+    /// unless `includingPayload` is false, written with one append
+    /// (``ByteArrays/append(count:to:_:)``) rather than one for each field, each of which
+    /// checked the array's room and uniqueness. The layouts are docs/wire-protocol.md's
+    /// (`WireProtocolDocumentTests` checks its examples).
     @inline(__always)
     private static func appendPayloadFrame(
-        _ type: FrameType, fields: (hasChannel: UInt8, channel: UInt8, number: UInt64, flags: UInt8), fieldsLength: Int,
-        payload: [UInt8], _ includingPayload: Bool, to buffer: inout [UInt8]
+        _ type: FrameType, channel: UInt8? = nil, number: UInt64, flags: UInt8, payload: [UInt8], _ includingPayload: Bool,
+        to buffer: inout [UInt8]
     ) {
+        let fieldsLength = (channel == nil ? 0 : 1) + 8 + 1
         let frameLength = 1 + fieldsLength + payload.count
         precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
         let headLength = 5 + fieldsLength
@@ -204,12 +203,12 @@ public struct FrameEncoder: Sendable {
             head.storeBytes(of: UInt32(frameLength).bigEndian, as: UInt32.self)
             head.storeBytes(of: type.rawValue, toByteOffset: 4, as: UInt8.self)
             var offset = 5
-            if fields.hasChannel == 1 {
-                head.storeBytes(of: fields.channel, toByteOffset: offset, as: UInt8.self)
+            if let channel {
+                head.storeBytes(of: channel, toByteOffset: offset, as: UInt8.self)
                 offset += 1
             }
-            head.storeBytes(of: fields.number.bigEndian, toByteOffset: offset, as: UInt64.self)
-            head.storeBytes(of: fields.flags, toByteOffset: offset + 8, as: UInt8.self)
+            head.storeBytes(of: number.bigEndian, toByteOffset: offset, as: UInt64.self)
+            head.storeBytes(of: flags, toByteOffset: offset + 8, as: UInt8.self)
             if includingPayload {
                 payload.withUnsafeBytes { PieceCopy.copy($0, to: head + headLength) }
             }
