@@ -197,7 +197,7 @@ public struct FrameEncoder: Sendable {
         precondition(frameLength <= Int(UInt32.max), "frame of \(frameLength) bytes does not fit a 32-bit length")
         let headLength = 5 + fieldsLength
         let written = headLength + (includingPayload ? payload.count : 0)
-        reserveCapacity(written, in: &buffer)
+        // The one append grows the buffer as appends do (doubling): no reservation of its own.
         ByteArrays.append(count: written, to: &buffer) { base in
             let head = UnsafeMutableRawPointer(base)
             head.storeBytes(of: UInt32(frameLength).bigEndian, as: UInt32.self)
