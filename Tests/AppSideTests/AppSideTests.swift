@@ -250,17 +250,25 @@ final class AppSideTests: AppSideTestCase {
         let deadline = Date().addingTimeInterval(10)
         while try watchDaemon.call("status")["hasContentPending"] != true, Date() < deadline { usleep(5_000) }
 
-        let watch = try launch("watch-app", on: pair.watch, of: pair)
+        let watch = try launch("watch-app", on: pair.watch, of: pair, arguments: ["--work-ms", "100"])
         watch.send(["cmd": "observe"])
         try watch.waitFor("observing")
         watch.send(["cmd": "activate"])
         let activated = try watch.waitFor("activationDidComplete")[0]
         XCTAssertEqual(activated["hasContentPending"] as? Bool, true, "the userInfo waits for the delegate")
         try watch.waitFor("didReceiveUserInfo", count: 2)
+        // The probe writes its didReceiveUserInfo line on entering the delegate method; the method
+        // has returned once the observation heard the change to false (the initial value, true,
+        // false). A read from then on is false.
+        func pendingChanges() -> [[String: Any]] {
+            watch.callbacks.filter { $0["cb"] as? String == "kvo" && $0["key"] as? String == "hasContentPending" }
+        }
+        let returned = Date().addingTimeInterval(10)
+        while pendingChanges().count < 3, Date() < returned { usleep(5_000) }
         watch.send(["cmd": "status"])
         XCTAssertEqual(try watch.waitFor("status")[0]["hasContentPending"] as? Bool, false, "read after the delegate returned")
 
-        let pending = watch.callbacks.filter { $0["cb"] as? String == "kvo" && $0["key"] as? String == "hasContentPending" }
+        let pending = pendingChanges()
         XCTAssertEqual(pending.map { $0["new"] as? Bool }, [false, true, false], "the initial value, then each change: \(pending)")
         XCTAssertEqual(pending.last?["old"] as? Bool, true)
         XCTAssertEqual(pending.last?["value"] as? Bool, false, "the property reads the new value in the handler")
