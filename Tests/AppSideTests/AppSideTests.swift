@@ -87,10 +87,13 @@ final class AppSideTests: AppSideTestCase {
         watch.send(["cmd": "appState", "state": "background"])
         XCTAssertEqual(try watch.waitFor("appState")[0]["changed"] as? Bool, true)
         try phone.waitFor("reachabilityDidChange", count: 4)
+        try watch.waitFor("reachabilityDidChange", count: 4)
         watch.send(["cmd": "sendMessage", "message": ["from": "background"], "wantsReply": true])
         XCTAssertEqual(try watch.waitFor("errorHandler")[0]["code"] as? Int, 7007, "only a foreground watch app sends messages")
         watch.send(["cmd": "appState", "state": "foreground"])
         try phone.waitFor("reachabilityDidChange", count: 5)
+        // Each app hears of it on its own: the watch app's callback is awaited before it is killed.
+        try watch.waitFor("reachabilityDidChange", count: 5)
         watch.kill9()
         try phone.waitFor("reachabilityDidChange", count: 6)
 
